@@ -3,7 +3,7 @@
  * package installed the way n8n installs a community package, and drives it over n8n's own REST API.
  * Used by the e2e suite, `npm start` (scripts/demo.ts) and the benchmarks.
  *
- *   const stack = await startStack();                    // sandbox + n8n + owner + credential, all below
+ *   const stack = await startStack();                    // ./stack.ts: sandbox + n8n + owner + credential
  *   const n8n = await startN8n();                        // free port, temp user folder, package installed
  *   const api = await N8nApi.setupOwner(n8n.baseUrl);    // owner account, logged-in client
  *   const cred = await api.createVoiceAiCredential({ baseUrl: sandbox.baseUrl, apiKey });
@@ -32,10 +32,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
-import { startSandbox } from '../sandbox';
-import { SandboxAdmin } from './sandbox-admin';
-
-export { SandboxAdmin } from './sandbox-admin';
 const execFileAsync = promisify(execFile);
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
@@ -199,6 +195,8 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+		// Its refresh task calls api.n8n.io and logs a stack trace per attempt when offline.
+		N8N_DISABLED_MODULES: 'mcp-registry',
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
@@ -589,49 +587,3 @@ export const CRM_TABLE = {
 		{ name: 'source', type: 'string' },
 	] as Array<{ name: string; type: 'string' }>,
 };
-
-// ---------------------------------------------------------------------------------------------------
-// Everything at once
-
-export interface Stack {
-	sandbox: Awaited<ReturnType<typeof startSandbox>>;
-	admin: SandboxAdmin;
-	n8n: N8nProcess;
-	api: N8nApi;
-	/** Voice AI credential pointing at the sandbox with the key of `org`. */
-	credential: CredentialRef;
-	org: { id: string; name: string; apiKey: string };
-	close(): Promise<void>;
-}
-
-/**
- * Sandbox (demo seed) + n8n + owner + a Voice AI credential for org Acme (or `org`), in parallel where
- * possible. close() stops both and removes n8n's temp folder.
- */
-export async function startStack(
-	options: { n8n?: StartN8nOptions; sandbox?: Parameters<typeof startSandbox>[0]; org?: string } = {},
-): Promise<Stack> {
-	const [sandbox, n8n] = await Promise.all([startSandbox(options.sandbox ?? {}), startN8n(options.n8n)]);
-	try {
-		const org = sandbox.orgs.find((o) => o.id === (options.org ?? 'org_acme')) ?? sandbox.orgs[0];
-		const api = await N8nApi.setupOwner(n8n.baseUrl);
-		const credential = await api.createVoiceAiCredential(
-			{ baseUrl: sandbox.baseUrl, apiKey: org.apiKey },
-			`Voice AI sandbox (${org.name})`,
-		);
-		return {
-			sandbox,
-			admin: new SandboxAdmin(sandbox),
-			n8n,
-			api,
-			credential,
-			org,
-			close: async () => {
-				await Promise.allSettled([n8n.close(), sandbox.close()]);
-			},
-		};
-	} catch (error) {
-		await Promise.allSettled([n8n.close(), sandbox.close()]);
-		throw error;
-	}
-}

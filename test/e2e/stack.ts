@@ -1,0 +1,50 @@
+/**
+ * Sandbox + real n8n + owner + Voice AI credential in one call, for the e2e suite, the demo and the
+ * benchmarks. The pieces are in ./harness.ts (n8n) and ./sandbox-admin.ts (sandbox admin API).
+ */
+import { startSandbox } from '../sandbox';
+import { N8nApi, startN8n, type CredentialRef, type N8nProcess, type StartN8nOptions } from './harness';
+import { SandboxAdmin } from './sandbox-admin';
+
+export interface Stack {
+	sandbox: Awaited<ReturnType<typeof startSandbox>>;
+	admin: SandboxAdmin;
+	n8n: N8nProcess;
+	api: N8nApi;
+	/** Voice AI credential pointing at the sandbox with the key of `org`. */
+	credential: CredentialRef;
+	org: { id: string; name: string; apiKey: string };
+	close(): Promise<void>;
+}
+
+/**
+ * Sandbox (demo seed) + n8n + owner + a Voice AI credential for org Acme (or `org`), in parallel where
+ * possible. close() stops both and removes n8n's temp folder.
+ */
+export async function startStack(
+	options: { n8n?: StartN8nOptions; sandbox?: Parameters<typeof startSandbox>[0]; org?: string } = {},
+): Promise<Stack> {
+	const [sandbox, n8n] = await Promise.all([startSandbox(options.sandbox ?? {}), startN8n(options.n8n)]);
+	try {
+		const org = sandbox.orgs.find((o) => o.id === (options.org ?? 'org_acme')) ?? sandbox.orgs[0];
+		const api = await N8nApi.setupOwner(n8n.baseUrl);
+		const credential = await api.createVoiceAiCredential(
+			{ baseUrl: sandbox.baseUrl, apiKey: org.apiKey },
+			`Voice AI sandbox (${org.name})`,
+		);
+		return {
+			sandbox,
+			admin: new SandboxAdmin(sandbox),
+			n8n,
+			api,
+			credential,
+			org,
+			close: async () => {
+				await Promise.allSettled([n8n.close(), sandbox.close()]);
+			},
+		};
+	} catch (error) {
+		await Promise.allSettled([n8n.close(), sandbox.close()]);
+		throw error;
+	}
+}
