@@ -1,0 +1,56 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import * as agent from './actions/agent';
+import * as chatbot from './actions/chatbot';
+import * as contact from './actions/contact';
+import { router } from './actions/router';
+import * as sip from './actions/sip';
+import * as trustProduct from './actions/trustProduct';
+import * as webhook from './actions/webhook';
+import { requestOptionsDescription } from './helpers/options';
+
+export class VoiceAi implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Voice AI',
+		name: 'voiceAi',
+		icon: { light: 'file:voiceai.svg', dark: 'file:voiceai.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Manage agents, chatbot widgets, SIP trunks, trust products, contact lists and the webhook of a Voice AI organization',
+		defaults: { name: 'Voice AI' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'voiceAiApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Agent', value: 'agent' },
+					{ name: 'Chatbot', value: 'chatbot' },
+					{ name: 'Contact', value: 'contact' },
+					{ name: 'SIP', value: 'sip' },
+					{ name: 'Trust Product', value: 'trustProduct' },
+					{ name: 'Webhook', value: 'webhook' },
+				],
+				default: 'agent',
+			},
+			...agent.description,
+			...chatbot.description,
+			...contact.description,
+			...sip.description,
+			...trustProduct.description,
+			...webhook.description,
+			requestOptionsDescription,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,68 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { checkE164, readString } from '../../helpers/validation';
+import { defineOperation, toRecords } from '../types';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Phone Number',
+		name: 'phoneNumber',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: '+14155550101',
+		description: 'The number the agent calls from, in E.164 form',
+	},
+	{
+		displayName: 'Agent Name',
+		name: 'agentName',
+		type: 'string',
+		default: '',
+		required: true,
+		description: 'Unique within the organization (case-insensitive); a duplicate gives a 409 conflict',
+	},
+	{
+		displayName: 'Task',
+		name: 'task',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		required: true,
+		description: 'What the agent does on its calls',
+	},
+	{
+		displayName: 'Voice',
+		name: 'selectedVoice',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'maya',
+		description: 'Name of the voice the agent speaks with, as listed by Voice AI (names are case-sensitive)',
+	},
+];
+
+interface CreateAgentInput {
+	phoneNumber: string;
+	agentName: string;
+	task: string;
+	selectedVoice: string;
+}
+
+export const create = defineOperation<CreateAgentInput>({
+	description: updateDisplayOptions({ show: { resource: ['agent'], operation: ['create'] } }, properties),
+	repeatable: false,
+	mayHaveApplied: 'The agent may have been created before the connection failed: look for it with Agent Get Many.',
+	validate(itemIndex) {
+		const phoneNumber = readString(this, itemIndex, { name: 'phoneNumber', label: 'Phone Number' }, { required: true });
+		return {
+			phoneNumber: checkE164(this, itemIndex, { name: 'phoneNumber', label: 'Phone Number' }, phoneNumber),
+			agentName: readString(this, itemIndex, { name: 'agentName', label: 'Agent Name' }, { required: true }),
+			task: readString(this, itemIndex, { name: 'task', label: 'Task' }, { required: true }),
+			selectedVoice: readString(this, itemIndex, { name: 'selectedVoice', label: 'Voice' }, { required: true }),
+		};
+	},
+	async execute(input, api) {
+		return toRecords(await api('POST', '/callback/standardCampaign', { ...input }));
+	},
+});

@@ -1,0 +1,302 @@
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { FieldRef } from '../../helpers/validation';
+import {
+	IMAGE_MIME_TYPES,
+	checkHexColour,
+	checkOneOf,
+	invalidField,
+	readBoolean,
+	readCollection,
+	readString,
+} from '../../helpers/validation';
+import { defineOperation, toRecords } from '../types';
+
+const TEMPLATES = ['classic', 'modern', 'glassmorphism'] as const;
+const BUBBLE_ICONS = ['message-circle', 'sparkles', 'bot', 'headphones', 'help-circle', 'heart'] as const;
+const BUBBLE_POSITIONS = ['bottom-right', 'bottom-left', 'bottom-center'] as const;
+const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
+const MAX_BUTTONS = 4;
+
+const TEXT_FIELDS = ['chatbotName', 'chatbot_title', 'pathway_id', 'welcome_message', 'input_placeholder', 'greeting_text'];
+const COLOUR_FIELDS = ['header_color', 'background_color', 'text_color', 'user_message_color', 'input_bg_color'];
+const ENUM_FIELDS: Record<string, readonly string[]> = {
+	template: TEMPLATES,
+	bubble_icon: BUBBLE_ICONS,
+	bubble_position: BUBBLE_POSITIONS,
+	bubble_size: BUBBLE_SIZES,
+};
+const BOOLEAN_FIELDS = ['auto_open', 'show_branding'];
+/** Upload form field ← the Update Fields entry naming the input item's binary property. */
+const IMAGE_FIELDS: Record<string, string> = {
+	chatbot_image: 'chatbotImageProperty',
+	bubbleIconImage: 'bubbleIconImageProperty',
+};
+
+const choice = (values: readonly string[]) =>
+	values.map((value) => ({ name: value.replace(/(^|-)(\w)/g, (_m, dash: string, c: string) => (dash ? ' ' : '') + c.toUpperCase()), value }));
+
+const colour = (displayName: string, name: string, description: string): INodeProperties => ({
+	displayName,
+	name,
+	type: 'color',
+	default: '#000000',
+	description: `${description}, as #RRGGBB`,
+});
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Chatbot ID',
+		name: 'chatbotId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'cb_123',
+		description: 'ID of the chatbot widget to update',
+	},
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Auto Open',
+				name: 'auto_open',
+				type: 'boolean',
+				default: false,
+				description: 'Whether the chat window opens automatically',
+			},
+			colour('Background Color', 'background_color', 'Background colour of the widget'),
+			{
+				displayName: 'Bubble Icon',
+				name: 'bubble_icon',
+				type: 'options',
+				options: choice(BUBBLE_ICONS),
+				default: 'message-circle',
+				description: 'Icon of the chat bubble',
+			},
+			{
+				displayName: 'Bubble Icon Image (Binary Property)',
+				name: 'bubbleIconImageProperty',
+				type: 'string',
+				default: 'data',
+				description:
+					'Name of the input binary property holding a custom bubble icon (PNG, JPEG, GIF, WebP or SVG, up to 5 MiB); uploaded as bubbleIconImage with its file name and MIME type',
+			},
+			{
+				displayName: 'Bubble Position',
+				name: 'bubble_position',
+				type: 'options',
+				options: choice(BUBBLE_POSITIONS),
+				default: 'bottom-right',
+			},
+			{
+				displayName: 'Bubble Size',
+				name: 'bubble_size',
+				type: 'options',
+				options: choice(BUBBLE_SIZES),
+				default: 'medium',
+			},
+			{
+				displayName: 'Chatbot Image (Binary Property)',
+				name: 'chatbotImageProperty',
+				type: 'string',
+				default: 'data',
+				description:
+					'Name of the input binary property holding the chatbot image (PNG, JPEG, GIF, WebP or SVG, up to 5 MiB); uploaded as chatbot_image with its file name and MIME type',
+			},
+			{
+				displayName: 'Chatbot Name',
+				name: 'chatbotName',
+				type: 'string',
+				default: '',
+			},
+			{
+				displayName: 'Chatbot Title',
+				name: 'chatbot_title',
+				type: 'string',
+				default: '',
+				description: 'Title shown in the widget header',
+			},
+			{
+				displayName: 'Greeting Text',
+				name: 'greeting_text',
+				type: 'string',
+				default: '',
+				description: 'Greeting tooltip shown near the chat bubble',
+			},
+			colour('Header Color', 'header_color', 'Header colour of the widget'),
+			colour('Input Background Color', 'input_bg_color', 'Background colour of the message input'),
+			{
+				displayName: 'Input Placeholder',
+				name: 'input_placeholder',
+				type: 'string',
+				default: '',
+				description: 'Placeholder text of the message input',
+			},
+			{
+				displayName: 'Pathway ID',
+				name: 'pathway_id',
+				type: 'string',
+				default: '',
+			},
+			{
+				displayName: 'Persistent Buttons',
+				name: 'persistentButtons',
+				type: 'fixedCollection',
+				typeOptions: { multipleValues: true },
+				default: {},
+				placeholder: 'Add Button',
+				description:
+					'Up to 4 action buttons at the bottom of the widget; they replace the current ones. Not in the documented update form: sent as a JSON form field persistent_buttons.',
+				options: [
+					{
+						displayName: 'Button',
+						name: 'button',
+						values: [
+							{ displayName: 'Label', name: 'label', type: 'string', default: '' },
+							{ displayName: 'Icon', name: 'icon', type: 'string', default: '' },
+							{
+								displayName: 'Action Type',
+								name: 'action_type',
+								type: 'string',
+								default: 'url',
+								description: 'What the button does, in the service\'s words (for example the type that opens a link)',
+							},
+							{
+								displayName: 'Action Value',
+								name: 'action_value',
+								type: 'string',
+								default: '',
+								description: 'What the action works on, for example the address to open',
+							},
+						],
+					},
+				],
+			},
+			{
+				displayName: 'Show Branding',
+				name: 'show_branding',
+				type: 'boolean',
+				default: true,
+				description: "Whether the chat footer shows the service's powered-by branding",
+			},
+			{
+				displayName: 'Template',
+				name: 'template',
+				type: 'options',
+				options: choice(TEMPLATES),
+				default: 'classic',
+			},
+			colour('Text Color', 'text_color', 'Text colour of the widget'),
+			colour('User Message Color', 'user_message_color', 'Colour of the user message bubbles'),
+			{
+				displayName: 'Welcome Message',
+				name: 'welcome_message',
+				type: 'string',
+				typeOptions: { rows: 2 },
+				default: '',
+				description: 'Message shown when a chat starts',
+			},
+		],
+	},
+];
+
+const LABELS: Record<string, string> = Object.fromEntries(
+	(properties[1].options as INodeProperties[]).map((option) => [option.name, option.displayName]),
+);
+
+interface ImageUpload {
+	field: string;
+	property: string;
+	binary: IBinaryData;
+}
+
+interface UpdateChatbotInput {
+	chatbotId: string;
+	fields: Array<[string, string]>;
+	images: ImageUpload[];
+}
+
+function readButtons(ctx: IExecuteFunctions, itemIndex: number, raw: unknown): string {
+	const field: FieldRef = { name: 'updateFields.persistentButtons', label: 'Persistent Buttons' };
+	const buttons = (raw as { button?: unknown } | undefined)?.button ?? [];
+	if (!Array.isArray(buttons)) throw invalidField(ctx, itemIndex, field, 'expected a list of buttons');
+	if (buttons.length > MAX_BUTTONS) {
+		throw invalidField(ctx, itemIndex, field, `${buttons.length} buttons given, at most ${MAX_BUTTONS} are allowed`);
+	}
+	const clean = buttons.map((button: unknown, index: number) => {
+		const entry = (button ?? {}) as Record<string, unknown>;
+		const out: Record<string, string> = {};
+		for (const key of ['label', 'icon', 'action_type', 'action_value']) {
+			const value = entry[key] ?? '';
+			if (typeof value !== 'string') {
+				throw invalidField(ctx, itemIndex, field, `button ${index + 1}: ${key} must be text`);
+			}
+			out[key] = value.trim();
+		}
+		if (out.label === '') throw invalidField(ctx, itemIndex, field, `button ${index + 1}: a label is required`);
+		return out;
+	});
+	return JSON.stringify(clean);
+}
+
+export const update = defineOperation<UpdateChatbotInput>({
+	description: updateDisplayOptions({ show: { resource: ['chatbot'], operation: ['update'] } }, properties),
+	repeatable: true,
+	validate(itemIndex) {
+		const chatbotId = readString(this, itemIndex, { name: 'chatbotId', label: 'Chatbot ID' }, { required: true });
+		const updates = readCollection(this, itemIndex, { name: 'updateFields', label: 'Update Fields' });
+		const fields: Array<[string, string]> = [];
+		const images: ImageUpload[] = [];
+		const ref = (name: string): FieldRef => ({ name: `updateFields.${name}`, label: LABELS[name] ?? name });
+
+		for (const [name, value] of Object.entries(updates)) {
+			const field = ref(name);
+			if (TEXT_FIELDS.includes(name)) {
+				fields.push([name, readString(this, itemIndex, field)]);
+			} else if (COLOUR_FIELDS.includes(name)) {
+				fields.push([name, checkHexColour(this, itemIndex, field, readString(this, itemIndex, field, { required: true }))]);
+			} else if (name in ENUM_FIELDS) {
+				fields.push([name, checkOneOf(this, itemIndex, field, readString(this, itemIndex, field, { required: true }), ENUM_FIELDS[name])]);
+			} else if (BOOLEAN_FIELDS.includes(name)) {
+				fields.push([name, String(readBoolean(this, itemIndex, field, false))]);
+			} else if (name === 'persistentButtons') {
+				fields.push(['persistent_buttons', readButtons(this, itemIndex, value)]);
+			}
+		}
+		for (const [upload, option] of Object.entries(IMAGE_FIELDS)) {
+			if (!(option in updates)) continue;
+			const field = ref(option);
+			const property = readString(this, itemIndex, field, { required: true });
+			const binary = this.getInputData()[itemIndex]?.binary?.[property];
+			if (!binary) {
+				throw invalidField(this, itemIndex, field, `the input item has no binary property "${property}"`, 'Name a binary property of the input item, for example data from a Read File or HTTP Request node.');
+			}
+			const mimeType = (binary.mimeType ?? '').toLowerCase().split(';')[0].trim();
+			if (!IMAGE_MIME_TYPES.includes(mimeType)) {
+				throw invalidField(this, itemIndex, field, `"${property}" is ${mimeType || 'of unknown type'}, not an image`, `Upload one of ${IMAGE_MIME_TYPES.join(', ')}.`);
+			}
+			images.push({ field: upload, property, binary: { ...binary, mimeType } });
+		}
+		if (fields.length === 0 && images.length === 0) {
+			throw invalidField(this, itemIndex, { name: 'updateFields', label: 'Update Fields' }, 'no field to update was chosen', 'Add at least one field under Update Fields.');
+		}
+		return { chatbotId, fields, images };
+	},
+	async execute({ chatbotId, fields, images }, api, itemIndex) {
+		const form = new FormData();
+		for (const [name, value] of fields) form.append(name, value);
+		for (const image of images) {
+			const data = await this.helpers.getBinaryDataBuffer(itemIndex, image.property);
+			const fileName = image.binary.fileName ?? `${image.field}.${image.binary.fileExtension ?? 'bin'}`;
+			// Buffer is a Uint8Array; passing it as is avoids a second copy of the file.
+			form.append(image.field, new Blob([data as unknown as Uint8Array<ArrayBuffer>], { type: image.binary.mimeType }), fileName);
+		}
+		const result = await api('PATCH', `/chatbot/${encodeURIComponent(chatbotId)}`, form);
+		return toRecords(result) as IDataObject[];
+	},
+});

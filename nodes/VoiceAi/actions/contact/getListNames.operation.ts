@@ -1,0 +1,16 @@
+import { readListLimit } from '../../helpers/validation';
+import { defineOperation, returnAllFields, toRecords } from '../types';
+
+export const getListNames = defineOperation<{ limit?: number }>({
+	description: returnAllFields('contact', 'getListNames', 'list names'),
+	repeatable: true,
+	validate(itemIndex) {
+		return { limit: readListLimit(this, itemIndex) };
+	},
+	async execute({ limit }, api) {
+		const body = await api('GET', '/contacts/list-names');
+		if (!Array.isArray(body)) return toRecords(body);
+		const names = body.map((name) => (typeof name === 'string' ? { name } : toRecords(name)[0]));
+		return limit === undefined ? names : names.slice(0, limit);
+	},
+});

@@ -1,0 +1,86 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { RequestGate, forEachIndex } from '../helpers/concurrency';
+import { readRequestOptions } from '../helpers/options';
+import { voiceAiApiRequest } from '../transport';
+import { agentOperations } from './agent';
+import { chatbotOperations } from './chatbot';
+import { contactOperations } from './contact';
+import { sipOperations } from './sip';
+import { trustProductOperations } from './trustProduct';
+import type { ApiCall, VoiceAiOperation } from './types';
+import { webhookOperations } from './webhook';
+
+const operations: Record<string, Record<string, VoiceAiOperation>> = {
+	agent: agentOperations,
+	chatbot: chatbotOperations,
+	contact: contactOperations,
+	sip: sipOperations,
+	trustProduct: trustProductOperations,
+	webhook: webhookOperations,
+};
+
+/** Errors from the operations are already NodeApiError/NodeOperationError; anything else gets wrapped. */
+function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+}
+
+function errorItem(error: Error & { description?: unknown; httpCode?: unknown }, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: error.message };
+	if (typeof error.description === 'string' && error.description) json.description = error.description;
+	if (typeof error.httpCode === 'string' && error.httpCode) json.httpCode = error.httpCode;
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * Validates every item first (nothing is sent while any item is invalid, unless Continue On Fail turns
+ * it into an error item), then sends up to Concurrency items at once. Output keeps input order.
+ */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operationName = this.getNodeParameter('operation', 0) as string;
+	const operation = operations[resource]?.[operationName];
+	if (!operation) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+	}
+	const { concurrency, retry } = readRequestOptions(this);
+	const gate = new RequestGate(concurrency);
+	const continueOnFail = this.continueOnFail();
+	const results: INodeExecutionData[][] = new Array(items.length);
+
+	const inputs: unknown[] = new Array(items.length);
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			inputs[itemIndex] = await operation.validate.call(this, itemIndex);
+		} catch (caught) {
+			const error = asNodeError(this, caught, itemIndex);
+			if (!continueOnFail) throw error;
+			results[itemIndex] = [errorItem(error, itemIndex)];
+		}
+	}
+
+	await forEachIndex(items.length, concurrency, async (itemIndex) => {
+		if (results[itemIndex]) return;
+		const api: ApiCall = async (method, path, body, extra) =>
+			await voiceAiApiRequest.call(this, method, path, body, extra, {
+				itemIndex,
+				gate,
+				retry,
+				repeatable: operation.repeatable,
+				mayHaveApplied: operation.mayHaveApplied,
+			});
+		try {
+			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
+			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+		} catch (caught) {
+			const error = asNodeError(this, caught, itemIndex);
+			if (!continueOnFail) throw error;
+			results[itemIndex] = [errorItem(error, itemIndex)];
+		}
+	});
+
+	return [results.flat()];
+}

@@ -1,0 +1,32 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { checkPathSegment, readListLimit, readString } from '../../helpers/validation';
+import { defineOperation, returnAllFields, toRecords } from '../types';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Carrier',
+		name: 'carrier',
+		type: 'string',
+		default: 'twilio',
+		required: true,
+		description: 'Name of the external telephony carrier that holds the trust products',
+	},
+];
+
+export const getAll = defineOperation<{ carrier: string; limit?: number }>({
+	description: [
+		...updateDisplayOptions({ show: { resource: ['trustProduct'], operation: ['getAll'] } }, properties),
+		...returnAllFields('trustProduct', 'getAll', 'trust products'),
+	],
+	repeatable: true,
+	validate(itemIndex) {
+		const field = { name: 'carrier', label: 'Carrier' };
+		const carrier = checkPathSegment(this, itemIndex, field, readString(this, itemIndex, field, { required: true, fallback: 'twilio' }));
+		return { carrier, limit: readListLimit(this, itemIndex) };
+	},
+	async execute({ carrier, limit }, api) {
+		return toRecords(await api('GET', `/agency/${encodeURIComponent(carrier)}/trust-products`), limit);
+	},
+});

@@ -1,0 +1,56 @@
+import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+
+/** A request to the Voice AI API with this item's retry policy already applied. */
+export type ApiCall = (
+	method: IHttpRequestMethods,
+	path: string,
+	body?: IDataObject | IDataObject[] | FormData,
+	extra?: Partial<IHttpRequestOptions>,
+) => Promise<unknown>;
+
+/** One operation: its fields, whether repeating it is safe, its validation and its execution. */
+export interface VoiceAiOperation<Input = unknown> {
+	description: INodeProperties[];
+	/** Would sending the request twice leave the same state (reads, writes that set a state)? */
+	repeatable: boolean;
+	/** For non-repeatable operations: what may have happened when the answer was lost. */
+	mayHaveApplied?: string;
+	/** Reads and checks the item's parameters; throws NodeOperationError before anything is sent. */
+	validate(this: IExecuteFunctions, itemIndex: number): Input | Promise<Input>;
+	/** Sends the request(s) and returns one JSON object per output item. */
+	execute(this: IExecuteFunctions, input: Input, api: ApiCall, itemIndex: number): Promise<IDataObject[]>;
+}
+
+export function defineOperation<Input>(operation: VoiceAiOperation<Input>): VoiceAiOperation<unknown> {
+	return operation as VoiceAiOperation<unknown>;
+}
+
+/** Arrays become one object per element; an object passes through unchanged as one item. */
+export function toRecords(body: unknown, limit?: number): IDataObject[] {
+	const list = Array.isArray(body) ? body : [body];
+	const records = list.map((entry) =>
+		entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as IDataObject) : { value: entry as IDataObject[string] },
+	);
+	return limit === undefined ? records : records.slice(0, limit);
+}
+
+export const returnAllFields = (resource: string, operation: string, noun: string): INodeProperties[] => [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+		displayOptions: { show: { resource: [resource], operation: [operation] } },
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		hint: `At most this many ${noun}`,
+		displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
+	},
+];

@@ -1,0 +1,98 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type { RetrySettings } from '../transport';
+import { DEFAULT_RETRY } from '../transport';
+import { readBoolean, readInteger } from './validation';
+
+export const DEFAULT_CONCURRENCY = 5;
+export const MAX_CONCURRENCY = 50;
+
+/** The node's Options collection: how many requests run at once and how failures are retried. */
+export const requestOptionsDescription: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Concurrency',
+			name: 'concurrency',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+			default: 5,
+			description:
+				'How many items are sent to Voice AI at the same time (1 to 50). Output order always follows input order. While the service answers 429 the node runs fewer at once.',
+		},
+		{
+			displayName: 'Max Attempts',
+			name: 'maxAttempts',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 10 },
+			default: 4,
+			description: 'Attempts per request including the first; 1 turns all retries off',
+		},
+		{
+			displayName: 'Max Retry Wait (Seconds)',
+			name: 'maxWaitSeconds',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 600 },
+			default: 60,
+			description: 'Longest single wait before a retry, whatever the Retry-After header asks for',
+		},
+		{
+			displayName: 'Retry on Rate Limit',
+			name: 'retryOnRateLimit',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to wait for Retry-After and try again when the service answers 429. Always safe: a limited request did nothing.',
+		},
+		{
+			displayName: 'Retry on Server Errors',
+			name: 'retryOnServerErrors',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to try again after 5xx answers, timeouts and dropped connections, with growing random delays. Only reads and updates are repeated; Agent Create never is, so no agent is created twice.',
+		},
+		{
+			displayName: 'Timeout (Seconds)',
+			name: 'timeoutSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 600 },
+			default: 30,
+			description: 'How long to wait for one answer',
+		},
+	],
+};
+
+export interface RequestOptions {
+	concurrency: number;
+	retry: RetrySettings;
+}
+
+export function readRequestOptions(ctx: IExecuteFunctions): RequestOptions {
+	const field = (name: string, label: string) => ({ name: `options.${name}`, label });
+	const seconds = (name: string, label: string, fallbackMs: number, min: number) =>
+		Math.round(readNumber(ctx, field(name, label), fallbackMs / 1000, min, 600) * 1000);
+	return {
+		concurrency: readInteger(ctx, 0, field('concurrency', 'Concurrency'), DEFAULT_CONCURRENCY, { min: 1, max: MAX_CONCURRENCY }),
+		retry: {
+			rateLimit: readBoolean(ctx, 0, field('retryOnRateLimit', 'Retry on Rate Limit'), DEFAULT_RETRY.rateLimit),
+			serverErrors: readBoolean(ctx, 0, field('retryOnServerErrors', 'Retry on Server Errors'), DEFAULT_RETRY.serverErrors),
+			maxAttempts: readInteger(ctx, 0, field('maxAttempts', 'Max Attempts'), DEFAULT_RETRY.maxAttempts, { min: 1, max: 10 }),
+			maxWaitMs: seconds('maxWaitSeconds', 'Max Retry Wait (Seconds)', DEFAULT_RETRY.maxWaitMs, 0),
+			timeoutMs: seconds('timeoutSeconds', 'Timeout (Seconds)', DEFAULT_RETRY.timeoutMs, 0.001),
+		},
+	};
+}
+
+function readNumber(ctx: IExecuteFunctions, field: { name: string; label: string }, fallback: number, min: number, max: number): number {
+	const raw = ctx.getNodeParameter(field.name, 0, fallback) as unknown;
+	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > max) {
+		return readInteger(ctx, 0, field, fallback, { min, max });
+	}
+	return value;
+}

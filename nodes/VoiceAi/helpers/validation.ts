@@ -1,0 +1,173 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+// Every check here runs before the item's request is built: a bad value never reaches the service.
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SIP_URI = /^sips?:[^\s@]+(@[^\s@]+)?$/i;
+const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export const IMAGE_MIME_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'];
+
+export interface FieldRef {
+	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
+	name: string;
+	/** What the user sees in the editor, e.g. `Header Color`. */
+	label: string;
+}
+
+function show(value: unknown): string {
+	const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function typeName(value: unknown): string {
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'an array';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** A `NodeOperationError` that names the field and the item, with an optional hint. */
+export function invalidField(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	problem: string,
+	hint?: string,
+): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Invalid '${field.label}' in item ${itemIndex}: ${problem}`,
+		{ itemIndex, description: hint ?? `Correct the '${field.label}' field (${field.name}) and run again. Nothing was sent to Voice AI for this item.` },
+	);
+}
+
+/** Reads a text parameter; an expression that produced a number, object or nothing is refused. */
+export function readString(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	options: { required?: boolean; fallback?: string; secret?: boolean } = {},
+): string {
+	const raw = ctx.getNodeParameter(field.name, itemIndex, options.fallback ?? '') as unknown;
+	if (raw === undefined || raw === null) {
+		if (options.required) throw invalidField(ctx, itemIndex, field, 'a value is required');
+		return '';
+	}
+	if (typeof raw !== 'string') {
+		throw invalidField(ctx, itemIndex, field, `expected text, got ${typeName(raw)}${options.secret ? '' : ` (${show(raw)})`}`);
+	}
+	const value = raw.trim();
+	if (options.required && value === '') throw invalidField(ctx, itemIndex, field, 'a value is required');
+	return value;
+}
+
+export function readBoolean(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, fallback: boolean): boolean {
+	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
+	if (typeof raw === 'boolean') return raw;
+	if (raw === 'true' || raw === 'false') return raw === 'true';
+	throw invalidField(ctx, itemIndex, field, `expected true or false, got ${typeName(raw)} (${show(raw)})`);
+}
+
+export function readInteger(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	fallback: number,
+	range: { min: number; max: number },
+): number {
+	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
+	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	if (typeof value !== 'number' || !Number.isInteger(value)) {
+		throw invalidField(ctx, itemIndex, field, `expected a whole number, got ${typeName(raw)} (${show(raw)})`);
+	}
+	if (value < range.min || value > range.max) {
+		throw invalidField(ctx, itemIndex, field, `${value} is outside ${range.min} to ${range.max}`);
+	}
+	return value;
+}
+
+export function checkE164(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+	if (!E164.test(value)) {
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`${show(value)} is not an E.164 phone number`,
+			'Use the international E.164 form: a plus sign, the country code and the number, digits only, for example +14155550101.',
+		);
+	}
+	return value;
+}
+
+export function checkHexColour(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+	if (!HEX_COLOUR.test(value)) {
+		throw invalidField(ctx, itemIndex, field, `${show(value)} is not a #RRGGBB colour`, 'Use a hex colour such as #1A73E8.');
+	}
+	return value;
+}
+
+export function checkUuid(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+	if (!UUID.test(value)) {
+		throw invalidField(ctx, itemIndex, field, `${show(value)} is not a UUID`, 'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.');
+	}
+	return value.toLowerCase();
+}
+
+export function checkHttpUrl(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+	let url: URL | undefined;
+	try {
+		url = new URL(value);
+	} catch {
+		url = undefined;
+	}
+	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+		throw invalidField(ctx, itemIndex, field, `${show(value)} is not an http:// or https:// URL`);
+	}
+	return value;
+}
+
+export function checkSipUri(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+	if (!SIP_URI.test(value)) {
+		throw invalidField(ctx, itemIndex, field, `${show(value)} is not a SIP URI`, 'Use the form sip:<host>, for example sip:pbx.example.com.');
+	}
+	return value;
+}
+
+export function checkOneOf<T extends string>(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+	allowed: readonly T[],
+): T {
+	if (!(allowed as readonly string[]).includes(value)) {
+		throw invalidField(ctx, itemIndex, field, `${show(value)} is not one of ${allowed.join(', ')}`);
+	}
+	return value as T;
+}
+
+export function checkPathSegment(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+	if (!PATH_SEGMENT.test(value)) {
+		throw invalidField(ctx, itemIndex, field, `${show(value)} may only hold letters, digits, dots, dashes and underscores`);
+	}
+	return value;
+}
+
+/** Reads a collection parameter (e.g. Update Fields) and refuses anything that is not an object. */
+export function readCollection(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef): IDataObject {
+	const raw = ctx.getNodeParameter(field.name, itemIndex, {}) as unknown;
+	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+		throw invalidField(ctx, itemIndex, field, `expected a set of fields, got ${typeName(raw)}`);
+	}
+	return raw as IDataObject;
+}
+
+/** Return All / Limit as n8n list operations offer them. */
+export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
+	const returnAll = readBoolean(ctx, itemIndex, { name: 'returnAll', label: 'Return All' }, false);
+	if (returnAll) return undefined;
+	return readInteger(ctx, itemIndex, { name: 'limit', label: 'Limit' }, 50, { min: 1, max: 1_000_000 });
+}
