@@ -1,0 +1,84 @@
+/**
+ * `npm run sandbox -- [--port 3001] [--host 127.0.0.1] [--seed demo|none] [--json] [--latency-ms N]
+ *  [--rate-limit N] [--quiet] [--admin-token T] [--delivery-attempts N] [--delivery-base-delay-ms N]`
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+import { startSandbox } from './index';
+import { connectionFile } from './connection';
+
+function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
+	if (value === undefined) return fallback;
+	if (!/^\d+$/.test(value)) {
+		process.stderr.write(`${flag} must be a whole number\n`);
+		process.exit(2);
+	}
+	return Number(value);
+}
+
+async function main(): Promise<void> {
+	const { values } = parseArgs({
+		options: {
+			port: { type: 'string' },
+			host: { type: 'string' },
+			seed: { type: 'string' },
+			json: { type: 'boolean' },
+			'latency-ms': { type: 'string' },
+			'rate-limit': { type: 'string' },
+			quiet: { type: 'boolean' },
+			'admin-token': { type: 'string' },
+			'delivery-attempts': { type: 'string' },
+			'delivery-base-delay-ms': { type: 'string' },
+		},
+		strict: true,
+	});
+	const seed = values.seed ?? 'demo';
+	if (seed !== 'demo' && seed !== 'none') {
+		process.stderr.write('--seed must be demo or none\n');
+		process.exit(2);
+	}
+	const quiet = values.quiet === true;
+	// With --json, stdout carries exactly the one JSON line; the request log goes to stderr.
+	const log = (line: string) => (values.json ? process.stderr : process.stdout).write(`${line}\n`);
+	const sandbox = await startSandbox({
+		port: wholeNumber(values.port, '--port', 3001),
+		host: values.host ?? '127.0.0.1',
+		seed,
+		latencyMs: wholeNumber(values['latency-ms'], '--latency-ms', 0),
+		rateLimit: wholeNumber(values['rate-limit'], '--rate-limit', 0),
+		quiet,
+		log,
+		adminToken: values['admin-token'],
+		deliveryRetry: {
+			attempts: wholeNumber(values['delivery-attempts'], '--delivery-attempts', 4),
+			baseDelayMs: wholeNumber(values['delivery-base-delay-ms'], '--delivery-base-delay-ms', 500),
+		},
+	});
+	const summary = { baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken, orgs: sandbox.orgs };
+	const file = connectionFile(sandbox.baseUrl);
+	writeFileSync(file, JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken }), { mode: 0o600 });
+
+	if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+	else if (!quiet) {
+		log(`Voice AI sandbox listening on ${sandbox.baseUrl}`);
+		log(`admin token: ${sandbox.adminToken} (header X-Sandbox-Admin)`);
+		for (const org of sandbox.orgs) log(`org ${org.id} "${org.name}" API key: ${org.apiKey}`);
+		log('Ctrl+C stops it.');
+	}
+
+	let stopping = false;
+	const stop = () => {
+		if (stopping) return;
+		stopping = true;
+		rmSync(file, { force: true });
+		void sandbox.close().then(() => process.exit(0));
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}
+
+main().catch((err) => {
+	process.stderr.write(`sandbox failed to start: ${(err as Error).message}\n`);
+	process.exit(1);
+});
