@@ -26,22 +26,18 @@ export function completeConversation(deliverer: Deliverer, org: Org, rawBody: un
 	const chatbot = chatbotId !== null ? org.chatbots.get(chatbotId) : undefined;
 	if (chatbotId !== null && !chatbot) throw notFound('chatbot');
 
-	const base = {
-		event: 'conversation.completed' as const,
+	const completedAt = new Date().toISOString();
+	const payload = (source: DeliveryPayload['source']): DeliveryPayload => ({
+		event: 'conversation.completed',
 		conversation_id: conversationId,
+		source,
 		agent_id: agentId,
 		chatbot_id: chatbotId,
-		completed_at: new Date().toISOString(),
+		completed_at: completedAt,
 		variables,
-	};
+	});
 	const deliveries: Delivery[] = [];
-	if (chatbot?.webhook_url) {
-		const payload: DeliveryPayload = { ...base, source: 'chatbot' };
-		deliveries.push(deliverer.enqueue(org, 'chatbot', chatbot.webhook_url, payload));
-	}
-	if (org.webhook) {
-		const payload: DeliveryPayload = { ...base, source: 'account_webhook' };
-		deliveries.push(deliverer.enqueue(org, 'account', org.webhook, payload));
-	}
+	if (chatbot?.webhook_url) deliveries.push(deliverer.enqueue(org, 'chatbot', chatbot.webhook_url, payload('chatbot')));
+	if (org.webhook) deliveries.push(deliverer.enqueue(org, 'account', org.webhook, payload('account_webhook')));
 	return { conversationId, deliveries };
 }
