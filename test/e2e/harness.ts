@@ -24,6 +24,7 @@
  * - Waiting: pollUntil() with a bounded timeout everywhere; no fixed sleeps.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -64,8 +65,9 @@ export function n8nDir(): string {
 // ---------------------------------------------------------------------------------------------------
 // Waiting
 
+/** Calls `check` until it returns something other than undefined, null or false (errors count as "not yet"). */
 export async function pollUntil<T>(
-	check: () => Promise<T | undefined | false> | T | undefined | false,
+	check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
 	{ timeoutMs = 30_000, intervalMs = 200, what = 'condition' } = {},
 ): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
@@ -73,7 +75,7 @@ export async function pollUntil<T>(
 	for (;;) {
 		try {
 			const value = await check();
-			if (value !== undefined && value !== false) return value;
+			if (value !== undefined && value !== null && value !== false) return value;
 		} catch (error) {
 			lastError = error;
 		}
@@ -292,6 +294,7 @@ export interface WorkflowJson {
 	nodes: Array<{
 		name: string;
 		type: string;
+		webhookId?: string;
 		parameters: Record<string, unknown>;
 		credentials?: Record<string, { id: string; name: string }>;
 		[key: string]: unknown;
@@ -412,13 +415,15 @@ export class N8nApi {
 
 	/**
 	 * Creates a workflow from JSON. Every node credential whose type is a key of `credentials` is
-	 * pointed at the given credential (example files carry placeholder ids).
+	 * pointed at the given credential (example files carry placeholder ids), and webhook nodes get a
+	 * fresh webhookId as the editor's import does, so one file can be imported more than once.
 	 */
 	async importWorkflow(
 		workflow: WorkflowJson,
 		credentials: Record<string, CredentialRef> = {},
 	): Promise<SavedWorkflow> {
-		const nodes = workflow.nodes.map((node) => {
+		const nodes = workflow.nodes.map((original) => {
+			const node = original.webhookId ? { ...original, webhookId: randomUUID() } : original;
 			if (!node.credentials) return node;
 			const mapped = Object.fromEntries(
 				Object.entries(node.credentials).map(([type, ref]) => [type, credentials[type] ?? ref]),
@@ -432,6 +437,13 @@ export class N8nApi {
 			settings: workflow.settings ?? { executionOrder: 'v1' },
 			active: false,
 		});
+	}
+
+	/** Production URL of a webhook node of a saved workflow (`<base>/webhook/<webhookId>/<path>`). */
+	productionWebhookUrl(webhookBase: string, workflow: SavedWorkflow, nodeName: string, path = 'webhook'): string {
+		const node = workflow.nodes.find((n) => n.name === nodeName);
+		if (!node?.webhookId) throw new Error(`node "${nodeName}" has no webhookId`);
+		return `${webhookBase.replace(/\/+$/, '')}/webhook/${node.webhookId}/${path}`;
 	}
 
 	async getWorkflow(id: string): Promise<SavedWorkflow> {

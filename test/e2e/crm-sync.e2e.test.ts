@@ -1,0 +1,163 @@
+/**
+ * examples/crm-sync.json in a real n8n: published through n8n's API, fed by the sandbox's deliveries,
+ * upserting into the "CRM contacts" Data Table; forged deliveries refused; survives an n8n restart.
+ */
+import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
+import { CRM_TABLE, NODE_TYPES, loadExample, pollUntil, type SavedWorkflow } from './harness';
+import type { Delivery } from './sandbox-admin';
+import { startStack, type Stack } from './stack';
+
+const TRIGGER = 'Conversation completed';
+
+interface Caller {
+	name: string;
+	phone: string;
+	email: string;
+	intent: string;
+}
+
+const CALLERS: Caller[] = [
+	{ name: 'Ada Lovelace', phone: '+14155550201', email: 'ada@example.com', intent: 'book a cleaning' },
+	{ name: 'Grace Hopper', phone: '+14155550202', email: 'grace@example.com', intent: 'move an appointment' },
+	{ name: 'Alan Turing', phone: '+14155550203', email: 'alan@example.com', intent: 'ask about invoices' },
+];
+
+let stack: Stack;
+let workflow: SavedWorkflow;
+let tableId: string;
+let productionUrl: string;
+let agentId: string;
+
+beforeAll(async () => {
+	stack = await startStack();
+	tableId = (await stack.api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns)).id;
+	workflow = await stack.api.importWorkflow(loadExample('crm-sync'), { voiceAiApi: stack.credential });
+	productionUrl = stack.api.productionWebhookUrl(stack.n8n.webhookBase, workflow, TRIGGER);
+	const state = await stack.admin.state<{ agents: Array<{ id: string }> }>(stack.org.id);
+	agentId = state.agents[0].id;
+}, 180_000);
+
+afterAll(async () => {
+	await stack?.close();
+});
+
+async function simulate(callers: Caller[]): Promise<string[]> {
+	const ids: string[] = [];
+	for (const caller of callers) {
+		const { conversationId } = await stack.admin.simulateConversation(stack.org.id, {
+			agentId,
+			variables: { ...caller },
+		});
+		ids.push(conversationId);
+	}
+	return ids;
+}
+
+async function waitDelivered(conversationIds: string[]): Promise<Delivery[]> {
+	return await pollUntil(
+		async () => {
+			const all = await stack.admin.deliveries(stack.org.id);
+			const mine = all.filter((d) => conversationIds.includes(d.conversationId));
+			if (mine.some((d) => d.status === 'failed')) {
+				throw new Error(`a delivery failed: ${JSON.stringify(mine)}\n${stack.n8n.tail()}`);
+			}
+			return mine.length === conversationIds.length && mine.every((d) => d.status === 'delivered')
+				? mine
+				: undefined;
+		},
+		{ timeoutMs: 30_000, what: `deliveries of ${conversationIds.join(', ')}` },
+	);
+}
+
+async function postToProductionUrl(url: string): Promise<number> {
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({
+			event: 'conversation.completed',
+			conversation_id: 'conv_forged',
+			source: 'account_webhook',
+			agent_id: agentId,
+			chatbot_id: null,
+			completed_at: new Date().toISOString(),
+			variables: { name: 'Mallory', phone: '+14155550666', email: 'mallory@example.com', intent: 'forge' },
+		}),
+	});
+	await res.text();
+	return res.status;
+}
+
+async function executionCount(): Promise<number> {
+	return (await stack.api.listExecutions(workflow.id)).length;
+}
+
+test('n8n loads the package as an installed community package', async () => {
+	const types = await stack.api.nodeTypeNames();
+	expect(types).toEqual(expect.arrayContaining([NODE_TYPES.action, NODE_TYPES.trigger]));
+});
+
+test('publishing the workflow registers its production URL, with the trigger token, as the account webhook', async () => {
+	await stack.api.activateWorkflow(workflow);
+	const registered = await pollUntil(() => stack.admin.accountWebhook(stack.org.id), {
+		what: 'the account webhook',
+	});
+	expect(productionUrl.startsWith(`${stack.n8n.baseUrl}/webhook/`)).toBe(true);
+	const expected = new URL(productionUrl);
+	expected.searchParams.set('token', productionToken(stack.org.apiKey, productionUrl));
+	expect(registered).toBe(expected.toString());
+});
+
+test('each completed conversation runs the workflow once and lands in the CRM stand-in once', async () => {
+	const ids = await simulate(CALLERS);
+	const deliveries = await waitDelivered(ids);
+	expect(deliveries.map((d) => d.responseCodes)).toEqual(ids.map(() => [200]));
+
+	const executions = await stack.api.waitForExecutions(workflow.id, { count: CALLERS.length });
+	expect(executions).toHaveLength(CALLERS.length);
+	expect(executions.map((e) => [e.mode, e.status])).toEqual(CALLERS.map(() => ['webhook', 'success']));
+
+	const rows = await stack.api.dataTableRows(tableId);
+	expect(rows).toHaveLength(CALLERS.length);
+	CALLERS.forEach((caller, index) => {
+		const matching = rows.filter((row) => row.conversation_id === ids[index]);
+		expect(matching).toHaveLength(1);
+		expect(matching[0]).toMatchObject({ ...caller, source: `agent ${agentId}` });
+		expect(typeof matching[0].completed_at).toBe('string');
+	});
+});
+
+test('a forged delivery is refused with 401 and starts no execution', async () => {
+	const before = await executionCount();
+	expect(await postToProductionUrl(productionUrl)).toBe(401);
+	const wrongToken = new URL(productionUrl);
+	wrongToken.searchParams.set('token', 'not-the-token');
+	expect(await postToProductionUrl(wrongToken.toString())).toBe(401);
+	expect(await executionCount()).toBe(before);
+
+	// A genuine delivery afterwards is the only new execution.
+	const [id] = await simulate([CALLERS[0]]);
+	await waitDelivered([id]);
+	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
+	expect(await executionCount()).toBe(before + 1);
+	const rows = await stack.api.dataTableRows(tableId);
+	expect(rows.filter((row) => row.name === 'Mallory')).toEqual([]);
+});
+
+test('after n8n restarts, the published trigger still receives deliveries', async () => {
+	await stack.n8n.restart();
+	await stack.api.login();
+	// The workflow is active again once its production URL answers (401 without the token, not 404).
+	await pollUntil(async () => (await postToProductionUrl(productionUrl)) === 401, {
+		what: 'the production webhook after the restart',
+	});
+	const registered = await stack.admin.accountWebhook(stack.org.id);
+	expect(registered?.startsWith(`${productionUrl}?token=`)).toBe(true);
+
+	const before = await executionCount();
+	const caller: Caller = { name: 'Katherine Johnson', phone: '+14155550204', email: 'kj@example.com', intent: 'book a checkup' };
+	const [id] = await simulate([caller]);
+	await waitDelivered([id]);
+	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
+	const rows = await stack.api.dataTableRows(tableId);
+	expect(rows.filter((row) => row.conversation_id === id)).toEqual([expect.objectContaining(caller)]);
+});
