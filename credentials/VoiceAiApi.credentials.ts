@@ -6,13 +6,11 @@ import type {
 } from 'n8n-workflow';
 
 // n8n resolves a generic header whose expression yields undefined to an empty string and still sends it,
-// so the header's NAME is an expression too: exactly one header ever carries the key.
-// A key without the ct_ prefix or a base URL without http(s):// makes the expression throw, so n8n refuses
-// the request (in this node, in the HTTP Request node and in the credential test) before anything is sent.
-const keyCheck =
-	'(/^ct_\\S+$/.test(String($credentials.apiKey ?? "").trim()) ? "" : (() => { throw new Error("The Voice AI API key must start with ct_ (copy the whole key from Integrations, API access)") })())';
-const urlCheck =
-	'(/^https?:\\/\\/[^\\s\\/?#]+/i.test(String($credentials.baseUrl ?? "").trim()) ? "" : (() => { throw new Error("The Voice AI base URL must start with http:// or https://") })())';
+// so the header's NAME is an expression too: exactly one header ever carries the key. A value that is not
+// shaped like a key (ct_...) is never sent: the header goes out empty and the service answers 401.
+// (n8n swallows errors thrown inside credential expressions, so they cannot refuse a request themselves;
+// the Voice AI node checks the credential before sending anything.)
+const KEY_VALUE = '(/^ct_\\S+$/.test(String($credentials.apiKey ?? "").trim()) ? String($credentials.apiKey).trim() : "")';
 
 export class VoiceAiApi implements ICredentialType {
 	name = 'voiceAiApi';
@@ -62,8 +60,8 @@ export class VoiceAiApi implements ICredentialType {
 		type: 'generic',
 		properties: {
 			headers: {
-				[`={{ ${urlCheck} + ${keyCheck} + ($credentials.authHeader === "xApiKey" ? "X-API-Key" : "Authorization") }}`]:
-					'={{ ($credentials.authHeader === "xApiKey" ? "" : "Bearer ") + String($credentials.apiKey).trim() }}',
+				'={{ $credentials.authHeader === "xApiKey" ? "X-API-Key" : "Authorization" }}':
+					`={{ ${KEY_VALUE} === "" ? "" : ($credentials.authHeader === "xApiKey" ? "" : "Bearer ") + ${KEY_VALUE} }}`,
 			},
 		},
 	};
@@ -74,5 +72,22 @@ export class VoiceAiApi implements ICredentialType {
 			url: '/contacts/list-names',
 			method: 'GET',
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The API key was refused: it is missing, malformed (keys start with ct_) or revoked. Paste a current key from the Voice AI dashboard (Integrations, API access).',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'The base URL does not point at the Voice AI API: use the {base_url} from the API documentation.',
+				},
+			},
+		],
 	};
 }

@@ -1,0 +1,384 @@
+/**
+ * Runs nodes inside n8n-core's real WorkflowExecute, without a whole n8n: the engine, parameter and
+ * expression resolution, `httpRequestWithAuthentication`, credential `authenticate` blocks, binary
+ * data, continueOnFail and pairedItem all behave as in n8n. Nothing here mocks IExecuteFunctions.
+ *
+ * API
+ *   runNode(options) → Promise<{ items, outputs, error, run }>
+ *     options.nodeType     node type name, default 'n8n-nodes-voiceai.voiceAi' (also: 'voiceAi')
+ *     options.parameters   the node's parameters as in a workflow file
+ *     options.credentials  { voiceAiApi: { baseUrl, apiKey, authHeader? } } (defaults applied as n8n does)
+ *     options.items        input items: { json, binary?: { prop: { data: Buffer|string, mimeType, fileName? } } }
+ *                          (default: one empty item); binary goes through `prepareBinaryData` like a Read File node
+ *     options.continueOnFail  sets the node's onError to 'continueRegularOutput'
+ *     options.nodeTypes    extra node types { 'pkg.name': instance } (e.g. n8n's HTTP Request node)
+ *     options.typeVersion  version of the node under test (default: its latest)
+ *     → items    the node's first output (what the next node would get), [] when it failed
+ *       outputs  every output of the node
+ *       error    the node's error (NodeApiError / NodeOperationError ...) when it failed, else undefined
+ *       run      the whole IRun, for anything else
+ *
+ *   testCredential(type, data) → Promise<{ status: 'OK' | 'Error', message }>
+ *     Runs a credential type's `test.request` as n8n's CredentialsTester does (a RoutingNode inside an
+ *     ExecuteContext), e.g. testCredential('voiceAiApi', { baseUrl, apiKey }).
+ *
+ *   nodeTypes / credentialTypes   the registries used (add to them to run other packages' types).
+ *
+ * The credentials helper mirrors n8n's own (packages/cli credentials-helper.ts): generic authenticate
+ * blocks are resolved with `$credentials` through the workflow's expression engine, header names included.
+ */
+import 'reflect-metadata';
+
+import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, RoutingNode, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	ICredentials,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	INode,
+	INodeCredentialsDetails,
+	INodeExecutionData,
+	INodeParameters,
+	INodeProperties,
+	INodeType,
+	INodeTypes,
+	IRequestOptionsSimplified,
+	IRun,
+	IVersionedNodeType,
+	IWorkflowExecuteAdditionalData,
+	Workflow as WorkflowType,
+} from 'n8n-workflow';
+import { ICredentialsHelper, NodeHelpers, Workflow, createEmptyRunExecutionData } from 'n8n-workflow';
+
+import { VoiceAiApi } from '../../credentials/VoiceAiApi.credentials';
+import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
+
+export const PACKAGE = 'n8n-nodes-voiceai';
+
+export type AnyNodeType = INodeType | IVersionedNodeType;
+
+export const nodeTypes: Record<string, AnyNodeType> = {
+	[`${PACKAGE}.voiceAi`]: new VoiceAi(),
+};
+
+export const credentialTypes: Record<string, ICredentialType> = {
+	voiceAiApi: new VoiceAiApi(),
+};
+
+export interface BinaryInput {
+	data: Buffer | string;
+	mimeType: string;
+	fileName?: string;
+}
+
+export interface InputItem {
+	json?: IDataObject;
+	binary?: Record<string, BinaryInput>;
+}
+
+export interface RunNodeOptions {
+	nodeType?: string;
+	typeVersion?: number;
+	parameters?: INodeParameters;
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	items?: InputItem[];
+	continueOnFail?: boolean;
+	nodeTypes?: Record<string, AnyNodeType>;
+	/** Name of the node under test in the workflow (default 'Voice AI'). */
+	nodeName?: string;
+}
+
+export interface RunNodeResult {
+	items: INodeExecutionData[];
+	outputs: INodeExecutionData[][];
+	error?: Error & { httpCode?: string | null; description?: string | null; context?: IDataObject };
+	run: IRun;
+}
+
+const INPUT_TYPE = 'harness.input';
+
+function resolveTypeName(name: string, registry: Record<string, AnyNodeType>): string {
+	if (registry[name]) return name;
+	if (registry[`${PACKAGE}.${name}`]) return `${PACKAGE}.${name}`;
+	throw new Error(`harness: unknown node type "${name}" (known: ${Object.keys(registry).join(', ')})`);
+}
+
+function nodeTypeRegistry(extra: Record<string, AnyNodeType>): INodeTypes {
+	const all = { ...nodeTypes, ...extra };
+	return {
+		getByName: (name) => all[resolveTypeName(name, all)],
+		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(all[resolveTypeName(name, all)], version),
+		getKnownTypes: () => ({}),
+	};
+}
+
+/** Applies the defaults of a credential type's properties, as n8n does before handing data to a node. */
+function withDefaults(type: string, data: ICredentialDataDecryptedObject): ICredentialDataDecryptedObject {
+	const credentialType = credentialTypes[type];
+	const out: ICredentialDataDecryptedObject = {};
+	for (const property of credentialType?.properties ?? []) {
+		if (property.default !== undefined) out[property.name] = property.default as ICredentialDataDecryptedObject[string];
+	}
+	return { ...out, ...data };
+}
+
+export class HarnessCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly store: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		incoming: IHttpRequestOptions | IRequestOptionsSimplified,
+		workflow?: WorkflowType,
+		node?: INode,
+	): Promise<IHttpRequestOptions> {
+		const requestOptions = incoming as IHttpRequestOptions;
+		const credentialType = credentialTypes[typeName];
+		const { authenticate } = credentialType ?? {};
+		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
+		if (authenticate && typeof authenticate === 'object') {
+			if (!workflow || !node) throw new Error('Workflow and node are required for declarative credential authentication');
+			requestOptions.headers ??= {};
+			if (authenticate.type === 'generic') {
+				const resolve = (value: unknown): unknown => {
+					if (typeof value !== 'string' || !value.startsWith('=')) return value;
+					const result = workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '');
+					return result ? String(result) : '';
+				};
+				for (const [outerKey, outerValue] of Object.entries(authenticate.properties)) {
+					const target = requestOptions as unknown as Record<string, Record<string, unknown>>;
+					target[outerKey] ??= {};
+					for (const [key, value] of Object.entries(outerValue as Record<string, unknown>)) {
+						target[outerKey][String(resolve(key))] = resolve(value);
+					}
+				}
+			}
+		}
+		return requestOptions;
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentials> {
+		throw new Error(`harness: getCredentials(${type}, ${nodeCredentials.name}) is not available; use getDecrypted`);
+	}
+
+	async getDecrypted(_additionalData: IWorkflowExecuteAdditionalData, _nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentialDataDecryptedObject> {
+		const data = this.store[type];
+		if (!data) throw new Error(`harness: no credentials of type "${type}" were given`);
+		return withDefaults(type, structuredClone(data));
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties(type: string): INodeProperties[] {
+		return credentialTypes[type]?.properties ?? [];
+	}
+}
+
+// n8n-core has its own copy of @n8n/di: its services live in that copy's container.
+const { Container } = require(require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] })) as typeof import('@n8n/di');
+
+let binaryReady: Promise<void> | undefined;
+async function ensureBinaryData(): Promise<void> {
+	binaryReady ??= Container.get(BinaryDataService).init();
+	await binaryReady;
+}
+
+function inputNodeType(items: InputItem[]): INodeType {
+	return {
+		description: {
+			displayName: 'Harness Input',
+			name: INPUT_TYPE,
+			group: ['input'],
+			version: 1,
+			description: 'Emits the items given to runNode',
+			defaults: { name: 'Input' },
+			inputs: [],
+			outputs: ['main'],
+			properties: [],
+		},
+		async execute(this: IExecuteFunctions) {
+			const out: INodeExecutionData[] = [];
+			for (const [index, item] of items.entries()) {
+				const entry: INodeExecutionData = { json: item.json ?? {}, pairedItem: { item: 0 } };
+				for (const [property, file] of Object.entries(item.binary ?? {})) {
+					const buffer = typeof file.data === 'string' ? Buffer.from(file.data) : file.data;
+					entry.binary ??= {};
+					entry.binary[property] = await this.helpers.prepareBinaryData(buffer, file.fileName, file.mimeType);
+				}
+				out[index] = entry;
+			}
+			return [out];
+		},
+	};
+}
+
+function additionalDataFor(
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+	hooks?: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	const base = {
+		credentialsHelper: new HarnessCredentialsHelper(credentials),
+		hooks,
+		executeWorkflow: async () => {
+			throw new Error('harness: sub-workflows are not supported');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		formBaseUrl: 'http://127.0.0.1:5678/form',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
+		variables: {},
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('harness: task runners are disabled');
+		},
+	};
+	return base as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** Runs one node after an input node that emits `items`, through n8n-core's WorkflowExecute. */
+export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
+	await ensureBinaryData();
+	const items = options.items ?? [{ json: {} }];
+	const extra = { ...options.nodeTypes, [INPUT_TYPE]: inputNodeType(items) };
+	const types = nodeTypeRegistry(extra);
+	const typeName = resolveTypeName(options.nodeType ?? `${PACKAGE}.voiceAi`, { ...nodeTypes, ...extra });
+	const nodeType = types.getByName(typeName);
+	const described = 'nodeVersions' in nodeType ? nodeType.description : (nodeType as INodeType).description;
+	const versions = ('defaultVersion' in described && described.defaultVersion) || described.version;
+	const typeVersion = options.typeVersion ?? (Array.isArray(versions) ? Math.max(...versions) : versions);
+	const credentials = options.credentials ?? {};
+	const nodeName = options.nodeName ?? 'Voice AI';
+
+	const input: INode = { id: 'input', name: 'Input', type: INPUT_TYPE, typeVersion: 1, position: [0, 0], parameters: {} };
+	const node: INode = {
+		id: 'under-test',
+		name: nodeName,
+		type: typeName,
+		typeVersion,
+		position: [200, 0],
+		parameters: options.parameters ?? {},
+		credentials: Object.fromEntries(Object.keys(credentials).map((type) => [type, { id: `cred-${type}`, name: `${type} account` }])),
+	};
+	if (options.continueOnFail) node.onError = 'continueRegularOutput';
+
+	const workflowData = {
+		id: 'harness',
+		name: 'harness',
+		nodes: [input, node],
+		connections: { Input: { main: [[{ node: nodeName, type: 'main' as const, index: 0 }]] } },
+		active: false,
+		settings: { executionOrder: 'v1' as const },
+	};
+	const workflow = new Workflow({ ...workflowData, nodeTypes: types });
+	const hooks = new ExecutionLifecycleHooks('manual', `harness-${Date.now()}`, {
+		...workflowData,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as never);
+	const execution = new WorkflowExecute(additionalDataFor(credentials, hooks), 'manual');
+	const run = await execution.run({ workflow, startNode: input, destinationNode: { nodeName, mode: 'inclusive' } });
+
+	const task = run.data.resultData.runData[nodeName]?.[0];
+	const outputs = (task?.data?.main ?? []).map((output) => output ?? []);
+	const error = (task?.error ?? run.data.resultData.error) as RunNodeResult['error'];
+	return { items: error ? [] : (outputs[0] ?? []), outputs, error, run };
+}
+
+/** Runs a credential type's test request the way n8n's CredentialsTester does. */
+export async function testCredential(type: string, data: ICredentialDataDecryptedObject): Promise<{ status: 'OK' | 'Error'; message: string }> {
+	const credentialType = credentialTypes[type];
+	if (!credentialType?.test) throw new Error(`harness: credential type "${type}" has no test request`);
+	const decrypted = withDefaults(type, data);
+	const testType: INodeType = {
+		description: {
+			displayName: 'Credential Test',
+			name: 'harness.credentialTest',
+			group: ['input'],
+			version: 1,
+			description: 'Runs a credential test request',
+			defaults: { name: 'Temp-Node' },
+			inputs: ['main'],
+			outputs: ['main'],
+			credentials: [{ name: type, required: true }],
+			properties: [
+				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: credentialType.test.request }, default: '' },
+			],
+		},
+	};
+	const node: INode = {
+		id: 'temp',
+		name: 'Temp-Node',
+		type: 'harness.credentialTest',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { [type]: { id: 'cred-test', name: 'credential under test' } },
+	};
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypeRegistry({ 'harness.credentialTest': testType }) });
+	const additionalData = additionalDataFor({ [type]: decrypted });
+	additionalData.currentNodeParameters = node.parameters;
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		createEmptyRunExecutionData(),
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		{ node, data: {}, source: null },
+		[],
+	);
+	const routingNode = new RoutingNode(context, testType, { id: 'cred-test', name: 'credential under test', type, data: decrypted });
+	try {
+		await workflow.expression.acquireIsolate();
+		await routingNode.runNode();
+	} catch (caught) {
+		const error = caught as Error & { cause?: { response?: { status: number; statusText?: string }; code?: string } };
+		if (error.cause?.response) {
+			const { status, statusText } = error.cause.response;
+			for (const rule of credentialType.test.rules ?? []) {
+				if (rule.type === 'responseCode' && rule.properties.value === status) return { status: 'Error', message: rule.properties.message };
+			}
+			return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+		}
+		if (error.cause?.code) return { status: 'Error', message: error.cause.code };
+		return { status: 'Error', message: String(error.message) };
+	} finally {
+		await workflow.expression.releaseIsolate();
+	}
+	return { status: 'OK', message: 'Connection successful!' };
+}
