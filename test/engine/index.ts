@@ -274,8 +274,8 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	const types = nodeTypeRegistry(extra);
 	const typeName = resolveTypeName(options.nodeType ?? `${PACKAGE}.voiceAi`, { ...nodeTypes, ...extra });
 	const nodeType = types.getByName(typeName);
-	const described = 'nodeVersions' in nodeType ? nodeType.description : (nodeType as INodeType).description;
-	const versions = ('defaultVersion' in described && described.defaultVersion) || described.version;
+	const versions: number | number[] =
+		'nodeVersions' in nodeType ? nodeType.currentVersion : (nodeType as INodeType).description.version;
 	const typeVersion = options.typeVersion ?? (Array.isArray(versions) ? Math.max(...versions) : versions);
 	const credentials = options.credentials ?? {};
 	const nodeName = options.nodeName ?? 'Voice AI';
