@@ -50,7 +50,8 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<M
 		parser = busboy({
 			headers: req.headers,
 			limits: {
-				fileSize: limits.maxFileBytes,
+				// busboy truncates when a file reaches its limit: one byte over ours is the first refused size.
+				fileSize: limits.maxFileBytes + 1,
 				fieldSize: limits.maxFieldBytes,
 				files: limits.fileFields.length,
 				fields: limits.textFields.length,
