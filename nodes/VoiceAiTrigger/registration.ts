@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
-import type { IDataObject, IHookFunctions, IWebhookFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { voiceAiApiRequest } from '../VoiceAi/transport';
@@ -95,23 +95,16 @@ export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promis
 }
 
 /**
- * POST /webhook/insert-webhook. A refusal fails the caller with the service's own message; the
- * error carries neither the URL (it holds the token) nor the request (it holds the API key).
+ * POST /webhook/insert-webhook. Setting the same URL twice changes nothing, so the transport may
+ * repeat it after a 5xx or a timeout. A refusal fails the caller with the service's own message
+ * (the transport's error holds neither the request, with its key, nor the URL, with its token).
  */
 export async function registerAccountWebhook(this: IHookFunctions, url: string): Promise<void> {
 	try {
-		await voiceAiApiRequest.call(this, 'POST', '/webhook/insert-webhook', { webhook: url });
+		await voiceAiApiRequest.call(this, 'POST', '/webhook/insert-webhook', { webhook: url }, {}, { repeatable: true });
 	} catch (error) {
-		const { message, httpCode } = serviceError(error);
-		throw new NodeApiError(
-			this.getNode(),
-			{ message, httpCode } as JsonObject,
-			{
-				message: `Voice AI did not accept the webhook URL: ${message}`,
-				description: 'The account webhook was not changed.',
-				httpCode: httpCode ?? undefined,
-			},
-		);
+		if (error instanceof NodeApiError) error.message = `Could not set the account webhook. ${error.message}`;
+		throw error;
 	}
 }
 
@@ -119,42 +112,4 @@ export function assertHttpUrl(this: IHookFunctions, value: string, what: string)
 	if (!isHttpUrl(value)) {
 		throw new NodeOperationError(this.getNode(), `${what} must be an http:// or https:// URL`);
 	}
-}
-
-interface ServiceErrorBody {
-	error?: { message?: unknown; status?: unknown };
-	message?: unknown;
-}
-
-/** The service's message and status from whatever shape the HTTP helper threw. */
-function serviceError(error: unknown): { message: string; httpCode: string | null } {
-	const e = error as {
-		httpCode?: string | null;
-		message?: string;
-		description?: string | null;
-		cause?: { response?: { status?: number; data?: unknown; body?: unknown }; status?: number };
-		response?: { status?: number; data?: unknown; body?: unknown };
-	};
-	const response = e.cause?.response ?? e.response;
-	const body = parseBody(response?.data ?? response?.body);
-	const status = response?.status ?? e.cause?.status;
-	const fromBody = body?.error?.message ?? body?.message;
-	const message =
-		typeof fromBody === 'string' && fromBody !== ''
-			? fromBody
-			: (e.description ?? e.message ?? 'unknown error');
-	const httpCode = e.httpCode ?? (status !== undefined ? String(status) : null);
-	return { message: String(message), httpCode };
-}
-
-function parseBody(data: unknown): ServiceErrorBody | undefined {
-	if (typeof data === 'string') {
-		try {
-			return JSON.parse(data) as ServiceErrorBody;
-		} catch {
-			return undefined;
-		}
-	}
-	if (Buffer.isBuffer(data)) return parseBody(data.toString('utf8'));
-	return data !== null && typeof data === 'object' ? (data as ServiceErrorBody) : undefined;
 }

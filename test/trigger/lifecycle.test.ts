@@ -1,0 +1,220 @@
+/**
+ * The trigger's webhook lifecycle against the sandbox over HTTP, driven through n8n-core's real
+ * HookContext the way n8n's CLI drives it (see ./n8n.ts for what each step mirrors).
+ */
+import { createHash } from 'crypto';
+
+import { SandboxAdmin } from '../e2e/sandbox-admin';
+import { startSandbox, type Sandbox } from '../sandbox';
+import { TriggerWorkflow } from './n8n';
+
+const ORG = 'org_acme';
+let sandbox: Sandbox;
+let admin: SandboxAdmin;
+let apiKey: string;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+	admin = new SandboxAdmin(sandbox);
+	apiKey = sandbox.orgs[0].apiKey;
+});
+
+afterAll(async () => {
+	await sandbox.close();
+});
+
+function workflow(parameters = {}): TriggerWorkflow {
+	return new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey, parameters });
+}
+
+async function registrations(): Promise<number> {
+	const log = await admin.request<{ method: string; path: string }[]>('GET', `/__sandbox/requests?org=${ORG}`);
+	return log.filter((entry) => entry.method === 'POST' && entry.path === '/webhook/insert-webhook').length;
+}
+
+function tokenOf(url: string | null): string {
+	return new URL(url!).searchParams.get('token') ?? '';
+}
+
+function withoutToken(url: string | null): string {
+	const parsed = new URL(url!);
+	parsed.searchParams.delete('token');
+	return parsed.toString();
+}
+
+function record(flow: TriggerWorkflow) {
+	return (flow.saved as Record<string, { registration?: Record<string, string> }>)[`node:Voice AI Trigger`]?.registration;
+}
+
+describe('activation', () => {
+	test('registers the production URL with a token and keeps only its hash in static data', async () => {
+		const flow = workflow();
+		expect(await flow.activate()).toBe(true);
+
+		const registered = await admin.accountWebhook(ORG);
+		expect(withoutToken(registered)).toBe(flow.productionUrl);
+		const token = tokenOf(registered);
+		expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+		expect(record(flow)).toMatchObject({
+			kind: 'production',
+			webhookUrl: flow.productionUrl,
+			tokenHash: createHash('sha256').update(token).digest('hex'),
+		});
+		expect(JSON.stringify(flow.saved)).not.toContain(token);
+		expect(JSON.stringify(flow.saved)).not.toContain(apiKey);
+	});
+
+	test('each workflow gets its own token', async () => {
+		const a = workflow();
+		const b = workflow();
+		await a.activate();
+		const tokenA = tokenOf(await admin.accountWebhook(ORG));
+		await b.activate();
+		const tokenB = tokenOf(await admin.accountWebhook(ORG));
+		expect(tokenA).not.toBe(tokenB);
+	});
+
+	test('checkExists trusts static data while n8n runs, and registers again after a restart', async () => {
+		const flow = workflow();
+		await flow.activate();
+		const before = await registrations();
+
+		// Re-publishing while active: static data says this URL is registered, nothing is sent.
+		expect(await flow.activate('update')).toBe(false);
+		expect(await registrations()).toBe(before);
+
+		// Another workflow takes the account while n8n is down; on restart ('init') this one registers again.
+		flow.stopProcess();
+		const other = workflow();
+		await other.activate();
+		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(other.productionUrl);
+		expect(await flow.activate('init')).toBe(true);
+		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(flow.productionUrl);
+		expect(await registrations()).toBe(before + 2);
+	});
+
+	test('a changed API key makes checkExists register again with the new token', async () => {
+		const flow = workflow();
+		await flow.activate();
+		const oldToken = tokenOf(await admin.accountWebhook(ORG));
+		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, { name: 'rotated' });
+		flow.credential.apiKey = key.apiKey;
+
+		expect(await flow.activate('update')).toBe(true);
+		const newToken = tokenOf(await admin.accountWebhook(ORG));
+		expect(newToken).not.toBe(oldToken);
+	});
+
+	test('a refused registration fails activation with the service message, stores nothing, changes nothing', async () => {
+		const good = workflow();
+		await good.activate();
+		const before = await admin.accountWebhook(ORG);
+
+		const flow = new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey: 'ct_not_a_real_key' });
+		const failure = flow.activate();
+		await expect(failure).rejects.toThrow(/Could not set the account webhook\. Voice AI refused the API key \(401\)/);
+		const error = await failure.catch((e: Error) => e);
+		expect(JSON.stringify(error)).not.toContain('ct_not_a_real_key');
+		expect(String((error as Error).message)).not.toContain('token=');
+		expect(record(flow)).toBeUndefined();
+		expect(await admin.accountWebhook(ORG)).toBe(before);
+	});
+
+	test('a 500 from the service is repeated (setting the same URL twice is harmless)', async () => {
+		await admin.request('POST', '/__sandbox/faults', { method: 'POST', path: '/webhook/insert-webhook', kind: 'status-500', times: 1 });
+		const flow = workflow();
+		try {
+			await flow.activate();
+		} finally {
+			await admin.request('DELETE', '/__sandbox/faults');
+		}
+		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(flow.productionUrl);
+	});
+
+	test('a replacement URL that is not http(s) fails activation before anything is registered', async () => {
+		const before = await registrations();
+		const flow = workflow({ onDeactivation: 'replacementUrl', replacementUrl: 'ftp://example.com/x' });
+		await expect(flow.activate()).rejects.toThrow('Replacement Webhook URL must be an http:// or https:// URL');
+		expect(await registrations()).toBe(before);
+	});
+});
+
+describe('listen for test event', () => {
+	test('takes the account for the test URL, then puts the production URL back with its token', async () => {
+		const flow = workflow();
+		await flow.activate();
+		const production = await admin.accountWebhook(ORG);
+
+		await flow.startTestListen();
+		const testRegistration = await admin.accountWebhook(ORG);
+		expect(withoutToken(testRegistration)).toBe(flow.testUrl);
+		expect(tokenOf(testRegistration)).not.toBe(tokenOf(production));
+		// The production static data is untouched by the test listen.
+		expect(record(flow)?.kind).toBe('production');
+
+		await flow.endTestListen();
+		expect(await admin.accountWebhook(ORG)).toBe(production);
+	});
+
+	test('every test listen gets a new random token', async () => {
+		const flow = workflow();
+		await flow.startTestListen();
+		const first = tokenOf(await admin.accountWebhook(ORG));
+		await flow.endTestListen();
+		await flow.startTestListen();
+		const second = tokenOf(await admin.accountWebhook(ORG));
+		await flow.endTestListen();
+		expect(first).not.toBe(second);
+	});
+
+	test('restores the production URL even when the workflow is not active (n8n does not tell the test listener)', async () => {
+		const flow = workflow();
+		await flow.startTestListen();
+		await flow.endTestListen();
+		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(flow.productionUrl);
+	});
+
+	test('"Leave Account Webhook As Is" keeps the test URL after the test', async () => {
+		const flow = workflow({ afterTestListen: 'leave' });
+		await flow.activate();
+		await flow.startTestListen();
+		const testRegistration = await admin.accountWebhook(ORG);
+		await flow.endTestListen();
+		expect(await admin.accountWebhook(ORG)).toBe(testRegistration);
+	});
+});
+
+describe('deactivation', () => {
+	test('default: the account webhook is left as is and static data forgets the registration', async () => {
+		const flow = workflow();
+		await flow.activate();
+		const registered = await admin.accountWebhook(ORG);
+		const before = await registrations();
+
+		await flow.deactivate();
+		expect(await admin.accountWebhook(ORG)).toBe(registered);
+		expect(await registrations()).toBe(before);
+		expect(record(flow)).toBeUndefined();
+
+		// Activating again registers again (static data no longer claims the URL).
+		expect(await flow.activate()).toBe(true);
+	});
+
+	test('"Point to a URL I Give" registers the replacement URL', async () => {
+		const flow = workflow({ onDeactivation: 'replacementUrl', replacementUrl: 'https://crm.example.com/voice' });
+		await flow.activate();
+		await flow.deactivate();
+		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
+		expect(record(flow)).toBeUndefined();
+	});
+
+	test('a refused replacement fails the deactivation and static data keeps the registration', async () => {
+		const flow = workflow({ onDeactivation: 'replacementUrl', replacementUrl: 'https://crm.example.com/voice' });
+		await flow.activate();
+		const registered = await admin.accountWebhook(ORG);
+		flow.credential.apiKey = 'ct_revoked_or_wrong';
+		await expect(flow.deactivate()).rejects.toThrow(/Could not set the account webhook/);
+		expect(await admin.accountWebhook(ORG)).toBe(registered);
+		expect(record(flow)?.kind).toBe('production');
+	});
+});

@@ -1,0 +1,365 @@
+/**
+ * Runs the Voice AI Trigger the way n8n 2.40's CLI does, with n8n-core's real HookContext and
+ * WebhookContext. The CLI's orchestration is not published as a library, so the few steps it takes
+ * are written out here, each with the CLI function it mirrors:
+ * - activation: ActiveWorkflowManager.addWebhooks -> WebhookService.createWebhookIfNotExists
+ *   (checkExists, then create when it said false) with mode 'trigger', then the static data is saved;
+ * - deactivation: ActiveWorkflowManager.deregisterWebhooks -> deleteWebhook with mode 'internal',
+ *   activation 'update', then the static data is saved;
+ * - restart: a new Workflow object built from the saved static data, activation 'init';
+ * - "Listen for test event": TestWebhooks.needsWebhook builds the workflow with EMPTY static data
+ *   (toWorkflow: staticData {}), registers with mode 'manual' and keeps the resulting static data
+ *   with the registration; when the test ends, deactivateWebhooks puts it back and calls delete
+ *   with mode 'internal', activation 'update';
+ * - deliveries: LiveWebhooks/TestWebhooks -> WebhookHelpers.executeWebhook: the body is parsed by
+ *   n8n's body parser (bad JSON: 422 before the node runs), then the node's webhook() runs in a
+ *   WebhookContext and its workflowData starts a run in WorkflowExecute.
+ */
+import 'reflect-metadata';
+
+import { randomUUID } from 'crypto';
+import express from 'express';
+import type { Server } from 'http';
+import type { AddressInfo } from 'net';
+import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IWebhookData,
+	IWebhookResponseData,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { VoiceAiTrigger } from '../../nodes/VoiceAiTrigger/VoiceAiTrigger.node';
+import { HarnessCredentialsHelper } from '../engine';
+
+export const TRIGGER_TYPE = 'n8n-nodes-voiceai.voiceAiTrigger';
+export const TRIGGER_NAME = 'Voice AI Trigger';
+const trigger = new VoiceAiTrigger();
+
+const nodeTypes: INodeTypes = {
+	getByName: () => trigger,
+	getByNameAndVersion: (type, version) => {
+		if (type !== TRIGGER_TYPE) throw new Error(`unknown node type ${type}`);
+		return NodeHelpers.getVersionedNodeType(trigger, version);
+	},
+	getKnownTypes: () => ({}),
+};
+
+export interface TriggerSetup {
+	baseUrl: string;
+	apiKey: string;
+	parameters?: INodeParameters;
+	/** Where deliveries reach n8n; defaults to a placeholder when no receiver is running. */
+	n8nBaseUrl?: string;
+	workflowId?: string;
+}
+
+/** One workflow holding one Voice AI Trigger, in an n8n that keeps its static data in `saved`. */
+export class TriggerWorkflow {
+	readonly workflowId: string;
+	readonly node: INode;
+	/** The decrypted credential as n8n would hand it out; change it to rotate the key. */
+	readonly credential: ICredentialDataDecryptedObject;
+	private readonly credentialsHelper: HarnessCredentialsHelper;
+	/** The workflow's static data as n8n's database holds it (saved after activation/deactivation). */
+	saved: IWorkflowBase['staticData'] = {};
+	/** The live production Workflow object while active. */
+	live?: Workflow;
+	/** Static data n8n keeps with a running test registration. */
+	testRegistration?: Workflow['staticData'];
+	n8nBaseUrl: string;
+
+	constructor(setup: TriggerSetup) {
+		this.workflowId = setup.workflowId ?? `wf_${randomUUID().slice(0, 8)}`;
+		this.credential = { baseUrl: setup.baseUrl, apiKey: setup.apiKey, authHeader: 'bearer' };
+		this.credentialsHelper = new HarnessCredentialsHelper({ voiceAiApi: this.credential });
+		this.n8nBaseUrl = setup.n8nBaseUrl ?? 'http://n8n.invalid:5678';
+		this.node = {
+			id: randomUUID(),
+			name: TRIGGER_NAME,
+			type: TRIGGER_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: setup.parameters ?? {},
+			credentials: { voiceAiApi: { id: 'cred1', name: 'Voice AI account' } },
+		};
+	}
+
+	get productionUrl(): string {
+		return `${this.n8nBaseUrl}/webhook/${this.node.webhookId}/webhook`;
+	}
+
+	get testUrl(): string {
+		return `${this.n8nBaseUrl}/webhook-test/${this.node.webhookId}/webhook`;
+	}
+
+	setParameters(parameters: INodeParameters): void {
+		this.node.parameters = parameters;
+	}
+
+	additionalData(extra: Partial<IWorkflowExecuteAdditionalData> = {}): IWorkflowExecuteAdditionalData {
+		return {
+			credentialsHelper: this.credentialsHelper,
+			webhookBaseUrl: `${this.n8nBaseUrl}/webhook`,
+			webhookTestBaseUrl: `${this.n8nBaseUrl}/webhook-test`,
+			webhookWaitingBaseUrl: `${this.n8nBaseUrl}/webhook-waiting`,
+			formBaseUrl: `${this.n8nBaseUrl}/form`,
+			formTestBaseUrl: `${this.n8nBaseUrl}/form-test`,
+			formWaitingBaseUrl: `${this.n8nBaseUrl}/form-waiting`,
+			mcpBaseUrl: `${this.n8nBaseUrl}/mcp`,
+			mcpTestBaseUrl: `${this.n8nBaseUrl}/mcp-test`,
+			restApiUrl: `${this.n8nBaseUrl}/rest`,
+			instanceBaseUrl: this.n8nBaseUrl,
+			variables: {},
+			currentNodeExecutionIndex: 0,
+			workflowId: this.workflowId,
+			executeWorkflow: async () => {
+				throw new Error('not used');
+			},
+			getRunExecutionData: async () => undefined,
+			getRuntimeCredential: async () => undefined,
+			logAiEvent: () => {},
+			startRunnerTask: async () => {
+				throw new Error('not used');
+			},
+			...extra,
+		} as IWorkflowExecuteAdditionalData;
+	}
+
+	workflow(staticData: IWorkflowBase['staticData'], active: boolean): Workflow {
+		return new Workflow({
+			id: this.workflowId,
+			name: 'Voice AI trigger test',
+			nodes: [this.node],
+			connections: {},
+			active,
+			nodeTypes,
+			staticData: jsonCopy(staticData ?? {}),
+		});
+	}
+
+	webhookData(isTest: boolean): IWebhookData {
+		const description = trigger.description.webhooks![0];
+		return {
+			httpMethod: 'POST',
+			node: TRIGGER_NAME,
+			path: `${this.node.webhookId}/webhook`,
+			webhookDescription: description,
+			workflowId: this.workflowId,
+			workflowExecuteAdditionalData: this.additionalData(),
+			webhookId: this.node.webhookId,
+			isTest,
+		};
+	}
+
+	private hook(workflow: Workflow, mode: WorkflowExecuteMode, activation: WorkflowActivateMode, isTest: boolean) {
+		const webhookData = this.webhookData(isTest);
+		return new HookContext(workflow, this.node, webhookData.workflowExecuteAdditionalData, mode, activation, webhookData);
+	}
+
+	private async createIfNotExists(context: HookContext): Promise<boolean> {
+		const methods = trigger.webhookMethods.default;
+		const exists = await methods.checkExists.call(context);
+		if (!exists) await methods.create.call(context);
+		return !exists;
+	}
+
+	private saveStaticData(workflow: Workflow): void {
+		this.saved = jsonCopy({ ...workflow.staticData });
+	}
+
+	/** Activation ('activate', 'update', ...) or a restart ('init'); tells whether create ran. */
+	async activate(activation: WorkflowActivateMode = 'activate'): Promise<boolean> {
+		const workflow = this.workflow(this.saved, true);
+		const created = await this.createIfNotExists(this.hook(workflow, 'trigger', activation, false));
+		this.saveStaticData(workflow);
+		this.live = workflow;
+		return created;
+	}
+
+	/** n8n going down: nothing runs, the database keeps what was saved. */
+	stopProcess(): void {
+		this.live = undefined;
+	}
+
+	async deactivate(): Promise<void> {
+		const workflow = this.live ?? this.workflow(this.saved, true);
+		this.live = undefined;
+		await trigger.webhookMethods.default.delete.call(this.hook(workflow, 'internal', 'update', false));
+		this.saveStaticData(workflow);
+	}
+
+	async startTestListen(): Promise<void> {
+		const workflow = this.workflow({}, false);
+		await this.createIfNotExists(this.hook(workflow, 'manual', 'manual', true));
+		this.testRegistration = jsonCopy({ ...workflow.staticData });
+	}
+
+	async endTestListen(): Promise<void> {
+		const workflow = this.workflow({}, false);
+		if (this.testRegistration) workflow.staticData = this.testRegistration;
+		this.testRegistration = undefined;
+		await trigger.webhookMethods.default.delete.call(this.hook(workflow, 'internal', 'update', true));
+	}
+
+	/** The workflow a delivery runs against: the live one, or the test listener's. */
+	deliveryWorkflow(mode: 'production' | 'test'): Workflow | undefined {
+		if (mode === 'production') {
+			// LiveWebhooks builds a fresh Workflow from the database row for every request.
+			return this.live ? this.workflow(this.saved, true) : undefined;
+		}
+		if (!this.testRegistration) return undefined;
+		const workflow = this.workflow({}, false);
+		workflow.setTestStaticData(this.testRegistration);
+		return workflow;
+	}
+}
+
+export interface Execution {
+	mode: 'production' | 'test';
+	items: INodeExecutionData[];
+	run: IRun;
+}
+
+/** An HTTP server in the role of n8n's webhook endpoints for one or more trigger workflows. */
+export class WebhookReceiver {
+	readonly executions: Execution[] = [];
+	readonly responses: { status: number; mode: 'production' | 'test' }[] = [];
+	private server?: Server;
+	private workflows = new Map<string, TriggerWorkflow>();
+	baseUrl = '';
+
+	async start(): Promise<string> {
+		const app = express();
+		app.post('/:endpoint/:webhookId/webhook', (req, res) => {
+			void this.handle(req, res).catch((error: Error) => {
+				if (!res.headersSent) res.status(500).json({ message: error.message });
+			});
+		});
+		await new Promise<void>((resolve) => {
+			this.server = app.listen(0, '127.0.0.1', () => resolve());
+		});
+		this.baseUrl = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+		return this.baseUrl;
+	}
+
+	add(workflow: TriggerWorkflow): void {
+		this.workflows.set(workflow.node.webhookId!, workflow);
+	}
+
+	async stop(): Promise<void> {
+		await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+	}
+
+	private async handle(req: express.Request, res: express.Response): Promise<void> {
+		const mode = req.params.endpoint === 'webhook-test' ? 'test' : req.params.endpoint === 'webhook' ? 'production' : undefined;
+		const owner = this.workflows.get(String(req.params.webhookId));
+		const workflow = mode && owner?.deliveryWorkflow(mode);
+		if (!mode || !owner || !workflow) {
+			res.status(404).json({ message: 'The requested webhook is not registered' });
+			return;
+		}
+		const status = await runWebhook(owner, workflow, mode, req, res, (items, run) =>
+			this.executions.push({ mode, items, run }),
+		);
+		this.responses.push({ status, mode });
+		if (mode === 'test') await owner.endTestListen(); // a test listen takes one delivery
+	}
+}
+
+async function readRawBody(req: express.Request): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of req) chunks.push(chunk as Buffer);
+	return Buffer.concat(chunks);
+}
+
+/** WebhookHelpers.executeWebhook, reduced to what this trigger uses (responseMode onReceived). */
+async function runWebhook(
+	owner: TriggerWorkflow,
+	workflow: Workflow,
+	mode: 'production' | 'test',
+	req: express.Request,
+	res: express.Response,
+	started: (items: INodeExecutionData[], run: IRun) => void,
+): Promise<number> {
+	const rawBody = await readRawBody(req);
+	const request = req as express.Request & { rawBody: Buffer };
+	request.rawBody = rawBody;
+	const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
+	if (contentType === 'application/json' && rawBody.length > 0) {
+		try {
+			request.body = JSON.parse(rawBody.toString('utf8'));
+		} catch {
+			res.status(422).json({ message: 'Failed to parse request body' });
+			return 422;
+		}
+	} else if (contentType === 'text/plain' && rawBody.length > 0) {
+		request.body = rawBody.toString('utf8');
+	}
+	const executionMode: WorkflowExecuteMode = mode === 'test' ? 'manual' : 'webhook';
+	const additionalData = owner.additionalData({ httpRequest: request, httpResponse: res });
+	const context = new WebhookContext(
+		workflow,
+		owner.node,
+		additionalData,
+		executionMode,
+		{ ...owner.webhookData(mode === 'test'), workflowExecuteAdditionalData: additionalData },
+		[],
+		null,
+	);
+	const result: IWebhookResponseData = await (trigger as INodeType).webhook!.call(context);
+	if (result.noWebhookResponse) return res.statusCode;
+	if (result.workflowData === undefined) {
+		res.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
+		return 200;
+	}
+	res.status(200).json({ message: 'Workflow was started' });
+	const run = await runWorkflow(workflow, owner, executionMode, result.workflowData);
+	started(result.workflowData[0], run);
+	return 200;
+}
+
+/** The run n8n starts with the trigger's items (WebhookHelpers.prepareExecutionData + WorkflowRunner). */
+async function runWorkflow(
+	workflow: Workflow,
+	owner: TriggerWorkflow,
+	mode: WorkflowExecuteMode,
+	workflowData: INodeExecutionData[][],
+): Promise<IRun> {
+	const runExecutionData: IRunExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: owner.node, data: { main: workflowData }, source: null }],
+		},
+	});
+	const hooks = new ExecutionLifecycleHooks(mode, randomUUID(), {
+		id: owner.workflowId,
+		name: 'Voice AI trigger test',
+		active: true,
+		nodes: [owner.node],
+		connections: {},
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		isArchived: false,
+		activeVersionId: null,
+	} as unknown as IWorkflowBase);
+	const additionalData = owner.additionalData({ hooks } as Partial<IWorkflowExecuteAdditionalData>);
+	return await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+}
+
+/** Static data goes through JSON on its way to the database (and to n8n's test-webhook cache). */
+function jsonCopy<T>(value: T): T {
+	return JSON.parse(JSON.stringify(value ?? {})) as T;
+}
