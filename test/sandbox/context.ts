@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import { type Response, Router } from 'express';
 
 import type { Store } from './store';
 import type { ApiKeyRecord, Org } from './types';
@@ -14,4 +14,9 @@ export function keyOf(res: Response): ApiKeyRecord {
 
 export interface RouteDeps {
 	store: Store;
+}
+
+/** Routers of the sandbox match paths exactly: case-sensitive, and a trailing slash is another path. */
+export function strictRouter(): Router {
+	return Router({ strict: true, caseSensitive: true });
 }

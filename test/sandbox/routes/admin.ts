@@ -1,6 +1,7 @@
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 
+import { strictRouter } from '../context';
 import { completeConversation } from '../conversations';
 import type { Deliverer } from '../delivery';
 import { ApiError, badField, conflict, errorHandler, notFound, unauthorized } from '../errors';
@@ -52,7 +53,7 @@ const keyView = (k: { id: string; name: string; prefix: string; revoked: boolean
 
 /** Only for demos, tests and benchmarks; every call needs the X-Sandbox-Admin token. */
 export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): Router {
-	const router = Router();
+	const router = strictRouter();
 	router.use(adminAuth(adminToken));
 	router.use(parseJsonBody);
 

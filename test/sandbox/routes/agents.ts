@@ -1,6 +1,6 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 
-import { orgOf } from '../context';
+import { orgOf, strictRouter } from '../context';
 import { conflict } from '../errors';
 import { newId } from '../keys';
 import { jsonBody } from '../middleware/body';
@@ -36,7 +36,7 @@ export function addAgent(store: Store, org: Org, input: AgentInput, id = newId('
 }
 
 export function agentRoutes(store: Store): Router {
-	const router = Router();
+	const router = strictRouter();
 	router.get('/callback/standardCampaign', (_req, res) => {
 		res.status(200).json(orgOf(res).agents);
 	});

@@ -1,6 +1,6 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 
-import { orgOf } from '../context';
+import { orgOf, strictRouter } from '../context';
 import { ApiError, badField, conflict, unauthorized, unsupportedMedia } from '../errors';
 import { textHoldsKey } from '../middleware/auth';
 import { declaredTypeFits, IMAGE_EXTENSIONS, sniffImage } from '../images';
@@ -157,7 +157,7 @@ function checkImage(file: UploadedFile): keyof typeof IMAGE_EXTENSIONS {
 }
 
 export function chatbotRoutes(store: Store): Router {
-	const router = Router();
+	const router = strictRouter();
 	router.patch('/chatbot/:id', async (req, res) => {
 		const org = orgOf(res);
 		const form = await parseMultipart(req, {

@@ -1,6 +1,6 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 
-import { orgOf } from '../context';
+import { orgOf, strictRouter } from '../context';
 import type { Org } from '../types';
 
 /** Distinct list names in the order each list first received a contact. */
@@ -9,7 +9,7 @@ export function listNames(org: Org): string[] {
 }
 
 export function contactRoutes(): Router {
-	const router = Router();
+	const router = strictRouter();
 	router.get('/contacts/list-names', (_req, res) => {
 		res.status(200).json(listNames(orgOf(res)));
 	});

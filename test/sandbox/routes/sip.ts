@@ -1,6 +1,6 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 
-import { orgOf } from '../context';
+import { orgOf, strictRouter } from '../context';
 import { ApiError, badField, badRequest, conflict } from '../errors';
 import { jsonBody } from '../middleware/body';
 import type { Store } from '../store';
@@ -136,7 +136,7 @@ function findNumber(org: Org, phone: string): SipConfig {
 }
 
 export function sipRoutes(store: Store): Router {
-	const router = Router();
+	const router = strictRouter();
 
 	router.get('/sip/:phone_number', (req, res) => {
 		const phone = e164(req.params.phone_number, 'phone_number');

@@ -1,13 +1,13 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 
-import { orgOf } from '../context';
+import { orgOf, strictRouter } from '../context';
 import { notFound } from '../errors';
 
 /** Carriers the sandbox knows (case-sensitive). Any other carrier segment is a 404. */
 export const CARRIERS = ['twilio'] as const;
 
 export function trustProductRoutes(): Router {
-	const router = Router();
+	const router = strictRouter();
 	router.get('/agency/:carrier/trust-products', (req, res) => {
 		const carrier = req.params.carrier;
 		if (!(CARRIERS as readonly string[]).includes(carrier)) throw notFound('carrier');
