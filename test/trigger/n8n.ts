@@ -228,6 +228,7 @@ export class TriggerWorkflow {
 }
 
 export interface Execution {
+	flowId: string;
 	mode: 'production' | 'test';
 	items: INodeExecutionData[];
 	run: IRun;
@@ -271,11 +272,15 @@ export class WebhookReceiver {
 			res.status(404).json({ message: 'The requested webhook is not registered' });
 			return;
 		}
-		const status = await runWebhook(owner, workflow, mode, req, res, (items, run) =>
-			this.executions.push({ mode, items, run }),
-		);
+		let started = false;
+		const status = await runWebhook(owner, workflow, mode, req, res, (items, run) => {
+			started = true;
+			this.executions.push({ flowId: owner.workflowId, mode, items, run });
+		});
 		this.responses.push({ status, mode });
-		if (mode === 'test') await owner.endTestListen(); // a test listen takes one delivery
+		// TestWebhooks.executeWebhook ends the test listen once a delivery started an execution;
+		// refused or dropped deliveries leave it listening.
+		if (mode === 'test' && started) await owner.endTestListen();
 	}
 }
 

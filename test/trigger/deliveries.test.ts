@@ -1,0 +1,301 @@
+/**
+ * Deliveries reaching the trigger over HTTP: a local server in n8n's role (./n8n.ts) runs the node's
+ * webhook() in n8n-core's WebhookContext and starts a WorkflowExecute run with what it returns.
+ * The registered URL (token included) is read back from the sandbox, as the service would use it.
+ */
+import { setTimeout as sleep } from 'timers/promises';
+
+import { type Delivery, SandboxAdmin } from '../e2e/sandbox-admin';
+import { startSandbox, type Sandbox } from '../sandbox';
+import { TriggerWorkflow, WebhookReceiver } from './n8n';
+
+const ORG = 'org_acme';
+let sandbox: Sandbox;
+let admin: SandboxAdmin;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ deliveryRetry: { attempts: 3, baseDelayMs: 20 } });
+	admin = new SandboxAdmin(sandbox);
+	receiver = new WebhookReceiver();
+	await receiver.start();
+});
+
+afterAll(async () => {
+	await receiver.stop();
+	await sandbox.close();
+});
+
+async function activeTrigger(parameters = {}): Promise<{ flow: TriggerWorkflow; url: string }> {
+	const flow = new TriggerWorkflow({
+		baseUrl: sandbox.baseUrl,
+		apiKey: sandbox.orgs[0].apiKey,
+		parameters,
+		n8nBaseUrl: receiver.baseUrl,
+	});
+	receiver.add(flow);
+	await flow.activate();
+	return { flow, url: (await admin.accountWebhook(ORG))! };
+}
+
+function executionsOf(flow: TriggerWorkflow) {
+	return receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
+}
+
+async function post(url: string, body: string | undefined, contentType = 'application/json', headers: Record<string, string> = {}) {
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: { ...(contentType ? { 'content-type': contentType } : {}), ...headers },
+		body,
+	});
+	const text = await res.text();
+	return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+function payload(overrides: Record<string, unknown> = {}) {
+	return {
+		event: 'conversation.completed',
+		conversation_id: `conv_${Math.random().toString(36).slice(2)}`,
+		source: 'account_webhook',
+		agent_id: 'agent_1',
+		chatbot_id: null,
+		completed_at: '2025-01-02T03:04:05.000Z',
+		variables: { name: 'Ada', phone: '+14155550100', wants_callback: true },
+		...overrides,
+	};
+}
+
+function withToken(url: string, token: string | null): string {
+	const parsed = new URL(url);
+	if (token === null) parsed.searchParams.delete('token');
+	else parsed.searchParams.set('token', token);
+	return parsed.toString();
+}
+
+async function settled(org: string, conversationId: string, count: number): Promise<Delivery[]> {
+	for (;;) {
+		const deliveries = (await admin.deliveries(org)).filter((d) => d.conversationId === conversationId);
+		if (deliveries.length >= count && deliveries.every((d) => d.status !== 'pending')) return deliveries;
+		await sleep(20);
+	}
+}
+
+describe('verification', () => {
+	test('a delivery with the registered token starts one run whose trigger output is the variables plus _voiceAi', async () => {
+		const { flow, url } = await activeTrigger();
+		const body = payload();
+		const res = await post(url, JSON.stringify(body), 'application/json', { 'X-VoiceAI-Delivery': 'dlv_1', 'X-VoiceAI-Attempt': '2' });
+		expect(res).toEqual({ status: 200, body: { message: 'Workflow was started' } });
+
+		const [execution] = executionsOf(flow);
+		expect(execution.mode).toBe('production');
+		expect(execution.run.status).toBe('success');
+		const output = execution.run.data.resultData.runData['Voice AI Trigger'][0].data!.main[0]!;
+		expect(output).toHaveLength(1);
+		expect(output[0].json).toEqual({
+			name: 'Ada',
+			phone: '+14155550100',
+			wants_callback: true,
+			_voiceAi: {
+				event: 'conversation.completed',
+				conversationId: body.conversation_id,
+				source: 'account webhook',
+				agentId: 'agent_1',
+				chatbotId: null,
+				completedAt: '2025-01-02T03:04:05.000Z',
+				receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+				deliveryId: 'dlv_1',
+				attempt: 2,
+			},
+		});
+	});
+
+	test.each([
+		['no token', null],
+		['a wrong token', 'x'.repeat(43)],
+		['an empty token', ''],
+	])('%s: 401 and nothing starts', async (_name, token) => {
+		const { flow, url } = await activeTrigger();
+		const res = await post(withToken(url, token), JSON.stringify(payload()));
+		expect(res.status).toBe(401);
+		expect(res.body).toEqual({ error: { status: 401, message: 'Missing or wrong token' } });
+		expect(executionsOf(flow)).toHaveLength(0);
+	});
+
+	test("another workflow's token is refused", async () => {
+		const { url: first } = await activeTrigger();
+		const { flow: second, url: secondUrl } = await activeTrigger();
+		const foreign = withToken(secondUrl, new URL(first).searchParams.get('token'));
+		expect((await post(foreign, JSON.stringify(payload()))).status).toBe(401);
+		expect(executionsOf(second)).toHaveLength(0);
+	});
+
+	test('after a test listen the production URL keeps working, and the test URL took exactly one delivery', async () => {
+		const { flow, url } = await activeTrigger();
+		await flow.startTestListen();
+		const testUrl = (await admin.accountWebhook(ORG))!;
+		expect(testUrl).toContain('/webhook-test/');
+		// The production token does not open the test listener; a refused delivery does not end the test.
+		expect((await post(withToken(testUrl, new URL(url).searchParams.get('token')), JSON.stringify(payload()))).status).toBe(401);
+		expect(await admin.accountWebhook(ORG)).toBe(testUrl);
+
+		expect((await post(testUrl, JSON.stringify(payload()))).status).toBe(200);
+		expect(executionsOf(flow).map((e) => e.mode)).toEqual(['test']);
+		// The test ended with that delivery (n8n answers first, then ends the test): production is back.
+		while ((await admin.accountWebhook(ORG)) !== url) await sleep(10);
+		expect((await post(testUrl, JSON.stringify(payload()))).status).toBe(404);
+		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
+		expect(executionsOf(flow).map((e) => e.mode)).toEqual(['test', 'production']);
+	});
+
+	test('after an API key rotation the token derived from the new key is accepted too', async () => {
+		const { flow, url } = await activeTrigger();
+		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, { name: 'rotated' });
+		flow.credential.apiKey = key.apiKey;
+		// A test listen with the new key restores production with the new key's token.
+		await flow.startTestListen();
+		await flow.endTestListen();
+		const restored = (await admin.accountWebhook(ORG))!;
+		expect(restored).not.toBe(url);
+		expect((await post(restored, JSON.stringify(payload()))).status).toBe(200);
+		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
+		expect(executionsOf(flow)).toHaveLength(2);
+	});
+});
+
+describe('malformed bodies start nothing', () => {
+	test.each([
+		['text that is not JSON, sent as JSON (n8n rejects it before the node)', 'not json', 'application/json', 422],
+		['plain text', 'hello', 'text/plain', 400],
+		['no content type', JSON.stringify(payload()), '', 400],
+		['an empty body', '', 'application/json', 400],
+		['an empty object', '{}', 'application/json', 400],
+		['an empty array', '[]', 'application/json', 400],
+		['a JSON string', '"conversation"', 'application/json', 400],
+		['an array with a number', '[1]', 'application/json', 400],
+	])('%s: %j as %j → %i', async (_name, body, contentType, status) => {
+		const { flow, url } = await activeTrigger();
+		const res = await post(url, body, contentType);
+		expect(res.status).toBe(status);
+		expect(executionsOf(flow)).toHaveLength(0);
+	});
+});
+
+describe('duplicates, filters and shapes', () => {
+	test('the same conversation id within the window is answered 200 and dropped', async () => {
+		const { flow, url } = await activeTrigger();
+		const body = payload();
+		expect((await post(url, JSON.stringify(body))).status).toBe(200);
+		const again = await post(url, JSON.stringify({ ...body, variables: { name: 'changed' } }));
+		expect(again).toEqual({ status: 200, body: { received: true, started: false, duplicates: 1, filtered: 0 } });
+		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
+		expect(executionsOf(flow)).toHaveLength(2);
+	});
+
+	test('the id field is an option (dotted path), and window 0 turns deduplication off', async () => {
+		const { flow, url } = await activeTrigger({ options: { dedupeField: 'variables.call_id' } });
+		await post(url, JSON.stringify(payload({ variables: { call_id: 'c1' } })));
+		await post(url, JSON.stringify(payload({ variables: { call_id: 'c1' } })));
+		await post(url, JSON.stringify(payload({ variables: { call_id: 'c2' } })));
+		expect(executionsOf(flow)).toHaveLength(2);
+
+		const off = await activeTrigger({ options: { dedupeWindowMinutes: 0 } });
+		const body = JSON.stringify(payload());
+		await post(off.url, body);
+		await post(off.url, body);
+		expect(executionsOf(off.flow)).toHaveLength(2);
+	});
+
+	test('a large delivery (about 2 MB of variables) arrives whole', async () => {
+		const { flow, url } = await activeTrigger();
+		const variables: Record<string, string> = {};
+		for (let i = 0; i < 2000; i++) variables[`field_${i}`] = `${i}:`.padEnd(1000, 'x');
+		const res = await post(url, JSON.stringify(payload({ variables })));
+		expect(res.status).toBe(200);
+		const [execution] = executionsOf(flow);
+		const json = execution.items[0].json;
+		expect(Object.keys(json)).toHaveLength(2001);
+		expect(json.field_1999).toBe(variables.field_1999);
+	});
+
+	test('only deliveries of the chosen chatbots or agents start the workflow', async () => {
+		const { flow, url } = await activeTrigger({ options: { chatbotIds: 'cb_acme_support, cb_other', agentIds: 'agent_7' } });
+		const skipped = await post(url, JSON.stringify(payload({ chatbot_id: 'cb_acme_booking', agent_id: null })));
+		expect(skipped).toEqual({ status: 200, body: { received: true, started: false, duplicates: 0, filtered: 1 } });
+		await post(url, JSON.stringify(payload({ chatbot_id: 'cb_acme_support', agent_id: null, source: 'chatbot' })));
+		await post(url, JSON.stringify(payload({ agent_id: 'agent_7' })));
+		expect(executionsOf(flow).map((e) => e.items[0].json._voiceAi)).toEqual([
+			expect.objectContaining({ chatbotId: 'cb_acme_support', source: 'chatbot' }),
+			expect.objectContaining({ agentId: 'agent_7', source: 'account webhook' }),
+		]);
+	});
+
+	test('"Raw Delivery" emits the body exactly as sent', async () => {
+		const { flow, url } = await activeTrigger({ output: 'raw' });
+		const body = payload({ extra: { nested: [1, 2] } });
+		await post(url, JSON.stringify(body));
+		expect(executionsOf(flow)[0].items).toEqual([{ json: body }]);
+	});
+
+	test('shapes the spec does not show: no variables key, variables as a JSON string, a batch', async () => {
+		const { flow, url } = await activeTrigger();
+		await post(url, JSON.stringify({ conversation_id: 'flat_1', name: 'Bo', score: 7 }));
+		await post(url, JSON.stringify({ conversation_id: 'str_1', variables: '{"city":"Oslo"}' }));
+		await post(url, JSON.stringify({ conversation_id: 'odd_1', variables: ['a', 'b'] }));
+		await post(url, JSON.stringify([payload({ conversation_id: 'batch_1' }), payload({ conversation_id: 'batch_2' })]));
+		const items = executionsOf(flow).map((e) => e.items.map((item) => item.json));
+		expect(items[0]).toEqual([expect.objectContaining({ name: 'Bo', score: 7, _voiceAi: expect.objectContaining({ conversationId: 'flat_1', source: null }) })]);
+		expect(items[1]).toEqual([expect.objectContaining({ city: 'Oslo' })]);
+		expect(items[2]).toEqual([expect.objectContaining({ variables: ['a', 'b'] })]);
+		expect(items[3].map((json) => (json._voiceAi as { conversationId: string }).conversationId)).toEqual(['batch_1', 'batch_2']);
+	});
+});
+
+describe("the sandbox's own deliverer", () => {
+	test('a completed agent conversation reaches the workflow once', async () => {
+		const { flow } = await activeTrigger();
+		const agents = await admin.request<{ id: string }[]>('GET', `/__sandbox/orgs/${ORG}/state`).then((state) => (state as unknown as { agents: { id: string }[] }).agents);
+		const { conversationId } = await admin.simulateConversation(ORG, { agentId: agents[0].id, variables: { name: 'Cleo', slot: 'Tue 10:00' } });
+
+		const [delivery] = await settled(ORG, conversationId, 1);
+		expect(delivery).toMatchObject({ target: 'account', status: 'delivered', responseCodes: [200] });
+		const [execution] = executionsOf(flow);
+		expect(execution.items[0].json).toEqual({
+			name: 'Cleo',
+			slot: 'Tue 10:00',
+			_voiceAi: expect.objectContaining({ conversationId, agentId: agents[0].id, source: 'account webhook', deliveryId: delivery.id, attempt: 1 }),
+		});
+	});
+
+	test('a chatbot conversation delivered to both the chatbot URL and the account URL starts one run', async () => {
+		const { flow, url } = await activeTrigger();
+		await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`, { webhook_url: url });
+		try {
+			const { conversationId } = await admin.simulateConversation(ORG, { chatbotId: 'cb_acme_support', variables: { topic: 'billing' } });
+			const deliveries = await settled(ORG, conversationId, 2);
+			expect(deliveries.map((d) => [d.target, d.status, d.responseCodes])).toEqual(
+				expect.arrayContaining([
+					['chatbot', 'delivered', [200]],
+					['account', 'delivered', [200]],
+				]),
+			);
+			expect(executionsOf(flow)).toHaveLength(1);
+		} finally {
+			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`, { webhook_url: null });
+		}
+	});
+
+	test('deliveries to a URL without the token are refused (401) on every retry', async () => {
+		const { flow, url } = await activeTrigger();
+		await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, { webhook_url: withToken(url, null) });
+		try {
+			const { conversationId } = await admin.simulateConversation(ORG, { chatbotId: 'cb_acme_booking', variables: { topic: 'x' } });
+			const deliveries = await settled(ORG, conversationId, 2);
+			const chatbot = deliveries.find((d) => d.target === 'chatbot')!;
+			expect(chatbot).toMatchObject({ status: 'failed', responseCodes: [401, 401, 401] });
+			expect(executionsOf(flow)).toHaveLength(1); // the account delivery, which carries the token
+		} finally {
+			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, { webhook_url: null });
+		}
+	});
+});
