@@ -61,7 +61,7 @@ export class Harness {
 	}
 
 	api(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
-		return call(this.baseUrl, method, path, { key: this.acmeKey, ...options });
+		return call(this.baseUrl, method, path, { ...options, key: options.key ?? this.acmeKey });
 	}
 
 	admin(method: string, path: string, json?: unknown): Promise<Reply> {
