@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { voiceAiApiRequest } from '../VoiceAi/transport';
 
@@ -100,12 +100,7 @@ export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promis
  * (the transport's error holds neither the request, with its key, nor the URL, with its token).
  */
 export async function registerAccountWebhook(this: IHookFunctions, url: string): Promise<void> {
-	try {
-		await voiceAiApiRequest.call(this, 'POST', '/webhook/insert-webhook', { webhook: url }, {}, { repeatable: true });
-	} catch (error) {
-		if (error instanceof NodeApiError) error.message = `Could not set the account webhook. ${error.message}`;
-		throw error;
-	}
+	await voiceAiApiRequest.call(this, 'POST', '/webhook/insert-webhook', { webhook: url }, {}, { repeatable: true });
 }
 
 export function assertHttpUrl(this: IHookFunctions, value: string, what: string): void {
