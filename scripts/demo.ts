@@ -6,9 +6,11 @@
  * Options: --port <n8n port, 5678> --sandbox-port <3001> --verbose (echo n8n's own log).
  * State lives in .demo/n8n and is reset at every start (the sandbox keeps its data in memory).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox } from '../test/sandbox';
+import { connectionFile } from '../test/sandbox/connection';
+import { SandboxAdmin } from '../test/e2e/sandbox-admin';
 import {
 	CRM_TABLE,
 	DEFAULT_OWNER,
@@ -40,7 +42,17 @@ async function main() {
 	mkdirSync(stateDir, { recursive: true });
 
 	say(`[demo] starting the sandbox Voice AI service on port ${sandboxPort}`);
-	const sandbox = await startSandbox({ port: sandboxPort, seed: 'demo', quiet: false });
+	const sandbox = await startSandbox({
+		port: sandboxPort,
+		seed: 'demo',
+		quiet: false,
+		log: (line) => say(`[sandbox] ${line}`),
+	});
+	// Lets `npm run simulate` find this sandbox's admin token, as with `npm run sandbox`.
+	const connection = connectionFile(sandbox.baseUrl);
+	writeFileSync(connection, JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken }), {
+		mode: 0o600,
+	});
 	let n8n: N8nProcess | undefined;
 	let stopping = false;
 	const stop = async (code: number) => {
@@ -49,6 +61,7 @@ async function main() {
 		say('\n[demo] stopping n8n and the sandbox');
 		await n8n?.stop().catch(() => undefined);
 		await sandbox.close().catch(() => undefined);
+		rmSync(connection, { force: true });
 		process.exit(code);
 	};
 	process.on('SIGINT', () => void stop(0));
@@ -90,11 +103,11 @@ async function main() {
 		for (const line of imported) say(`    - ${line}`);
 		say(`  Published:   the CRM sync workflow (id ${crmWorkflowId}); contacts land in the Data Table "${CRM_TABLE.name}"`);
 		say();
+		const agents = (await new SandboxAdmin(sandbox).state<{ agents: Array<{ id: string }> }>(acme.id)).agents;
+		const url = sandboxPort === 3001 ? '' : ` --url ${sandbox.baseUrl}`;
 		say('  Simulate a completed conversation (in another terminal):');
-		say(
-			`    npm run simulate -- --url ${sandbox.baseUrl} --admin-token ${sandbox.adminToken} --org ${acme.id} \\`,
-		);
-		say(`      --var name="Ada Lovelace" --var phone=+14155550199 --var email=ada@example.com --var intent="book a cleaning"`);
+		say(`    npm run simulate --${url} --org ${acme.id} --agent ${agents[0].id} \\`);
+		say('      --var name="Ada Lovelace" --var phone=+14155550199 --var email=ada@example.com --var intent="book a cleaning"');
 		say('  then open Executions in n8n, and Overview > Data tables > CRM contacts.');
 		say();
 		say('  Ctrl-C stops n8n and the sandbox.');
@@ -106,4 +119,7 @@ async function main() {
 	}
 }
 
-void main();
+main().catch((error: Error) => {
+	process.stderr.write(`[demo] failed: ${error.message}\n`);
+	process.exit(1);
+});
