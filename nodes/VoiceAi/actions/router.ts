@@ -71,6 +71,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				retry,
 				repeatable: operation.repeatable,
 				mayHaveApplied: operation.mayHaveApplied,
+				target: operation.target?.(inputs[itemIndex]),
 			});
 		try {
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);

@@ -15,6 +15,8 @@ export interface VoiceAiOperation<Input = unknown> {
 	repeatable: boolean;
 	/** For non-repeatable operations: what may have happened when the answer was lost. */
 	mayHaveApplied?: string;
+	/** Names what a 404 is about, e.g. `Chatbot "cb_1"`. */
+	target?(input: Input): string;
 	/** Reads and checks the item's parameters; throws NodeOperationError before anything is sent. */
 	validate(this: IExecuteFunctions, itemIndex: number): Input | Promise<Input>;
 	/** Sends the request(s) and returns one JSON object per output item. */

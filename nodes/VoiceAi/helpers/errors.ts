@@ -72,7 +72,7 @@ function explain(failure: ServiceFailure, context: FailureContext): { message: s
 			};
 		case 404:
 			return {
-				message: `${context.target ?? 'The resource'} was not found (404)`,
+				message: `${context.target ?? 'The resource'} was not found (404)${said}`,
 				description:
 					'It does not exist, or it belongs to another organization than the API key in the credential. Check the id and that the key comes from the right organization.',
 			};

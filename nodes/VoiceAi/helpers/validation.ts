@@ -3,10 +3,12 @@ import { NodeOperationError } from 'n8n-workflow';
 
 // Every check here runs before the item's request is built: a bad value never reaches the service.
 
-const E164 = /^\+[1-9]\d{6,14}$/;
+const E164 = /^\+[1-9]\d{1,14}$/;
 const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const SIP_URI = /^sips?:[^\s@]+(@[^\s@]+)?$/i;
+const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** sip:<host> as the spec writes it: a DNS name or an IPv4 address, no user part, port or parameters. */
+const SIP_URI = new RegExp(`^sip:(?:(?:${HOST_LABEL}\\.)*${HOST_LABEL}|(?:\\d{1,3}\\.){3}\\d{1,3})$`);
 const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export const IMAGE_MIME_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'];

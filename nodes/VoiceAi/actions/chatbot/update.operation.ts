@@ -1,4 +1,4 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { FieldRef } from '../../helpers/validation';
@@ -17,8 +17,9 @@ const TEMPLATES = ['classic', 'modern', 'glassmorphism'] as const;
 const BUBBLE_ICONS = ['message-circle', 'sparkles', 'bot', 'headphones', 'help-circle', 'heart'] as const;
 const BUBBLE_POSITIONS = ['bottom-right', 'bottom-left', 'bottom-center'] as const;
 const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
-const MAX_BUTTONS = 4;
 
+// The update form of the spec lists these fields and the two files, nothing else: webhook_url and
+// persistent_buttons belong to the Chatbot object but not to the form, so this operation never sends them.
 const TEXT_FIELDS = ['chatbotName', 'chatbot_title', 'pathway_id', 'welcome_message', 'input_placeholder', 'greeting_text'];
 const COLOUR_FIELDS = ['header_color', 'background_color', 'text_color', 'user_message_color', 'input_bg_color'];
 const ENUM_FIELDS: Record<string, readonly string[]> = {
@@ -144,40 +145,6 @@ const properties: INodeProperties[] = [
 				default: '',
 			},
 			{
-				displayName: 'Persistent Buttons',
-				name: 'persistentButtons',
-				type: 'fixedCollection',
-				typeOptions: { multipleValues: true },
-				default: {},
-				placeholder: 'Add Button',
-				description:
-					'Up to 4 action buttons at the bottom of the widget; they replace the current ones. Not in the documented update form: sent as a JSON form field persistent_buttons.',
-				options: [
-					{
-						displayName: 'Button',
-						name: 'button',
-						values: [
-							{ displayName: 'Label', name: 'label', type: 'string', default: '' },
-							{ displayName: 'Icon', name: 'icon', type: 'string', default: '' },
-							{
-								displayName: 'Action Type',
-								name: 'action_type',
-								type: 'string',
-								default: 'url',
-								description: 'What the button does, in the service\'s words (for example the type that opens a link)',
-							},
-							{
-								displayName: 'Action Value',
-								name: 'action_value',
-								type: 'string',
-								default: '',
-								description: 'What the action works on, for example the address to open',
-							},
-						],
-					},
-				],
-			},
-			{
 				displayName: 'Show Branding',
 				name: 'show_branding',
 				type: 'boolean',
@@ -221,32 +188,10 @@ interface UpdateChatbotInput {
 	images: ImageUpload[];
 }
 
-function readButtons(ctx: IExecuteFunctions, itemIndex: number, raw: unknown): string {
-	const field: FieldRef = { name: 'updateFields.persistentButtons', label: 'Persistent Buttons' };
-	const buttons = (raw as { button?: unknown } | undefined)?.button ?? [];
-	if (!Array.isArray(buttons)) throw invalidField(ctx, itemIndex, field, 'expected a list of buttons');
-	if (buttons.length > MAX_BUTTONS) {
-		throw invalidField(ctx, itemIndex, field, `${buttons.length} buttons given, at most ${MAX_BUTTONS} are allowed`);
-	}
-	const clean = buttons.map((button: unknown, index: number) => {
-		const entry = (button ?? {}) as Record<string, unknown>;
-		const out: Record<string, string> = {};
-		for (const key of ['label', 'icon', 'action_type', 'action_value']) {
-			const value = entry[key] ?? '';
-			if (typeof value !== 'string') {
-				throw invalidField(ctx, itemIndex, field, `button ${index + 1}: ${key} must be text`);
-			}
-			out[key] = value.trim();
-		}
-		if (out.label === '') throw invalidField(ctx, itemIndex, field, `button ${index + 1}: a label is required`);
-		return out;
-	});
-	return JSON.stringify(clean);
-}
-
 export const update = defineOperation<UpdateChatbotInput>({
 	description: updateDisplayOptions({ show: { resource: ['chatbot'], operation: ['update'] } }, properties),
 	repeatable: true,
+	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	validate(itemIndex) {
 		const chatbotId = readString(this, itemIndex, { name: 'chatbotId', label: 'Chatbot ID' }, { required: true });
 		const updates = readCollection(this, itemIndex, { name: 'updateFields', label: 'Update Fields' });
@@ -254,7 +199,7 @@ export const update = defineOperation<UpdateChatbotInput>({
 		const images: ImageUpload[] = [];
 		const ref = (name: string): FieldRef => ({ name: `updateFields.${name}`, label: LABELS[name] ?? name });
 
-		for (const [name, value] of Object.entries(updates)) {
+		for (const name of Object.keys(updates)) {
 			const field = ref(name);
 			if (TEXT_FIELDS.includes(name)) {
 				fields.push([name, readString(this, itemIndex, field)]);
@@ -264,8 +209,6 @@ export const update = defineOperation<UpdateChatbotInput>({
 				fields.push([name, checkOneOf(this, itemIndex, field, readString(this, itemIndex, field, { required: true }), ENUM_FIELDS[name])]);
 			} else if (BOOLEAN_FIELDS.includes(name)) {
 				fields.push([name, String(readBoolean(this, itemIndex, field, false))]);
-			} else if (name === 'persistentButtons') {
-				fields.push(['persistent_buttons', readButtons(this, itemIndex, value)]);
 			}
 		}
 		for (const [upload, option] of Object.entries(IMAGE_FIELDS)) {

@@ -27,6 +27,7 @@ export const detach = defineOperation<{ phone_number: string; directions: Array<
 	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['detach'] } }, properties),
 	// Detaching what is already detached leaves the same state.
 	repeatable: true,
+	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber.call(this, itemIndex);
 		const field = { name: 'directions', label: 'Directions' };

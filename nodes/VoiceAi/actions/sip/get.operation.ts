@@ -22,6 +22,7 @@ export function readPhoneNumber(this: Parameters<typeof readString>[0], itemInde
 export const get = defineOperation<{ phoneNumber: string }>({
 	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [phoneNumberField]),
 	repeatable: true,
+	target: ({ phoneNumber }) => `The SIP configuration of ${phoneNumber}`,
 	validate(itemIndex) {
 		return { phoneNumber: readPhoneNumber.call(this, itemIndex) };
 	},

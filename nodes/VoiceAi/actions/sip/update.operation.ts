@@ -84,11 +84,31 @@ const properties: INodeProperties[] = [
 		type: 'fixedCollection',
 		placeholder: 'Add Direction',
 		default: {},
-		description: 'Inbound and/or outbound configuration to attach or update. A direction left out keeps its configuration; use Detach to remove one.',
+		description: 'Inbound and/or outbound configuration to attach or change',
 		options: [
 			{ displayName: 'Inbound', name: 'inbound', values: directionValues },
 			{ displayName: 'Outbound', name: 'outbound', values: directionValues },
 		],
+	},
+	{
+		displayName: 'Directions Not Listed',
+		name: 'unlistedDirections',
+		type: 'options',
+		options: [
+			{
+				name: 'Keep',
+				value: 'keep',
+				description: 'Read the current configuration first and send the other direction along unchanged',
+			},
+			{
+				name: 'Detach',
+				value: 'detach',
+				description: 'Send only the listed directions: the service detaches the other one',
+			},
+		],
+		default: 'keep',
+		description:
+			'The service takes the directions sent as the complete wanted set. Applies only when at least one direction is listed.',
 	},
 	{
 		displayName: 'Additional Fields',
@@ -125,10 +145,26 @@ function readDirection(ctx: IExecuteFunctions, itemIndex: number, type: (typeof 
 	return { type, sip_endpoint: checkSipUri(ctx, itemIndex, ref('sipEndpoint', 'SIP Endpoint'), endpoint), options };
 }
 
-export const update = defineOperation<IDataObject>({
+interface UpdateSipInput {
+	body: IDataObject;
+	keepUnlisted: boolean;
+}
+
+/** The current direction as the service showed it, minus what it keeps by itself (user name, password). */
+function unchanged(direction: IDataObject): IDataObject {
+	const options = (direction.options ?? {}) as IDataObject;
+	return {
+		type: direction.type,
+		sip_endpoint: direction.sip_endpoint,
+		options: { port: options.port, transport: options.transport, secure_media: options.secure_media },
+	};
+}
+
+export const update = defineOperation<UpdateSipInput>({
 	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['update'] } }, properties),
 	// The service compares the wanted state with the current one: sending it twice changes nothing more.
 	repeatable: true,
+	target: ({ body }) => `The SIP configuration of ${String(body.phone_number)}`,
 	validate(itemIndex) {
 		const body: IDataObject = { phone_number: readPhoneNumber.call(this, itemIndex) };
 		const trunkName = readString(this, itemIndex, { name: 'trunkName', label: 'Trunk Name' });
@@ -145,9 +181,16 @@ export const update = defineOperation<IDataObject>({
 		if (!body.trunkName && !body.directions) {
 			throw invalidField(this, itemIndex, { name: 'directions', label: 'Directions' }, 'nothing to update', 'Set a Trunk Name or add an Inbound or Outbound direction.');
 		}
-		return body;
+		const mode = checkOneOf(this, itemIndex, { name: 'unlistedDirections', label: 'Directions Not Listed' }, readString(this, itemIndex, { name: 'unlistedDirections', label: 'Directions Not Listed' }, { fallback: 'keep', required: true }), ['keep', 'detach']);
+		return { body, keepUnlisted: mode === 'keep' && directions.length > 0 && directions.length < DIRECTIONS.length };
 	},
-	async execute(body, api) {
+	async execute({ body, keepUnlisted }, api) {
+		if (keepUnlisted) {
+			const current = (await api('GET', `/sip/${encodeURIComponent(String(body.phone_number))}`)) as IDataObject;
+			const listed = (body.directions as IDataObject[]).map((direction) => direction.type);
+			const others = ((current?.directions ?? []) as IDataObject[]).filter((direction) => !listed.includes(direction.type));
+			body = { ...body, directions: [...(body.directions as IDataObject[]), ...others.map(unchanged)] };
+		}
 		return toRecords(await api('PATCH', '/sip/sip2', body));
 	},
 });

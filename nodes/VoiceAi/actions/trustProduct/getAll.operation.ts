@@ -21,6 +21,7 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 		...returnAllFields('trustProduct', 'getAll', 'trust products'),
 	],
 	repeatable: true,
+	target: ({ carrier }) => `Carrier "${carrier}"`,
 	validate(itemIndex) {
 		const field = { name: 'carrier', label: 'Carrier' };
 		const carrier = checkPathSegment(this, itemIndex, field, readString(this, itemIndex, field, { required: true, fallback: 'twilio' }));
