@@ -15,7 +15,8 @@
  *     options.typeVersion  version of the node under test (default: its latest)
  *     → items    the node's first output (what the next node would get), [] when it failed
  *       outputs  every output of the node
- *       error    the node's error (NodeApiError / NodeOperationError ...) when it failed, else undefined
+ *       error    the node's error as n8n records it (a plain object: name 'NodeApiError' / 'NodeOperationError',
+ *                message, description, httpCode, context.itemIndex ...) when it failed, else undefined
  *       run      the whole IRun, for anything else
  *
  *   testCredential(type, data) → Promise<{ status: 'OK' | 'Error', message }>
@@ -93,7 +94,7 @@ export interface RunNodeOptions {
 export interface RunNodeResult {
 	items: INodeExecutionData[];
 	outputs: INodeExecutionData[][];
-	error?: Error & { httpCode?: string | null; description?: string | null; context?: IDataObject };
+	error?: Error & { httpCode?: string | null; description?: string | null; context?: IDataObject; errorResponse?: IDataObject };
 	run: IRun;
 }
 

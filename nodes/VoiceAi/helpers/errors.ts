@@ -135,11 +135,12 @@ export function transportError(
 	context: FailureContext & { code?: string; baseUrl: string },
 ): NodeApiError {
 	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
+	const code = context.code ? ` (${context.code})` : '';
 	const description = context.mayHaveApplied
-		? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
-		: `Check that the base URL in the credential (${context.baseUrl}) is right and the service is reachable, then run again.`;
+		? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
+		: `Check that the base URL in the credential (${context.baseUrl}) is right and the service is reachable, then run again.${code}`;
+	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
 	const response: JsonObject = { message: problem };
-	if (context.code) response.code = context.code;
 	return new NodeApiError(node, response, {
 		message: `${problem}${tried}`,
 		description,
