@@ -30,6 +30,12 @@ function refuseQuery(req: Request, _res: Response, next: NextFunction): void {
 	next();
 }
 
+/** Express would answer OPTIONS by itself; the service defines no such method. */
+function refuseOptions(req: Request, _res: Response, next: NextFunction): void {
+	if (req.method === 'OPTIONS') throw new ApiError(404, 'no such endpoint');
+	next();
+}
+
 export function createApp({ store, deliverer, adminToken, shutdown, log }: AppDeps): express.Express {
 	const app = express();
 	app.disable('x-powered-by');
@@ -51,6 +57,7 @@ export function createApp({ store, deliverer, adminToken, shutdown, log }: AppDe
 		rateLimit(store),
 		injectFaults(store, shutdown),
 		refuseQuery,
+		refuseOptions,
 	);
 	app.use(agentRoutes(store));
 	app.use(chatbotRoutes(store));

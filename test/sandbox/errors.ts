@@ -50,8 +50,10 @@ export function sendError(res: Response, err: ApiError, headers: Record<string, 
 	res.status(err.status).json(err.body());
 }
 
-/** Errors thrown by body-parser carry a `type`; map them to the sandbox's statuses. */
-function fromBodyParser(err: { type?: string; status?: number }): ApiError | undefined {
+/** Errors thrown by the router, body-parser and zlib; mapped to the sandbox's statuses with generic messages. */
+function fromFramework(err: { type?: string; status?: number; code?: string }): ApiError | undefined {
+	if (err instanceof URIError) return badRequest('the URL holds a malformed percent-encoding');
+	if (typeof err.code === 'string' && err.code.startsWith('Z_')) return badRequest('request body could not be decompressed');
 	switch (err.type) {
 		case 'entity.too.large':
 			return tooLarge('request body exceeds the 1 MiB JSON limit');
@@ -108,7 +110,7 @@ export function errorHandler(log?: (line: string) => void): ErrorRequestHandler 
 		let apiError: ApiError;
 		if (err instanceof ApiError) apiError = err;
 		else {
-			apiError = fromBodyParser(err ?? {}) ?? new ApiError(500, 'internal server error');
+			apiError = fromFramework(err ?? {}) ?? new ApiError(500, 'internal server error');
 			if (apiError.status === 500 && log) log(`sandbox internal error: ${String(err?.stack ?? err)}`);
 		}
 		void drainRequest(req).then((complete) => {

@@ -115,8 +115,12 @@ export function httpUrl(value: unknown, field: string, max = 2048): string {
 }
 
 export function sipUri(value: unknown, field: string): string {
-	if (typeof value !== 'string' || value.length > 255 || !SIP_URI.test(value)) {
-		throw badField(field, 'must be a SIP URI of the form sip:<host>');
+	const bad = () => badField(field, 'must be a SIP URI of the form sip:<host>');
+	if (typeof value !== 'string' || value.length > 255 || !SIP_URI.test(value)) throw bad();
+	const labels = value.slice(4).split('.');
+	// All-numeric hosts must be real IPv4 addresses (four parts, each 0-255).
+	if (labels.every((label) => /^\d+$/.test(label)) && (labels.length !== 4 || labels.some((label) => Number(label) > 255))) {
+		throw bad();
 	}
 	return value;
 }

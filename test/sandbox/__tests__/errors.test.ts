@@ -42,6 +42,15 @@ describe('sandbox error statuses and the one error body', () => {
 		expectError(reply, 400, 'invalid_field', 'agentName');
 	});
 
+	it('400, not 500, for a malformed percent-encoding or a body that does not decompress', async () => {
+		expectError(await h.api('GET', '/sip/%E0%A4%A'), 400, 'bad_request');
+		const gzip = await h.api('POST', '/webhook/insert-webhook', {
+			raw: { body: 'not gzip at all', contentType: 'application/json' },
+			headers: { 'content-encoding': 'gzip' },
+		});
+		expectError(gzip, 400, 'bad_request');
+	});
+
 	it('401 before anything else, with the same body shape', async () => {
 		expectError(await call(h.baseUrl, 'GET', '/no/such/path'), 401, 'unauthorized');
 	});
@@ -51,6 +60,7 @@ describe('sandbox error statuses and the one error body', () => {
 		expectError(await h.api('DELETE', '/callback/standardCampaign'), 404, 'not_found');
 		expectError(await h.api('GET', '/contacts/list-names/'), 404, 'not_found');
 		expectError(await h.api('GET', '/Contacts/list-names'), 404, 'not_found');
+		expectError(await h.api('OPTIONS', '/contacts/list-names'), 404, 'not_found');
 	});
 
 	it('413 for a JSON body over 1 MiB', async () => {

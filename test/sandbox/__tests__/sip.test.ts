@@ -98,6 +98,8 @@ describe('sandbox SIP endpoints', () => {
 		[{ phone_number: '+14155550101', directions: {} }, 'directions'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'sideways', sip_endpoint: ENDPOINT, options: BASELINE }] }, 'directions[0].type'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: 'http://pbx', options: BASELINE }] }, 'directions[0].sip_endpoint'],
+		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: 'sip:999.1.1.1', options: BASELINE }] }, 'directions[0].sip_endpoint'],
+		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: 'sip:user@pbx.example:5060', options: BASELINE }] }, 'directions[0].sip_endpoint'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, port: 70000 } }] }, 'directions[0].options.port'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, port: '5060' } }] }, 'directions[0].options.port'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, transport: 'sctp' } }] }, 'directions[0].options.transport'],
