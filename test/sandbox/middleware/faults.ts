@@ -27,14 +27,18 @@ function streamHuge(res: Response, status: number): void {
 	res.status(status);
 	res.setHeader('Content-Type', 'application/json');
 	res.setHeader('Content-Length', String(head.length + repeats * chunk.length + tail.length));
+	let gone = false;
+	res.once('close', () => {
+		gone = true;
+	});
 	res.write(head);
 	let sent = 0;
 	const pump = () => {
-		while (sent < repeats && !res.destroyed) {
+		while (sent < repeats && !gone) {
 			sent += 1;
 			if (!res.write(chunk)) return void res.once('drain', pump);
 		}
-		if (!res.destroyed) res.end(tail);
+		if (!gone) res.end(tail);
 	};
 	pump();
 }
