@@ -1,3 +1,5 @@
+import { FormData } from 'undici';
+
 import { call, expectError, Harness } from './helpers';
 
 describe('sandbox authentication', () => {
@@ -91,6 +93,14 @@ describe('sandbox authentication', () => {
 		expect(reply.text).not.toContain(h.acmeKey);
 		const state = await h.admin('GET', '/orgs/org_acme/state');
 		expect(state.body.webhook).toBeNull();
+	});
+
+	it('refuses a known key inside a multipart text field', async () => {
+		const form = new FormData();
+		form.append('welcome_message', `Call us, our key is ${h.acmeKey}`);
+		const reply = await h.api('PATCH', '/chatbot/cb_acme_support', { form_data: form });
+		expectError(reply, 401, 'unauthorized');
+		expect(reply.text).not.toContain(h.acmeKey);
 	});
 
 	it('guards the admin API with its own token', async () => {
