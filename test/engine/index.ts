@@ -17,7 +17,8 @@
  *       outputs  every output of the node
  *       error    the node's error as n8n records it (a plain object: name 'NodeApiError' / 'NodeOperationError',
  *                message, description, httpCode, context.itemIndex ...) when it failed, else undefined
- *       run      the whole IRun, for anything else
+ *       run      the whole IRun, for anything else (absent when n8n refused to start the workflow because
+ *                the node has issues, e.g. a required parameter left empty: then `error` is that WorkflowHasIssuesError)
  *
  *   testCredential(type, data) → Promise<{ status: 'OK' | 'Error', message }>
  *     Runs a credential type's `test.request` as n8n's CredentialsTester does (a RoutingNode inside an
@@ -95,7 +96,8 @@ export interface RunNodeResult {
 	items: INodeExecutionData[];
 	outputs: INodeExecutionData[][];
 	error?: Error & { httpCode?: string | null; description?: string | null; context?: IDataObject; errorResponse?: IDataObject };
-	run: IRun;
+	/** Absent when n8n refused to start the workflow (WorkflowHasIssuesError in `error`). */
+	run?: IRun;
 }
 
 const INPUT_TYPE = 'harness.input';
@@ -310,7 +312,13 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 		updatedAt: new Date(),
 	} as never);
 	const execution = new WorkflowExecute(additionalDataFor(credentials, hooks), 'manual');
-	const run = await execution.run({ workflow, startNode: input, destinationNode: { nodeName, mode: 'inclusive' } });
+	let run: IRun;
+	try {
+		run = await execution.run({ workflow, startNode: input, destinationNode: { nodeName, mode: 'inclusive' } });
+	} catch (caught) {
+		// n8n refuses to start a workflow whose nodes have issues (e.g. a required parameter left empty).
+		return { items: [], outputs: [], error: caught as RunNodeResult['error'] };
+	}
 
 	const task = run.data.resultData.runData[nodeName]?.[0];
 	const outputs = (task?.data?.main ?? []).map((output) => output ?? []);

@@ -92,7 +92,7 @@ export function everything(result: RunNodeResult): string {
 	return JSON.stringify({
 		items: result.outputs,
 		error: error && { message: error.message, description: error.description, context: error.context, stack: error.stack },
-		run: result.run.data.resultData,
+		run: result.run?.data.resultData,
 	});
 }
 
