@@ -1,0 +1,136 @@
+/**
+ * Loads the built package from dist/ with n8n-core's own PackageDirectoryLoader (what n8n runs for an
+ * installed community package: package.json's "n8n" section, class per file, description validation,
+ * icon paths), then checks each node and credential is found and well formed.
+ * dist/ comes from `npm run build` (`npm test` builds first); when it is missing, it is built here.
+ */
+import { execSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { PackageDirectoryLoader } from 'n8n-core';
+import type { ICredentialType, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+const root = join(__dirname, '..', '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+	name: string;
+	n8n: { credentials: string[]; nodes: string[] };
+	dependencies?: Record<string, string>;
+	peerDependencies?: Record<string, string>;
+	keywords: string[];
+	files: string[];
+};
+
+let loader: PackageDirectoryLoader;
+
+beforeAll(async () => {
+	const listed = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
+	if (!listed.every((file) => existsSync(join(root, file)))) {
+		execSync('npm run build', { cwd: root, stdio: 'ignore' });
+	}
+	loader = new PackageDirectoryLoader(root);
+	await loader.loadAll();
+}, 120_000);
+
+function iconFiles(icon: unknown): string[] {
+	if (!icon) return [];
+	if (typeof icon === 'string') return [icon];
+	const { light, dark } = icon as { light: string; dark: string };
+	return [light, dark];
+}
+
+function parameterNames(properties: INodeProperties[]): Set<string> {
+	return new Set(properties.map((property) => property.name));
+}
+
+describe('the package as n8n loads it', () => {
+	it('is an installable community package', () => {
+		expect(pkg.keywords).toContain('n8n-community-node-package');
+		expect(pkg.files).toEqual(['dist']);
+		expect(pkg.dependencies ?? {}).toEqual({});
+		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+		expect(loader.packageName).toBe('n8n-nodes-voiceai');
+	});
+
+	it('finds every node and credential listed in package.json', () => {
+		const nodeNames = pkg.n8n.nodes.map((file) => file.split('/').pop()!.replace(/\.node\.js$/, ''));
+		expect(Object.keys(loader.nodeTypes).sort()).toEqual(nodeNames.map((name) => name[0].toLowerCase() + name.slice(1)).sort());
+		expect(Object.keys(loader.credentialTypes)).toEqual(['voiceAiApi']);
+		expect(loader.types.nodes.map((description) => description.name).sort()).toEqual(Object.keys(loader.nodeTypes).sort());
+	});
+
+	it('every icon named by a node or credential exists in dist', () => {
+		const owners = [...loader.types.nodes, ...loader.types.credentials] as Array<INodeTypeDescription | ICredentialType>;
+		for (const owner of owners) {
+			const icons = iconFiles(owner.iconUrl);
+			expect(icons.length).toBeGreaterThan(0);
+			for (const icon of icons) {
+				const file = join(root, icon.replace(`icons/${pkg.name}/`, ''));
+				expect(existsSync(file)).toBe(true);
+				expect(readFileSync(file, 'utf8')).toMatch(/^<svg[\s>]/);
+			}
+		}
+	});
+
+	it('the Voice AI node is well formed', () => {
+		const node = loader.nodeTypes.voiceAi.type as INodeType;
+		const { description } = node;
+		expect(description).toMatchObject({ name: 'voiceAi', displayName: 'Voice AI', version: 1, usableAsTool: true });
+		expect(typeof node.execute).toBe('function');
+		expect(description.credentials).toEqual([{ name: 'voiceAiApi', required: true }]);
+
+		const names = parameterNames(description.properties);
+		const resource = description.properties.find((property) => property.name === 'resource')!;
+		const resources = resource.options!.map((option) => (option as { value: string }).value);
+		expect(resources.sort()).toEqual(['agent', 'chatbot', 'contact', 'sip', 'trustProduct', 'webhook']);
+
+		const operations: Record<string, string[]> = {};
+		for (const property of description.properties) {
+			for (const key of Object.keys(property.displayOptions?.show ?? {})) expect(names.has(key)).toBe(true);
+			if (property.name === 'operation') {
+				const shownFor = property.displayOptions!.show!.resource as string[];
+				const values = property.options!.map((option) => option as { value: string; action?: string; description?: string });
+				expect(new Set(values.map((option) => option.value)).size).toBe(values.length);
+				expect(values.every((option) => option.action && option.description)).toBe(true);
+				operations[shownFor[0]] = values.map((option) => option.value).sort();
+			}
+			if (property.type === 'options' && property.name !== 'operation') {
+				const values = property.options!.map((option) => (option as { value: unknown }).value);
+				expect(values).toContain(property.default);
+			}
+		}
+		expect(operations).toEqual({
+			agent: ['create', 'getAll'],
+			chatbot: ['update'],
+			contact: ['getListNames'],
+			sip: ['detach', 'get', 'update'],
+			trustProduct: ['getAll'],
+			webhook: ['set'],
+		});
+	});
+
+	it('operations that change data say so', () => {
+		const { description } = loader.nodeTypes.voiceAi.type as INodeType;
+		const changing = ['agent:create', 'chatbot:update', 'sip:update', 'sip:detach', 'webhook:set'];
+		for (const property of description.properties.filter((p) => p.name === 'operation')) {
+			const resource = (property.displayOptions!.show!.resource as string[])[0];
+			for (const option of property.options as Array<{ value: string; description: string }>) {
+				const changes = /changes data/.test(option.description);
+				expect([`${resource}:${option.value}`, changes]).toEqual([`${resource}:${option.value}`, changing.includes(`${resource}:${option.value}`)]);
+			}
+		}
+	});
+
+	it('the credential is well formed', () => {
+		const credential = loader.credentialTypes.voiceAiApi.type;
+		expect(credential.displayName).toBe('Voice AI API');
+		const fields = Object.fromEntries(credential.properties.map((property) => [property.name, property]));
+		expect(Object.keys(fields).sort()).toEqual(['apiKey', 'authHeader', 'baseUrl']);
+		expect(fields.apiKey.typeOptions?.password).toBe(true);
+		expect(fields.baseUrl.required).toBe(true);
+		expect(fields.authHeader.default).toBe('bearer');
+		expect(credential.authenticate).toMatchObject({ type: 'generic' });
+		expect(credential.test?.request).toMatchObject({ url: '/contacts/list-names', method: 'GET' });
+		expect(loader.known.credentials.voiceAiApi.supportedNodes).toEqual(expect.arrayContaining(['voiceAi']));
+	});
+});
