@@ -50,9 +50,13 @@ export class RequestGate {
 
 	/** Called when the service answered 429: everyone waits `waitMs`, and fewer requests run afterwards. */
 	rateLimited(waitMs: number): void {
-		this.pausedUntil = Math.max(this.pausedUntil, Date.now() + waitMs);
-		this.limit = Math.max(1, Math.ceil(this.limit / 2));
-		this.successes = 0;
+		const now = Date.now();
+		// Requests that were already in flight when the first 429 came back count as one signal, not many.
+		if (this.pausedUntil <= now) {
+			this.limit = Math.max(1, Math.ceil(this.limit / 2));
+			this.successes = 0;
+		}
+		this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
 	}
 
 	private wake(): void {
