@@ -17,7 +17,7 @@
  *   `<userFolder>/.n8n/nodes/node_modules/n8n-nodes-voiceai`; node types are then
  *   `n8n-nodes-voiceai.voiceAi` and `n8n-nodes-voiceai.voiceAiTrigger` (NODE_TYPES). Build first.
  * - Process: loopback only, its own free port and task-broker port, telemetry and update checks off,
- *   production webhooks at `http://127.0.0.1:<port>/webhook/...` (WEBHOOK_URL). Output goes to
+ *   production webhooks at `http://127.0.0.1:<port>/webhook/...` (N8N_WEBHOOK_URL). Output goes to
  *   `<userFolder>/n8n.log`; `tail()` returns its end for error messages.
  * - REST: cookie session plus the `browser-id` header n8n 2.x binds sessions to. Execution data
  *   comes back "flatted"; getExecution() decodes it with n8n's own copy of `flatted`.
@@ -240,17 +240,19 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		proc.once('exit', () => stream.end());
 		let exited = false;
 		proc.once('exit', () => (exited = true));
-		await pollUntil(
+		const outcome = await pollUntil(
 			async () => {
-				if (exited) throw new Error(`n8n exited during start:\n${tail(40)}`);
+				if (exited) return 'exited';
 				const res = await fetch(`${baseUrl}/healthz/readiness`);
-				return res.ok;
+				return res.ok ? 'ready' : undefined;
 			},
 			{ timeoutMs: options.readyTimeoutMs ?? 120_000, intervalMs: 250, what: `n8n on ${baseUrl}` },
-		).catch((error: Error) => {
+		).catch((error: Error) => error.message);
+		if (outcome !== 'ready') {
 			proc.kill('SIGKILL');
-			throw new Error(`${error.message}\n--- n8n output ---\n${tail(40)}`);
-		});
+			const reason = outcome === 'exited' ? `n8n exited during start (port ${port} in use?)` : outcome;
+			throw new Error(`${reason}\n--- n8n output (${logFile}) ---\n${tail(40)}`);
+		}
 	};
 
 	const stop = async () => {
