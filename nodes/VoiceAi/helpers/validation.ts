@@ -132,7 +132,7 @@ export function checkHttpUrl(ctx: IExecuteFunctions, itemIndex: number, field: F
 }
 
 export function checkSipUri(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
-	if (!SIP_URI.test(value)) {
+	if (!SIP_URI.test(value) || (/^sip:[\d.]+$/.test(value) && !/^sip:(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/.test(value))) {
 		throw invalidField(ctx, itemIndex, field, `${show(value)} is not a SIP URI`, 'Use the form sip:<host>, for example sip:pbx.example.com.');
 	}
 	return value;
