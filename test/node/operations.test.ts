@@ -69,7 +69,7 @@ describe('chatbot', () => {
 				auto_open: true,
 				show_branding: false,
 				input_placeholder: 'Ask anything',
-				greeting_text: 'Need help?',
+				greeting_text: '',
 			},
 		});
 		expect(result.error).toBeUndefined();
@@ -82,6 +82,7 @@ describe('chatbot', () => {
 			bubble_icon: 'sparkles',
 			auto_open: true,
 			show_branding: false,
+			greeting_text: '',
 		});
 		expect(result.items[0].pairedItem).toEqual({ item: 0 });
 		const [request] = await fx.requests();

@@ -36,6 +36,7 @@ const cases: Case[] = [
 	{ name: 'unknown bubble size', parameters: chatbot({ bubble_size: '={{ "huge" }}' }), field: /'Bubble Size'/ },
 	{ name: 'boolean field given "yes"', parameters: chatbot({ auto_open: '={{ "yes" }}' }), field: /'Auto Open'.*true or false/ },
 	{ name: 'no update field chosen', parameters: chatbot({}), field: /'Update Fields'.*no field/ },
+	{ name: 'chatbot name chosen but empty', parameters: chatbot({ chatbotName: '={{ "" }}' }), field: /'Chatbot Name'.*required/ },
 	{ name: 'empty chatbot id', parameters: { ...chatbot({ chatbotName: 'x' }), chatbotId: '={{ $json.id }}' }, field: /'Chatbot ID'/ },
 	{ name: 'missing binary property', parameters: chatbot({ chatbotImageProperty: 'logo' }), field: /'Chatbot Image \(Binary Property\)'.*no binary property "logo"/ },
 	{ name: 'binary that is not an image', parameters: chatbot({ bubbleIconImageProperty: 'data' }), items: image('application/pdf'), field: /'Bubble Icon Image \(Binary Property\)'.*not an image/ },

@@ -21,6 +21,8 @@ const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
 // The update form of the spec lists these fields and the two files, nothing else: webhook_url and
 // persistent_buttons belong to the Chatbot object but not to the form, so this operation never sends them.
 const TEXT_FIELDS = ['chatbotName', 'chatbot_title', 'pathway_id', 'welcome_message', 'input_placeholder', 'greeting_text'];
+/** Text fields the Chatbot object cannot hold empty; the messages and placeholders may be cleared. */
+const NON_EMPTY_FIELDS = ['chatbotName', 'chatbot_title', 'pathway_id'];
 const COLOUR_FIELDS = ['header_color', 'background_color', 'text_color', 'user_message_color', 'input_bg_color'];
 const ENUM_FIELDS: Record<string, readonly string[]> = {
 	template: TEMPLATES,
@@ -202,7 +204,7 @@ export const update = defineOperation<UpdateChatbotInput>({
 		for (const name of Object.keys(updates)) {
 			const field = ref(name);
 			if (TEXT_FIELDS.includes(name)) {
-				fields.push([name, readString(this, itemIndex, field)]);
+				fields.push([name, readString(this, itemIndex, field, { required: NON_EMPTY_FIELDS.includes(name) })]);
 			} else if (COLOUR_FIELDS.includes(name)) {
 				fields.push([name, checkHexColour(this, itemIndex, field, readString(this, itemIndex, field, { required: true }))]);
 			} else if (name in ENUM_FIELDS) {
