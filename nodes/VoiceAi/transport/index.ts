@@ -198,12 +198,13 @@ export async function voiceAiApiRequest(
 		}
 
 		if (status === 429) {
+			const asked = parseRetryAfter(response.headers['retry-after']);
+			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempt, retry.maxWaitMs));
+			// Pause the others before freeing this slot, so no waiting request slips out in between.
+			gate?.rateLimited(wait);
 			gate?.release('rateLimited');
 			if (canRetry && retry.rateLimit) {
-				const asked = parseRetryAfter(response.headers['retry-after']);
-				const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempt, retry.maxWaitMs));
-				if (gate) gate.rateLimited(wait);
-				else await sleep(wait);
+				if (!gate) await sleep(wait);
 				continue;
 			}
 			throw serviceError(node, parseServiceFailure(status, response.body), context);
