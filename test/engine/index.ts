@@ -25,6 +25,8 @@
  *     ExecuteContext), e.g. testCredential('voiceAiApi', { baseUrl, apiKey }).
  *
  *   nodeTypes / credentialTypes   the registries used (add to them to run other packages' types).
+ *   createAdditionalData(credentials, hooks?)   the additionalData runNode gives WorkflowExecute.
+ *   HarnessCredentialsHelper      the credentials helper (n8n's generic-authenticate logic).
  *
  * The credentials helper mirrors n8n's own (packages/cli credentials-helper.ts): generic authenticate
  * blocks are resolved with `$credentials` through the workflow's expression engine, header names included.
@@ -237,7 +239,8 @@ function inputNodeType(items: InputItem[]): INodeType {
 	};
 }
 
-function additionalDataFor(
+/** The IWorkflowExecuteAdditionalData runNode uses (credentials by type), for tests that build their own contexts. */
+export function createAdditionalData(
 	credentials: Record<string, ICredentialDataDecryptedObject>,
 	hooks?: ExecutionLifecycleHooks,
 ): IWorkflowExecuteAdditionalData {
@@ -311,7 +314,7 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as never);
-	const execution = new WorkflowExecute(additionalDataFor(credentials, hooks), 'manual');
+	const execution = new WorkflowExecute(createAdditionalData(credentials, hooks), 'manual');
 	let run: IRun;
 	try {
 		run = await execution.run({ workflow, startNode: input, destinationNode: { nodeName, mode: 'inclusive' } });
@@ -357,7 +360,7 @@ export async function testCredential(type: string, data: ICredentialDataDecrypte
 		credentials: { [type]: { id: 'cred-test', name: 'credential under test' } },
 	};
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypeRegistry({ 'harness.credentialTest': testType }) });
-	const additionalData = additionalDataFor({ [type]: decrypted });
+	const additionalData = createAdditionalData({ [type]: decrypted });
 	additionalData.currentNodeParameters = node.parameters;
 	const context = new ExecuteContext(
 		workflow,
