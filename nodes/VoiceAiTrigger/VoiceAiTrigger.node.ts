@@ -41,7 +41,17 @@ export class VoiceAiTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'voiceAiApi', required: true }],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				// Without it n8n answers a started delivery with its default, the literal text "firstEntryJson";
+				// empty lets the node's own webhookResponse through.
+				responseData: '',
+				path: 'webhook',
+			},
+		],
 		properties: triggerProperties,
 	};
 
@@ -160,7 +170,10 @@ export class VoiceAiTrigger implements INodeType {
 		if (items.length === 0) {
 			return { webhookResponse: { received: true, started: false, duplicates, filtered } };
 		}
-		return { workflowData: [items] };
+		return {
+			workflowData: [items],
+			webhookResponse: { received: true, started: true, items: items.length, duplicates, filtered },
+		};
 	}
 }
 

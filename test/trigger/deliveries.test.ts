@@ -85,7 +85,7 @@ describe('verification', () => {
 		const { flow, url } = await activeTrigger();
 		const body = payload();
 		const res = await post(url, JSON.stringify(body), 'application/json', { 'X-VoiceAI-Delivery': 'dlv_1', 'X-VoiceAI-Attempt': '2' });
-		expect(res).toEqual({ status: 200, body: { message: 'Workflow was started' } });
+		expect(res).toEqual({ status: 200, body: { received: true, started: true, items: 1, duplicates: 0, filtered: 0 } });
 
 		const [execution] = executionsOf(flow);
 		expect(execution.mode).toBe('production');

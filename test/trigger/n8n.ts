@@ -330,7 +330,12 @@ async function runWebhook(
 		res.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
 		return 200;
 	}
-	res.status(200).json({ message: 'Workflow was started' });
+	// WebhookHelpers + extractWebhookOnReceivedResponse: the description's responseData wins when set
+	// (n8n's default for it is the text "firstEntryJson"), then the node's webhookResponse.
+	const responseData = owner.webhookData(false).webhookDescription.responseData ?? 'firstEntryJson';
+	if (responseData === 'noData') res.status(200).end();
+	else if (responseData) res.status(200).send(responseData);
+	else res.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
 	const run = await runWorkflow(workflow, owner, executionMode, result.workflowData);
 	started(result.workflowData[0], run);
 	return 200;
