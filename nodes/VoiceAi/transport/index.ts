@@ -5,7 +5,6 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
-	INode,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
@@ -50,6 +49,8 @@ export interface RequestPolicy {
 	target?: string;
 	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
+	/** The credential's base URL as `voiceAiBaseUrl` returned it, to check the credential once per execution. */
+	baseUrl?: string;
 }
 
 const BASE_URL = /^https?:\/\/[^\s/?#]+/i;
@@ -143,8 +144,7 @@ export async function voiceAiApiRequest(
 	const { itemIndex, gate } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
-	const node: INode = this.getNode();
-	const baseUrl = await voiceAiBaseUrl.call(this, itemIndex);
+	const baseUrl = policy.baseUrl ?? (await voiceAiBaseUrl.call(this, itemIndex));
 	const options: IHttpRequestOptions = {
 		method,
 		url: `${baseUrl}${path}`,
@@ -175,7 +175,7 @@ export async function voiceAiApiRequest(
 				await sleep(backoffMs(attempt, retry.maxWaitMs));
 				continue;
 			}
-			throw transportError(node, describeCode(code), {
+			throw transportError(this.getNode(), describeCode(code), {
 				...context,
 				code,
 				mayHaveApplied: neverSent || repeatable ? undefined : policy.mayHaveApplied,
@@ -191,7 +191,7 @@ export async function voiceAiApiRequest(
 				await sleep(backoffMs(attempt, retry.maxWaitMs));
 				continue;
 			}
-			throw transportError(node, `Voice AI answered ${status} with a body that is not JSON`, {
+			throw transportError(this.getNode(), `Voice AI answered ${status} with a body that is not JSON`, {
 				...context,
 				mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
 			});
@@ -207,7 +207,7 @@ export async function voiceAiApiRequest(
 				if (!gate) await sleep(wait);
 				continue;
 			}
-			throw serviceError(node, parseServiceFailure(status, response.body), context);
+			throw serviceError(this.getNode(), parseServiceFailure(status, response.body), context);
 		}
 
 		gate?.release('other');
@@ -215,7 +215,7 @@ export async function voiceAiApiRequest(
 			await sleep(backoffMs(attempt, retry.maxWaitMs));
 			continue;
 		}
-		throw serviceError(node, parseServiceFailure(status, response.body), {
+		throw serviceError(this.getNode(), parseServiceFailure(status, response.body), {
 			...context,
 			mayHaveApplied: status >= 500 && !repeatable ? policy.mayHaveApplied : undefined,
 		});
