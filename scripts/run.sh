@@ -6,14 +6,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/node24.sh
 
+# npm ci is not usable here: the registry lacks some platform-only optional packages (other OSes'
+# resolver bindings), which leaves the lock file "out of sync" for npm ci. npm install honours the lock.
+deps_stamp() {
+  node -p 'const c=require("crypto").createHash("sha256"),f=require("fs");for(const n of ["package.json","package-lock.json"])c.update(f.readFileSync(n));c.digest("hex")+"-"+process.version'
+}
+
 ensure_deps() {
-  local want have=""
-  want="$(node -p 'require("crypto").createHash("sha256").update(require("fs").readFileSync("package-lock.json")).digest("hex")')-$(node --version)"
-  [ -f node_modules/.voiceai-lock ] && have="$(cat node_modules/.voiceai-lock)"
-  if [ "$want" != "$have" ]; then
-    echo "[voiceai] installing dependencies (npm ci)" >&2
-    npm ci --no-audit --no-fund --loglevel=error
-    echo "$want" > node_modules/.voiceai-lock
+  local have=""
+  [ -f node_modules/.voiceai-deps ] && have="$(cat node_modules/.voiceai-deps)"
+  if [ "$(deps_stamp)" != "$have" ]; then
+    echo "[voiceai] installing dependencies (npm install, from the lock file)" >&2
+    npm install --no-audit --no-fund --loglevel=error
+    deps_stamp > node_modules/.voiceai-deps
   fi
 }
 
