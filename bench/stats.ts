@@ -1,0 +1,35 @@
+/** Small numeric helpers shared by the scenarios. */
+
+export function median(values: number[]): number {
+	if (values.length === 0) return Number.NaN;
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Median of the per-round ratios a[i] / b[i]: each round's pair ran back to back, so drift cancels out. */
+export function pairedRatio(a: number[], b: number[]): number {
+	return median(a.map((value, index) => value / b[index]));
+}
+
+/** Wall time and this process's CPU time (user + system) of `work`. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; cpuMs: number; value: T }> {
+	const cpu = process.cpuUsage();
+	const start = process.hrtime.bigint();
+	const value = await work();
+	const ms = Number(process.hrtime.bigint() - start) / 1e6;
+	const used = process.cpuUsage(cpu);
+	return { ms, cpuMs: (used.user + used.system) / 1000, value };
+}
+
+/** Rotates the order of `list` by `round`, so no variant always runs first (or right after another). */
+export function rotate<T>(list: T[], round: number): T[] {
+	const shift = round % list.length;
+	return [...list.slice(shift), ...list.slice(0, shift)];
+}
+
+export const fmt = {
+	ms: (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`),
+	ratio: (ratio: number) => `${ratio.toFixed(2)}x`,
+	mib: (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`,
+};
