@@ -7,8 +7,12 @@ const E164 = /^\+[1-9]\d{1,14}$/;
 const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
 /** sip:<host> as the spec writes it: a DNS name or an IPv4 address, no user part, port or parameters. */
-const SIP_URI = new RegExp(`^sip:(?:(?:${HOST_LABEL}\\.)*${HOST_LABEL}|(?:\\d{1,3}\\.){3}\\d{1,3})$`);
+const SIP_URI = new RegExp(`^sip:(?:(?:${HOST_LABEL}\\.)*${HOST_LABEL}|(?:${OCTET}\\.){3}${OCTET})$`);
+/** A host of digits and dots only must be a real IPv4 address, not a DNS name such as 999.1.1.1. */
+const NUMERIC_HOST = /^sip:[\d.]+$/;
+const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
 const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export const IMAGE_MIME_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'];
@@ -132,7 +136,7 @@ export function checkHttpUrl(ctx: IExecuteFunctions, itemIndex: number, field: F
 }
 
 export function checkSipUri(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
-	if (!SIP_URI.test(value) || (/^sip:[\d.]+$/.test(value) && !/^sip:(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/.test(value))) {
+	if (!SIP_URI.test(value) || (NUMERIC_HOST.test(value) && !SIP_IPV4.test(value))) {
 		throw invalidField(ctx, itemIndex, field, `${show(value)} is not a SIP URI`, 'Use the form sip:<host>, for example sip:pbx.example.com.');
 	}
 	return value;

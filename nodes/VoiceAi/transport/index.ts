@@ -53,6 +53,8 @@ export interface RequestPolicy {
 	baseUrl?: string;
 }
 
+/** Larger answers are refused rather than turned into one enormous item. */
+export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
 const BASE_URL = /^https?:\/\/[^\s/?#]+/i;
 const KEY = /^ct_\S+$/;
 /** Connection errors where the request certainly never reached the service, so any request may be repeated. */
@@ -185,6 +187,13 @@ export async function voiceAiApiRequest(
 		const status = response.statusCode;
 		if (status >= 200 && status < 300) {
 			gate?.release('success');
+			const size = Math.max(Number(response.headers['content-length']) || 0, typeof response.body === 'string' ? response.body.length : 0);
+			if (size > MAX_ANSWER_BYTES) {
+				throw transportError(this.getNode(), `Voice AI answered with ${(size / 1048576).toFixed(1)} MiB, too large for the node (limit ${MAX_ANSWER_BYTES / 1048576} MiB)`, {
+					...context,
+					mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
+				});
+			}
 			const parsed = readBody(response.body);
 			if (parsed.ok) return parsed.value;
 			if (canRetry && retry.serverErrors && repeatable) {
