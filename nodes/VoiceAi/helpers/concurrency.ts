@@ -24,11 +24,12 @@ export class RequestGate {
 		return this.limit;
 	}
 
-	async acquire(): Promise<void> {
+	/** `signal`: the execution's cancel signal, so a stopped execution does not sit out a pause. */
+	async acquire(signal?: AbortSignal): Promise<void> {
 		for (;;) {
 			const pause = this.pausedUntil - Date.now();
 			if (pause > 0) {
-				await sleep(pause);
+				await sleep(pause, signal);
 				continue;
 			}
 			if (this.active < this.limit) {

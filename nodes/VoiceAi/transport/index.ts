@@ -158,11 +158,13 @@ export async function voiceAiApiRequest(
 	};
 	if (body !== undefined) options.body = body;
 	const maxAttempts = Math.max(1, retry.maxAttempts);
+	// Waits end early when the execution is stopped.
+	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 
 	for (let attempt = 1; ; attempt++) {
 		const context = { itemIndex, target: policy.target, attempts: attempt, baseUrl };
 		const canRetry = attempt < maxAttempts;
-		if (gate) await gate.acquire();
+		if (gate) await gate.acquire(signal);
 		let response: FullResponse;
 		try {
 			response = (await this.helpers.httpRequestWithAuthentication.call(this, 'voiceAiApi', {
@@ -174,7 +176,7 @@ export async function voiceAiApiRequest(
 			const code = errorCode(error);
 			const neverSent = code !== undefined && NOT_SENT_CODES.has(code);
 			if (canRetry && retry.serverErrors && (repeatable || code === 'ECONNREFUSED')) {
-				await sleep(backoffMs(attempt, retry.maxWaitMs));
+				await sleep(backoffMs(attempt, retry.maxWaitMs), signal);
 				continue;
 			}
 			throw transportError(this.getNode(), describeCode(code), {
@@ -197,7 +199,7 @@ export async function voiceAiApiRequest(
 			const parsed = readBody(response.body);
 			if (parsed.ok) return parsed.value;
 			if (canRetry && retry.serverErrors && repeatable) {
-				await sleep(backoffMs(attempt, retry.maxWaitMs));
+				await sleep(backoffMs(attempt, retry.maxWaitMs), signal);
 				continue;
 			}
 			throw transportError(this.getNode(), `Voice AI answered ${status} with a body that is not JSON`, {
@@ -213,7 +215,7 @@ export async function voiceAiApiRequest(
 			gate?.rateLimited(wait);
 			gate?.release('rateLimited');
 			if (canRetry && retry.rateLimit) {
-				if (!gate) await sleep(wait);
+				if (!gate) await sleep(wait, signal);
 				continue;
 			}
 			throw serviceError(this.getNode(), parseServiceFailure(status, response.body), context);
@@ -221,7 +223,7 @@ export async function voiceAiApiRequest(
 
 		gate?.release('other');
 		if (status >= 500 && canRetry && retry.serverErrors && repeatable) {
-			await sleep(backoffMs(attempt, retry.maxWaitMs));
+			await sleep(backoffMs(attempt, retry.maxWaitMs), signal);
 			continue;
 		}
 		throw serviceError(this.getNode(), parseServiceFailure(status, response.body), {
