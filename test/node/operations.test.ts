@@ -215,8 +215,11 @@ describe('credential', () => {
 		expect(read.error).toBeUndefined();
 		const write = await fx.run({ resource: 'webhook', operation: 'set', webhookUrl: 'https://hooks.example.com/a' }, { credentials: { authHeader } });
 		expect(write.error).toBeUndefined();
-		const seen = (await fx.requests()).map((request) => request.auth);
-		expect(seen).toEqual(authHeader === 'bearer' ? ['bearer', 'bearer'] : ['x-api-key', 'x-api-key']);
+		const requests = await fx.requests();
+		expect(requests.map((request) => request.auth)).toEqual(authHeader === 'bearer' ? ['bearer', 'bearer'] : ['x-api-key', 'x-api-key']);
+		// never in a URL (path or query) nor in an output item
+		expect(JSON.stringify(requests.map(({ path, query }) => ({ path, query })))).not.toContain(fx.acme.apiKey);
+		expect(JSON.stringify([read.items, write.items])).not.toContain(fx.acme.apiKey);
 	});
 
 	it('test request succeeds with a valid key in either header', async () => {
