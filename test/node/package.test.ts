@@ -78,6 +78,7 @@ describe('the package as n8n loads it', () => {
 		expect(description).toMatchObject({ name: 'voiceAi', displayName: 'Voice AI', version: 1, usableAsTool: true });
 		expect(typeof node.execute).toBe('function');
 		expect(description.credentials).toEqual([{ name: 'voiceAiApi', required: true }]);
+		expect(description.codex?.categories).toEqual(['Communication']);
 
 		const names = parameterNames(description.properties);
 		const resource = description.properties.find((property) => property.name === 'resource')!;
