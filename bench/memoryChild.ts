@@ -8,6 +8,7 @@
  * RSS (resourceUsage().maxRSS) when that rose during the run (it catches what sampling misses).
  */
 import './env';
+import './nodeSources';
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';

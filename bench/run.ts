@@ -8,6 +8,7 @@
  * leaves bench/results.md alone. VOICEAI_N8N_DIR must name the real n8n install (scripts/run.sh sets it).
  */
 import './env';
+import './nodeSources';
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
 		for (const name of only) {
 			console.log(`\n[bench] ${name} ...`);
 			let result: ScenarioResult;
-			if (name === 'overhead') result = await overhead(sandbox, { items: quick ? 200 : 2000, rounds: quick ? 2 : 7, n8nDir, ourNode });
+			if (name === 'overhead') result = await overhead(sandbox, { items: quick ? 200 : 2000, rounds: quick ? 2 : 5, n8nDir, ourNode });
 			else if (name === 'latency') result = await latencyBound(sandbox, { quick, ourNode });
 			else if (name === 'rateLimit') result = await rateLimited(sandbox, { items: quick ? 120 : 600, rateLimit: 50, rounds: quick ? 1 : 3, ourNode });
 			else if (name === 'memory') result = await memory(sandbox, { rounds: quick ? 1 : 3 });

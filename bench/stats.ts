@@ -31,5 +31,5 @@ export function rotate<T>(list: T[], round: number): T[] {
 export const fmt = {
 	ms: (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`),
 	ratio: (ratio: number) => `${ratio.toFixed(2)}x`,
-	mib: (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`,
+	mib: (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`,
 };
