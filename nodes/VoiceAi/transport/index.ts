@@ -10,7 +10,7 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { RequestGate } from '../helpers/concurrency';
-import { parseServiceFailure, serviceError, transportError } from '../helpers/errors';
+import { parseServiceFailure, redactKeys, serviceError, transportError } from '../helpers/errors';
 
 export type VoiceAiContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 
@@ -59,6 +59,18 @@ const BASE_URL = /^https?:\/\/[^\s/?#]+/i;
 const KEY = /^ct_\S+$/;
 /** Connection errors where the request certainly never reached the service, so any request may be repeated. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Failures worth another attempt; anything else (a bad URL, a blocked host, a cancelled run) is final. */
+const TRANSIENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ECONNRESET',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'EPIPE',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+]);
 
 interface FullResponse {
 	statusCode: number;
@@ -175,11 +187,13 @@ export async function voiceAiApiRequest(
 			gate?.release('other');
 			const code = errorCode(error);
 			const neverSent = code !== undefined && NOT_SENT_CODES.has(code);
-			if (canRetry && retry.serverErrors && (repeatable || code === 'ECONNREFUSED')) {
+			const transient = code !== undefined && TRANSIENT_CODES.has(code);
+			if (transient && canRetry && retry.serverErrors && (repeatable || code === 'ECONNREFUSED')) {
 				await sleep(backoffMs(attempt, retry.maxWaitMs), signal);
 				continue;
 			}
-			throw transportError(this.getNode(), describeCode(code), {
+			const problem = transient || code ? describeCode(code) : `The request to Voice AI failed: ${redactKeys(String((error as Error).message))}`;
+			throw transportError(this.getNode(), problem, {
 				...context,
 				code,
 				mayHaveApplied: neverSent || repeatable ? undefined : policy.mayHaveApplied,
