@@ -2,6 +2,8 @@
 # Installs the pinned real n8n into the cache (once per machine) and prints its folder.
 # Facts behind the flags: ../shared/notes/n8n-facts.md (Kafka's native module cannot build offline,
 # linkedom 0.18.15 needs a package missing from the registry, sqlite3 must be rebuilt for Node 24).
+# The install happens in a scratch folder that is renamed when complete, so an interrupted or
+# concurrent install never leaves a half-installed n8n behind the final name.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/node24.sh"
@@ -9,13 +11,23 @@ N8N_VERSION="${VOICEAI_N8N_VERSION:-2.40.7}"
 dir="$VOICEAI_CACHE/n8n-$N8N_VERSION"
 if [ -f "$dir/.installed" ]; then echo "$dir"; exit 0; fi
 echo "[voiceai] installing n8n $N8N_VERSION into $dir (first time only, a few minutes)" >&2
-rm -rf "$dir" && mkdir -p "$dir"
-cat > "$dir/package.json" <<JSON
+work="$dir.partial.$$"
+trap 'rm -rf "$work"' EXIT
+rm -rf "$work" && mkdir -p "$work"
+cat > "$work/package.json" <<JSON
 { "name": "voiceai-n8n-host", "private": true, "version": "1.0.0",
   "dependencies": { "n8n": "$N8N_VERSION" },
   "overrides": { "linkedom": "0.18.12" } }
 JSON
-( cd "$dir" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2 \
+# sqlite3 is n8n's database driver: its native module must match the Node that runs n8n (24).
+nodedir="$(dirname "$(dirname "$(command -v node)")")"
+[ -d "$nodedir/include/node" ] && export npm_config_nodedir="$nodedir"
+( cd "$work" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2 \
   && npm rebuild sqlite3 --loglevel=error >&2 )
-touch "$dir/.installed"
+touch "$work/.installed"
+if [ -f "$dir/.installed" ]; then
+  echo "$dir"; exit 0  # another run finished first
+fi
+rm -rf "$dir"
+mv "$work" "$dir"
 echo "$dir"

@@ -243,7 +243,7 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		const outcome = await pollUntil(
 			async () => {
 				if (exited) return 'exited';
-				const res = await fetch(`${baseUrl}/healthz/readiness`);
+				const res = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
 				return res.ok ? 'ready' : undefined;
 			},
 			{ timeoutMs: options.readyTimeoutMs ?? 120_000, intervalMs: 250, what: `n8n on ${baseUrl}` },
@@ -379,6 +379,7 @@ export class N8nApi {
 			method,
 			headers,
 			body: body === undefined ? undefined : JSON.stringify(body),
+			signal: AbortSignal.timeout(60_000),
 		});
 		const auth = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
 		if (auth) this.cookie = auth.split(';')[0];
