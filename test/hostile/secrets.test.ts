@@ -6,7 +6,7 @@
  * appears only in the one auth header. Credentials that are not a ct_ key or an http(s) base URL are
  * refused before any request.
  */
-import './debug-logging';
+import { restoreLogLevel } from './debug-logging';
 
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
@@ -32,8 +32,11 @@ function leaks(text: string, key = canary.apiKey): string[] {
 	return fragments(key).filter((fragment) => text.includes(fragment));
 }
 
+/** n8n's logger (winston) writes to console._stdout/_stderr: process.stdout in band, jest's own buffer in a worker. */
 function capture(): void {
-	for (const stream of [process.stdout, process.stderr]) {
+	const inner = console as unknown as { _stdout?: NodeJS.WriteStream; _stderr?: NodeJS.WriteStream };
+	const streams = new Set([process.stdout, process.stderr, inner._stdout, inner._stderr].filter((stream) => stream !== undefined));
+	for (const stream of streams) {
 		const original = stream.write.bind(stream);
 		stream.write = ((chunk: unknown, ...rest: unknown[]) => {
 			logged.push(String(chunk));
@@ -58,6 +61,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	for (const undo of restore.reverse()) undo();
+	restoreLogLevel();
 	await recorder?.close();
 	await fx.stop();
 });
