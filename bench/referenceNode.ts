@@ -1,7 +1,8 @@
 /**
  * The bare reference: the least a node can do to make the same request with the same credential.
- * One `httpRequestWithAuthentication` per item, in order, the JSON answer as the item. No validation,
- * no retries, no concurrency; it is the floor of "a node inside n8n's engine".
+ * One `httpRequestWithAuthentication` per item, the JSON answer as the item. No validation, no retries.
+ * Sequential by default; `concurrency` > 1 keeps that many requests in flight with a plain worker pool
+ * (used as the engine's floor in the latency-bound scenario).
  */
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
@@ -18,22 +19,31 @@ export class BareReference implements INodeType {
 		inputs: ['main'],
 		outputs: ['main'],
 		credentials: [{ name: 'voiceAiApi', required: true }],
-		properties: [{ displayName: 'Path', name: 'path', type: 'string', default: '' }],
+		properties: [
+			{ displayName: 'Path', name: 'path', type: 'string', default: '' },
+			{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 1 },
+		],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const { baseUrl } = await this.getCredentials<{ baseUrl: string }>('voiceAiApi');
-		const out: INodeExecutionData[] = [];
 		const count = this.getInputData().length;
-		for (let item = 0; item < count; item++) {
-			const path = this.getNodeParameter('path', item) as string;
-			const json = await this.helpers.httpRequestWithAuthentication.call(this, 'voiceAiApi', {
-				method: 'GET',
-				url: `${baseUrl}${path}`,
-				json: true,
-			});
-			out.push({ json, pairedItem: { item } });
-		}
+		const concurrency = this.getNodeParameter('concurrency', 0) as number;
+		const out: INodeExecutionData[] = new Array(count);
+		let next = 0;
+		const worker = async () => {
+			while (next < count) {
+				const item = next++;
+				const path = this.getNodeParameter('path', item) as string;
+				const json = await this.helpers.httpRequestWithAuthentication.call(this, 'voiceAiApi', {
+					method: 'GET',
+					url: `${baseUrl}${path}`,
+					json: true,
+				});
+				out[item] = { json, pairedItem: { item } };
+			}
+		};
+		await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
 		return [out];
 	}
 }

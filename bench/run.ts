@@ -11,6 +11,7 @@ import './env';
 import './nodeSources';
 
 import { existsSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -51,12 +52,14 @@ async function main(): Promise<void> {
 	try {
 		for (const name of only) {
 			console.log(`\n[bench] ${name} ...`);
+			const loadBefore = loadavg()[0];
 			let result: ScenarioResult;
 			if (name === 'overhead') result = await overhead(sandbox, { items: quick ? 200 : 2000, rounds: quick ? 2 : 5, n8nDir, ourNode });
 			else if (name === 'latency') result = await latencyBound(sandbox, { quick, ourNode });
 			else if (name === 'rateLimit') result = await rateLimited(sandbox, { items: quick ? 120 : 600, rateLimit: 50, rounds: quick ? 1 : 3, ourNode });
 			else if (name === 'memory') result = await memory(sandbox, { rounds: quick ? 1 : 3 });
 			else throw new Error(`unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
+			result.notes.push(`Machine load (1-minute average) at the start and end of this scenario: ${loadBefore.toFixed(1)} and ${loadavg()[0].toFixed(1)}, on ${cpus().length} logical cores.`);
 			results.push(result);
 			console.log(`\n${result.title}\n${textTable(result.header, result.rows)}\n\n${textTable(['Check', 'Target', 'Measured', 'Result'], result.checks.map((c) => [c.name, c.target, c.measured, c.pass ? 'pass' : 'FAIL']))}`);
 		}

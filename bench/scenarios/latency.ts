@@ -2,9 +2,14 @@
  * Scenario 2, latency-bound: a SIP audit. 1,000 numbers are seeded into an organization of their own,
  * the sandbox waits 100 ms before answering each request, and the Voice AI node reads them all
  * (SIP Get, one item per number) at Concurrency 1, 10 and 20. Ideal: items x latency / concurrency.
+ * For scale, the same reads also run once at 10 and 20 in flight through the bare reference node (the
+ * engine's floor) and a raw undici pool (the wire's floor).
  */
+import { Pool } from 'undici';
+
 import type { AnyNodeType } from '../../test/engine';
 import { runNode } from '../../test/engine';
+import { BareReference, REFERENCE_TYPE } from '../referenceNode';
 import type { Check, ScenarioResult } from '../report';
 import type { BenchSandbox } from '../sandbox';
 import { fmt, median, timed } from '../stats';
@@ -17,35 +22,76 @@ export interface LatencyOptions {
 	ourNode: AnyNodeType;
 }
 
+type Client = 'node' | 'reference' | 'undici';
+
 interface Setting {
+	client: Client;
 	concurrency: number;
 	items: number;
 	rounds: number;
 }
+
+const CLIENT_LABEL: Record<Client, string> = {
+	node: 'Voice AI node',
+	reference: 'bare reference node (floor)',
+	undici: 'raw undici pool (floor)',
+};
 
 export async function latencyBound(sandbox: BenchSandbox, options: LatencyOptions): Promise<ScenarioResult> {
 	const numbers = Array.from({ length: NUMBERS }, (_, index) => `+1415700${String(index).padStart(4, '0')}`);
 	const org = await sandbox.newOrg('Bench SIP audit');
 	await sandbox.admin('POST', `/orgs/${org.id}/seed`, { sip: numbers.map((phone_number) => ({ phone_number, trunkName: 'bench-trunk' })) });
 	const credentials = { voiceAiApi: { baseUrl: sandbox.baseUrl, apiKey: org.apiKey } };
+	const nodeTypes = { 'n8n-nodes-voiceai.voiceAi': options.ourNode, [REFERENCE_TYPE]: new BareReference() };
+
+	const checkOrder = (phones: unknown[], items: number, what: string) => {
+		if (phones.length !== items || phones.some((phone, index) => phone !== numbers[index])) {
+			throw new Error(`${what}: output is not the ${items} numbers in input order`);
+		}
+	};
+	const read = async (client: Client, items: number, concurrency: number): Promise<void> => {
+		const what = `${CLIENT_LABEL[client]} at ${concurrency} in flight`;
+		const input = numbers.slice(0, items).map((phoneNumber) => ({ json: { phoneNumber } }));
+		if (client === 'undici') {
+			const pool = new Pool(sandbox.baseUrl, { connections: concurrency });
+			const phones: unknown[] = new Array(items);
+			let next = 0;
+			const worker = async () => {
+				while (next < items) {
+					const index = next++;
+					const response = await pool.request({ method: 'GET', path: `/sip/${encodeURIComponent(numbers[index])}`, headers: { authorization: `Bearer ${org.apiKey}` } });
+					phones[index] = ((await response.body.json()) as { phone_number?: string }).phone_number;
+				}
+			};
+			await Promise.all(Array.from({ length: concurrency }, worker)).finally(() => pool.close());
+			return checkOrder(phones, items, what);
+		}
+		const result = await runNode({
+			nodeType: client === 'node' ? 'n8n-nodes-voiceai.voiceAi' : REFERENCE_TYPE,
+			nodeTypes,
+			credentials,
+			items: input,
+			parameters:
+				client === 'node'
+					? { resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phoneNumber }}', options: { concurrency } }
+					: { path: "={{ '/sip/' + encodeURIComponent($json.phoneNumber) }}", concurrency },
+		});
+		if (result.error) throw new Error(`${what} failed: ${result.error.message}`);
+		checkOrder(result.items.map((item) => item.json.phone_number), items, what);
+	};
 
 	// At Concurrency 1 the full 1,000 would take 100 s per round; 200 items keep the same per-item
 	// measurement (the ideal scales with the items) within the time budget.
-	const settings: Setting[] = options.quick
-		? [{ concurrency: 1, items: 20, rounds: 1 }, { concurrency: 10, items: 200, rounds: 1 }, { concurrency: 20, items: 200, rounds: 1 }]
-		: [{ concurrency: 1, items: 200, rounds: 3 }, { concurrency: 10, items: NUMBERS, rounds: 3 }, { concurrency: 20, items: NUMBERS, rounds: 3 }];
-
-	const audit = async (items: number, concurrency: number): Promise<void> => {
-		const result = await runNode({
-			nodeTypes: { 'n8n-nodes-voiceai.voiceAi': options.ourNode },
-			parameters: { resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phoneNumber }}', options: { concurrency } },
-			credentials,
-			items: numbers.slice(0, items).map((phoneNumber) => ({ json: { phoneNumber } })),
-		});
-		if (result.error) throw new Error(`SIP audit at concurrency ${concurrency} failed: ${result.error.message}`);
-		const inOrder = result.items.length === items && result.items.every((item, index) => item.json.phone_number === numbers[index]);
-		if (!inOrder) throw new Error(`SIP audit at concurrency ${concurrency}: output is not the ${items} numbers in input order`);
-	};
+	const full = options.quick ? 200 : NUMBERS;
+	const settings: Setting[] = [
+		{ client: 'node', concurrency: 1, items: options.quick ? 20 : 200, rounds: options.quick ? 1 : 3 },
+		{ client: 'node', concurrency: 10, items: full, rounds: options.quick ? 1 : 3 },
+		{ client: 'node', concurrency: 20, items: full, rounds: options.quick ? 1 : 3 },
+		{ client: 'reference', concurrency: 10, items: full, rounds: 1 },
+		{ client: 'reference', concurrency: 20, items: full, rounds: 1 },
+		{ client: 'undici', concurrency: 10, items: full, rounds: 1 },
+		{ client: 'undici', concurrency: 20, items: full, rounds: 1 },
+	];
 
 	await sandbox.configure({ latencyMs: LATENCY_MS });
 	const rows: string[][] = [];
@@ -54,7 +100,8 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 	let requestsSeen = 0;
 	let requestsExpected = 0;
 	try {
-		await audit(20, 10); // warm-up
+		await read('node', 20, 10); // warm-up
+		await read('reference', 20, 10);
 		for (const setting of settings) {
 			const walls: number[] = [];
 			const cpus: number[] = [];
@@ -62,18 +109,21 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 			for (let round = 0; round < setting.rounds; round++) {
 				await sandbox.admin('DELETE', '/requests');
 				const started = Date.now();
-				const { ms, cpuMs } = await timed(() => audit(setting.items, setting.concurrency));
+				const { ms, cpuMs } = await timed(() => read(setting.client, setting.items, setting.concurrency));
 				const log = await sandbox.admin<Array<{ at: string; status: number }>>('GET', `/requests?org=${org.id}`);
 				walls.push(ms);
 				cpus.push(cpuMs);
 				firstRequest.push(Math.min(...log.map((entry) => Date.parse(entry.at))) - started);
-				requestsSeen += log.length;
-				requestsExpected += setting.items;
-				requestsOk &&= log.length === setting.items && log.every((entry) => entry.status === 200);
+				if (setting.client === 'node') {
+					requestsSeen += log.length;
+					requestsExpected += setting.items;
+					requestsOk &&= log.length === setting.items && log.every((entry) => entry.status === 200);
+				}
 			}
 			const ideal = (setting.items * LATENCY_MS) / setting.concurrency;
 			const ratio = median(walls) / ideal;
 			rows.push([
+				CLIENT_LABEL[setting.client],
 				String(setting.concurrency),
 				String(setting.items),
 				String(setting.rounds),
@@ -83,10 +133,12 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 				fmt.ms(median(firstRequest)),
 				`${(median(cpus) / setting.items).toFixed(2)} ms`,
 			]);
-			checks.push({ name: `Concurrency ${setting.concurrency}: wall time / ideal`, target: '≤ 1.20x', measured: fmt.ratio(ratio), pass: ratio <= 1.2 });
+			if (setting.client === 'node') {
+				checks.push({ name: `Concurrency ${setting.concurrency}: wall time / ideal`, target: '≤ 1.20x', measured: fmt.ratio(ratio), pass: ratio <= 1.2 });
+			}
 		}
 		checks.push({
-			name: 'Requests: one 200 per item, no repeats',
+			name: 'Node requests: one 200 per item, no repeats',
 			target: String(requestsExpected),
 			measured: String(requestsSeen),
 			pass: requestsOk && requestsSeen === requestsExpected,
@@ -98,12 +150,13 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 	return {
 		title: `2. Latency-bound: SIP audit with ${LATENCY_MS} ms service latency`,
 		setup: `${NUMBERS} numbers seeded with the admin seed API into an organization of their own; the sandbox waits ${LATENCY_MS} ms before handling each request. One Voice AI SIP Get per input item (phone number from an expression), output checked to be every number in input order. Ideal = items x ${LATENCY_MS} ms / concurrency.`,
-		header: ['Concurrency', 'Items', 'Rounds', 'Ideal', 'Median wall time', 'Wall / ideal', 'Start to first request', 'CPU per item'],
+		header: ['Client', 'In flight', 'Items', 'Rounds', 'Ideal', 'Median wall time', 'Wall / ideal', 'Start to first request', 'CPU per item'],
 		rows,
 		checks,
 		notes: [
 			'Concurrency 1 reads 200 of the numbers instead of 1,000 so that it takes 20 s a round instead of 100 s; the ideal is computed for the items actually read, so the ratio means the same thing.',
-			'"Start to first request" is the time from starting the workflow to the first request reaching the sandbox (the engine starting, the input node, and the node resolving and validating every item before it sends any). "CPU per item" is this process\'s CPU time divided by the items: at Concurrency 20 the node must finish an item every 5 ms of wall time, so CPU per item shows how close the client itself is to being the limit.',
+			'The floors run once each: the bare reference node (path from an expression, a plain pool of workers calling httpRequestWithAuthentication) shows what n8n\'s engine and request helper allow on this machine; the raw undici pool shows the sandbox and the wire alone.',
+			'"Start to first request" is the time from starting the run to the first request reaching the sandbox (for the engine: the workflow starting, the input node, and for the Voice AI node the resolving and validating of every item before any is sent). "CPU per item" is this process\'s CPU time divided by the items: at 20 in flight and 100 ms an item must be finished every 5 ms of wall time, so CPU per item shows how close the client itself is to being the limit on a shared machine.',
 		],
 	};
 }
