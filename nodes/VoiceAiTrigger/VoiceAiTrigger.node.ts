@@ -8,8 +8,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
 import { isDuplicate } from './dedupe';
-import { fieldAt, idList, passesFilter, readDeliveries } from './delivery';
+import { fieldAt, idList, locatorText, passesFilter, readDeliveries } from './delivery';
 import { toItem } from './output';
 import { triggerProperties } from './properties';
 import {
@@ -53,6 +54,10 @@ export class VoiceAiTrigger implements INodeType {
 			},
 		],
 		properties: triggerProperties,
+	};
+
+	methods = {
+		listSearch: { searchAgents },
 	};
 
 	webhookMethods = {
@@ -139,7 +144,7 @@ export class VoiceAiTrigger implements INodeType {
 		const output = this.getNodeParameter('output', 'variables') as 'variables' | 'raw';
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const chatbotIds = idList(options.chatbotIds as string | undefined);
-		const agentIds = idList(options.agentIds as string | undefined);
+		const agentIds = idList(locatorText(options.agentIds));
 		const dedupeField = ((options.dedupeField as string | undefined) ?? 'conversation_id').trim();
 		const windowMs = Number(options.dedupeWindowMinutes ?? 60) * 60_000;
 		const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;

@@ -74,6 +74,18 @@ export function idList(value: string | undefined): string[] {
 		.filter((id) => id !== '');
 }
 
+/**
+ * The text of a resource locator value ({ __rl, mode, value }). A plain string, as workflows saved
+ * before the agent filter became a resource locator hold it, is taken as it is.
+ */
+export function locatorText(value: unknown): string | undefined {
+	const inner = isPlainObject(value) ? value.value : value;
+	if (typeof inner === 'string') return inner;
+	if (typeof inner === 'number') return String(inner);
+	if (Array.isArray(inner)) return inner.filter((id) => typeof id === 'string' || typeof id === 'number').join(',');
+	return undefined;
+}
+
 /** Whether a delivery passes the chatbot/agent filter (no ids given: everything passes). */
 export function passesFilter(delivery: IDataObject, chatbotIds: string[], agentIds: string[]): boolean {
 	if (chatbotIds.length === 0 && agentIds.length === 0) return true;

@@ -97,12 +97,27 @@ export const triggerProperties: INodeProperties[] = [
 				description: 'How long a conversation ID is remembered. 0 turns deduplication off.',
 			},
 			{
-				displayName: 'Only Agent IDs',
+				// Named agentIds as before: workflows saved when this was a plain comma-separated string still read.
+				displayName: 'Only Agent',
 				name: 'agentIds',
-				type: 'string',
-				default: '',
-				placeholder: 'agent_123, agent_456',
-				description: 'Start only for deliveries from these agents (comma-separated). With chatbot IDs too, a delivery matching either list starts the workflow.',
+				type: 'resourceLocator',
+				default: { mode: 'list', value: '' },
+				description: 'Start only for deliveries from this agent. By ID also takes several IDs, comma-separated. With chatbot IDs too, a delivery matching either starts the workflow.',
+				modes: [
+					{
+						displayName: 'From List',
+						name: 'list',
+						type: 'list',
+						placeholder: 'Select an agent...',
+						typeOptions: { searchListMethod: 'searchAgents', searchable: true },
+					},
+					{
+						displayName: 'By ID',
+						name: 'id',
+						type: 'string',
+						placeholder: 'agent_123, agent_456',
+					},
+				],
 			},
 			{
 				displayName: 'Only Chatbot IDs',

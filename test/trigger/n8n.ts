@@ -13,7 +13,10 @@
  *   with mode 'internal', activation 'update';
  * - deliveries: LiveWebhooks/TestWebhooks -> WebhookHelpers.executeWebhook: the body is parsed by
  *   n8n's body parser (bad JSON: 422 before the node runs), then the node's webhook() runs in a
- *   WebhookContext and its workflowData starts a run in WorkflowExecute.
+ *   WebhookContext and its workflowData starts a run in WorkflowExecute;
+ * - a resource locator's list in the editor: DynamicNodeParametersService.getResourceLocatorResults
+ *   builds a one-node workflow ('Temp-Node') from the node's current parameters and credentials and
+ *   calls the listSearch method in a LoadOptionsContext, with the expression isolate held.
  */
 import 'reflect-metadata';
 
@@ -21,7 +24,7 @@ import { randomUUID } from 'crypto';
 import express from 'express';
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
-import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, HookContext, LoadOptionsContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	INode,
@@ -30,6 +33,7 @@ import type {
 	INodeType,
 	INodeTypes,
 	IRun,
+	INodeListSearchResult,
 	IRunExecutionData,
 	IWebhookData,
 	IWebhookResponseData,
@@ -212,6 +216,33 @@ export class TriggerWorkflow {
 		if (this.testRegistration) workflow.staticData = this.testRegistration;
 		this.testRegistration = undefined;
 		await trigger.webhookMethods.default.delete.call(this.hook(workflow, 'internal', 'update', true));
+	}
+
+	/**
+	 * What the editor's list of a resource locator shows: n8n posts the node's current parameters and
+	 * credentials, and the CLI runs the node type's listSearch method on a stand-in node.
+	 */
+	async listSearch(method: string, filter?: string, paginationToken?: string, path = 'options.agentIds'): Promise<INodeListSearchResult> {
+		const search = (trigger as INodeType).methods?.listSearch?.[method];
+		if (typeof search !== 'function') throw new Error(`no listSearch method ${method}`);
+		const tempNode: INode = {
+			parameters: this.node.parameters,
+			id: 'uuid-1234',
+			name: 'Temp-Node',
+			type: TRIGGER_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			credentials: this.node.credentials,
+		};
+		const workflow = new Workflow({ nodes: [tempNode], connections: {}, active: false, nodeTypes });
+		const additionalData = this.additionalData({ currentNodeParameters: this.node.parameters });
+		const context = new LoadOptionsContext(workflow, tempNode, additionalData, path);
+		const acquired = await workflow.expression.acquireIsolate();
+		try {
+			return await search.call(context, filter, paginationToken);
+		} finally {
+			if (acquired) await workflow.expression.releaseIsolate();
+		}
 	}
 
 	/** The workflow a delivery runs against: the live one, or the test listener's. */
