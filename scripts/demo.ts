@@ -69,7 +69,15 @@ async function main() {
 
 	try {
 		say(`[demo] starting n8n on port ${n8nPort} (state in ${stateDir})`);
-		n8n = await startN8n({ userFolder: stateDir, port: n8nPort, echo: verbose });
+		n8n = await startN8n({
+			userFolder: stateDir,
+			port: n8nPort,
+			echo: verbose,
+			onUnexpectedExit: (code) => {
+				process.stderr.write(`[demo] n8n exited unexpectedly (code ${code}); see ${join(stateDir, 'n8n.log')}\n`);
+				void stop(1);
+			},
+		});
 		const api = await N8nApi.setupOwner(n8n.baseUrl, DEFAULT_OWNER);
 		const acme = sandbox.orgs.find((org) => org.id === 'org_acme') ?? sandbox.orgs[0];
 		const credential = await api.createVoiceAiCredential(

@@ -110,6 +110,7 @@ export async function packPackage(): Promise<string> {
 	}
 	packed ??= (async () => {
 		const out = mkdtempSync(join(tmpdir(), 'voiceai-pack-'));
+		process.once('exit', () => rmSync(out, { recursive: true, force: true }));
 		const { stdout } = await execFileAsync(
 			'npm',
 			['pack', '--json', '--ignore-scripts', '--pack-destination', out],
@@ -152,8 +153,10 @@ export interface StartN8nOptions {
 	install?: boolean;
 	env?: Record<string, string>;
 	readyTimeoutMs?: number;
-	/** Copy n8n's output to this process's stdout (the demo does). */
+	/** Copy n8n's output to this process's stdout (the demo's --verbose). */
 	echo?: boolean;
+	/** Called when n8n exits without stop(), restart() or close() asking it to. */
+	onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
 export interface N8nProcess {
@@ -237,9 +240,12 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		};
 		proc.stdout?.on('data', onData);
 		proc.stderr?.on('data', onData);
-		proc.once('exit', () => stream.end());
 		let exited = false;
-		proc.once('exit', () => (exited = true));
+		proc.once('exit', (code, signal) => {
+			exited = true;
+			stream.end();
+			if (child === proc) options.onUnexpectedExit?.(code, signal);
+		});
 		const outcome = await pollUntil(
 			async () => {
 				if (exited) return 'exited';
@@ -249,6 +255,7 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 			{ timeoutMs: options.readyTimeoutMs ?? 120_000, intervalMs: 250, what: `n8n on ${baseUrl}` },
 		).catch((error: Error) => error.message);
 		if (outcome !== 'ready') {
+			child = undefined;
 			proc.kill('SIGKILL');
 			const reason = outcome === 'exited' ? `n8n exited during start (port ${port} in use?)` : outcome;
 			throw new Error(`${reason}\n--- n8n output (${logFile}) ---\n${tail(40)}`);
