@@ -143,6 +143,29 @@ test('a forged delivery is refused with 401 and starts no execution', async () =
 	expect(rows.filter((row) => row.name === 'Mallory')).toEqual([]);
 });
 
+test('"Listen for test event" takes one delivery at the test URL, then the production URL is restored', async () => {
+	const before = await executionCount();
+	await stack.api.listenForTestEvent(workflow, TRIGGER);
+	const testUrl = productionUrl.replace('/webhook/', '/webhook-test/');
+	await pollUntil(async () => (await stack.admin.accountWebhook(stack.org.id))?.startsWith(`${testUrl}?token=`), {
+		what: 'the test URL as the account webhook',
+	});
+
+	const caller: Caller = { name: 'Mary Jackson', phone: '+14155550205', email: 'mj@example.com', intent: 'test listen' };
+	const [id] = await simulate([caller]);
+	await waitDelivered([id]);
+	const executions = await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
+	expect(executions[executions.length - 1]).toMatchObject({ mode: 'manual', status: 'success' });
+
+	const restored = new URL(productionUrl);
+	restored.searchParams.set('token', productionToken(stack.org.apiKey, productionUrl));
+	await pollUntil(async () => (await stack.admin.accountWebhook(stack.org.id)) === restored.toString(), {
+		what: 'the production URL restored as the account webhook',
+	});
+	const rows = await stack.api.dataTableRows(tableId);
+	expect(rows.filter((row) => row.conversation_id === id)).toEqual([expect.objectContaining(caller)]);
+});
+
 test('after n8n restarts, the published trigger still receives deliveries', async () => {
 	await stack.n8n.restart();
 	await stack.api.login();

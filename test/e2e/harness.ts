@@ -503,6 +503,17 @@ export class N8nApi {
 		return await this.getExecution(id);
 	}
 
+	/**
+	 * "Listen for test event" on a trigger node: n8n registers the node's test webhook and waits for
+	 * one event (the run then shows up in the executions as mode "manual").
+	 */
+	async listenForTestEvent(workflow: { id: string }, triggerNodeName: string): Promise<void> {
+		const answer = await this.request<{ waitingForWebhook?: boolean }>('POST', `/rest/workflows/${workflow.id}/run`, {
+			triggerToStartFrom: { name: triggerNodeName },
+		});
+		if (!answer?.waitingForWebhook) throw new Error(`n8n is not listening for a test event: ${JSON.stringify(answer)}`);
+	}
+
 	async listExecutions(workflowId?: string): Promise<ExecutionSummary[]> {
 		const filter = encodeURIComponent(JSON.stringify(workflowId ? { workflowId } : {}));
 		const page = await this.request<{ results: ExecutionSummary[] }>(
