@@ -183,4 +183,4 @@ test('after n8n restarts, the published trigger still receives deliveries', asyn
 	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
 	const rows = await stack.api.dataTableRows(tableId);
 	expect(rows.filter((row) => row.conversation_id === id)).toEqual([expect.objectContaining(caller)]);
-});
+}, 240_000);
