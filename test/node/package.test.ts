@@ -6,7 +6,7 @@
  */
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { PackageDirectoryLoader } from 'n8n-core';
 import type { ICredentialType, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
@@ -120,6 +120,34 @@ describe('the package as n8n loads it', () => {
 				expect([`${resource}:${option.value}`, changes]).toEqual([`${resource}:${option.value}`, changing.includes(`${resource}:${option.value}`)]);
 			}
 		}
+	});
+
+	it('both nodes carry their codex (category, search aliases, documentation) from the .node.json beside them', () => {
+		for (const name of ['voiceAi', 'voiceAiTrigger']) {
+			const { codex } = (loader.nodeTypes[name].type as INodeType).description;
+			expect(codex).toEqual({
+				categories: ['Communication'],
+				alias: expect.arrayContaining(['sip', 'phone', 'telephony', 'chatbot', 'agent']),
+				resources: {
+					primaryDocumentation: [{ url: 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#readme' }],
+					credentialDocumentation: [{ url: 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#credentials' }],
+				},
+			});
+			const file = JSON.parse(readFileSync(resolve(root, loader.nodeTypes[name].sourcePath.replace(/\.js$/, '.json')), 'utf8')) as Record<string, string>;
+			expect(file).toMatchObject({ node: `${pkg.name}.${name}`, nodeVersion: '1.0', codexVersion: '1.0' });
+		}
+	});
+
+	it('the trigger offers its agent list search to the editor', () => {
+		const { methods, description } = loader.nodeTypes.voiceAiTrigger.type as INodeType;
+		expect(typeof methods?.listSearch?.searchAgents).toBe('function');
+		const options = description.properties.find((property) => property.name === 'options')!;
+		const agent = (options.options as INodeProperties[]).find((option) => option.name === 'agentIds')!;
+		expect(agent.type).toBe('resourceLocator');
+		expect(agent.modes?.map((mode) => [mode.name, mode.typeOptions?.searchListMethod])).toEqual([
+			['list', 'searchAgents'],
+			['id', undefined],
+		]);
 	});
 
 	it('the credential is well formed', () => {
