@@ -6,6 +6,10 @@
  * the big file already exists in memory (it stands for the file a previous node read), with a GC.
  * Peak: RSS and heapUsed + external sampled every millisecond during the run, plus the kernel's peak
  * RSS (resourceUsage().maxRSS) when that rose during the run (it catches what sampling misses).
+ *
+ * `steps` other than 'node' run a bare node instead that does only the first steps of such an upload
+ * ('read': getBinaryDataBuffer; 'blob': and wrap it in a Blob in a FormData; 'send': and PATCH it with
+ * httpRequestWithAuthentication), to show which step holds which copy of the file.
  */
 import './env';
 import './nodeSources';
@@ -13,8 +17,13 @@ import './nodeSources';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
+import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
+
 import type { AnyNodeType } from '../test/engine';
 import { runNode } from '../test/engine';
+import { BareReference } from './referenceNode';
+
+type Steps = 'node' | 'read' | 'blob' | 'send';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -24,14 +33,34 @@ function pngOf(size: number): Buffer {
 	return data;
 }
 
+function uploadSteps(steps: Steps, baseUrl: string): INodeType {
+	const node = new BareReference();
+	node.execute = async function (this: IExecuteFunctions) {
+		const data = await this.helpers.getBinaryDataBuffer(0, 'data');
+		if (steps === 'read') return [[{ json: { size: data.length } }]];
+		const form = new FormData();
+		form.append('chatbot_image', new Blob([data as unknown as Uint8Array<ArrayBuffer>], { type: 'image/png' }), 'logo.png');
+		if (steps === 'blob') return [[{ json: { size: data.length } }]];
+		const json = await this.helpers.httpRequestWithAuthentication.call(this, 'voiceAiApi', {
+			method: 'PATCH',
+			url: `${baseUrl}/chatbot/cb_acme_support`,
+			body: form,
+			json: true,
+		});
+		return [[{ json }]];
+	};
+	return node;
+}
+
 async function main(): Promise<void> {
-	const { baseUrl, apiKey, size } = JSON.parse(process.argv[2]) as { baseUrl: string; apiKey: string; size: number };
+	const { baseUrl, apiKey, size, steps = 'node' } = JSON.parse(process.argv[2]) as { baseUrl: string; apiKey: string; size: number; steps?: Steps };
 	const { VoiceAi } = require(join(__dirname, '..', 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js')) as { VoiceAi: new () => AnyNodeType };
-	const ourNode = new VoiceAi();
+	const nodeType = steps === 'node' ? 'n8n-nodes-voiceai.voiceAi' : 'bench.uploadSteps';
 	const update = async (image: Buffer) =>
 		await runNode({
-			nodeTypes: { 'n8n-nodes-voiceai.voiceAi': ourNode },
-			parameters: { resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields: { chatbotImageProperty: 'data' } },
+			nodeType,
+			nodeTypes: { [nodeType]: steps === 'node' ? new VoiceAi() : uploadSteps(steps, baseUrl) },
+			parameters: steps === 'node' ? { resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields: { chatbotImageProperty: 'data' } } : {},
 			credentials: { voiceAiApi: { baseUrl, apiKey } },
 			items: [{ json: {}, binary: { data: { data: image, mimeType: 'image/png', fileName: 'logo.png' } } }],
 		});

@@ -5,19 +5,20 @@
  *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory] [--quick] [--no-write]
  *
  * --quick shrinks items and rounds for a smoke run (its numbers are not the benchmark's); --no-write
- * leaves bench/results.md alone. VOICEAI_N8N_DIR must name the real n8n install (scripts/run.sh sets it).
+ * leaves bench/results.md alone (so do --quick and --only). A full run also updates the results section
+ * of docs/bench.md. VOICEAI_N8N_DIR must name the real n8n install (scripts/run.sh sets it).
  */
 import './env';
 import './nodeSources';
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import type { AnyNodeType } from '../test/engine';
 import { describeEnvironment } from './environment';
-import type { ScenarioResult } from './report';
+import type { Check, ScenarioResult } from './report';
 import { checksTable, scenarioMarkdown, textTable } from './report';
 import { spawnSandbox } from './sandbox';
 import { latencyBound } from './scenarios/latency';
@@ -72,6 +73,10 @@ async function main(): Promise<void> {
 	const failed = checks.filter((check) => !check.pass).length;
 	console.log(`\n[bench] ${checks.length - failed}/${checks.length} checks pass; whole run ${fmt.ms(elapsed)}`);
 	if (quick || values['no-write']) return;
+	if (only.length !== SCENARIOS.length) {
+		console.log('[bench] not all scenarios ran: bench/results.md left as it was');
+		return;
+	}
 
 	const markdown = [
 		'# Benchmark results',
@@ -91,6 +96,27 @@ async function main(): Promise<void> {
 	].join('\n');
 	writeFileSync(join(__dirname, 'results.md'), markdown);
 	console.log('[bench] wrote bench/results.md');
+	updateDocs(environment, checks, started, elapsed);
+}
+
+/** Replaces the results section of docs/bench.md (between its markers) with this run's summary. */
+function updateDocs(environment: string[][], checks: Check[], started: number, elapsed: number): void {
+	const file = join(ROOT, 'docs', 'bench.md');
+	if (!existsSync(file)) return;
+	const text = readFileSync(file, 'utf8');
+	const start = '<!-- bench:results:start -->';
+	const end = '<!-- bench:results:end -->';
+	if (!text.includes(start) || !text.includes(end)) return;
+	const value = (name: string) => environment.find(([key]) => key.startsWith(name))?.[1] ?? '';
+	const section = [
+		start,
+		`From the run of ${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC (${fmt.ms(elapsed)}) on ${value('CPU')}, load average ${value('Load')} at the start; Node.js ${value('Node.js')}, n8n-core ${value('n8n-core')}, n8n-nodes-base ${value('n8n-nodes-base')}. Full tables: [bench/results.md](../bench/results.md).`,
+		'',
+		checksTable(checks),
+		end,
+	].join('\n');
+	writeFileSync(file, text.slice(0, text.indexOf(start)) + section + text.slice(text.indexOf(end) + end.length));
+	console.log('[bench] updated the results section of docs/bench.md');
 }
 
 function textTableMarkdown(rows: string[][]): string {

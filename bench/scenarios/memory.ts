@@ -24,8 +24,16 @@ interface ChildResult {
 	maxRssRose: boolean;
 }
 
-async function measure(sandbox: BenchSandbox, size: number): Promise<ChildResult> {
-	const args = ['--expose-gc', '--import', 'tsx', join(__dirname, '..', 'memoryChild.ts'), JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, size })];
+type Steps = 'node' | 'read' | 'blob' | 'send';
+
+const STEPS_LABEL: Record<Exclude<Steps, 'node'>, string> = {
+	read: 'getBinaryDataBuffer only',
+	blob: '+ Blob in a FormData',
+	send: '+ PATCH with httpRequestWithAuthentication',
+};
+
+async function measure(sandbox: BenchSandbox, size: number, steps: Steps = 'node'): Promise<ChildResult> {
+	const args = ['--expose-gc', '--import', 'tsx', join(__dirname, '..', 'memoryChild.ts'), JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, size, steps })];
 	const { stdout } = await run(process.execPath, args, { cwd: join(__dirname, '..', '..'), env: { ...process.env, N8N_USER_FOLDER: '' }, maxBuffer: 1 << 20 });
 	return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ChildResult;
 }
@@ -35,12 +43,14 @@ export async function memory(sandbox: BenchSandbox, options: { rounds: number })
 	for (let round = 0; round < options.rounds; round++) results.push(await measure(sandbox, MAX_IMAGE));
 	// One byte more is refused with 413: 5 MiB is the largest image the sandbox accepts.
 	const tooBig = await measure(sandbox, MAX_IMAGE + 1);
+	const breakdown: Array<[Exclude<Steps, 'node'>, ChildResult]> = [];
+	for (const steps of ['read', 'blob', 'send'] as const) breakdown.push([steps, await measure(sandbox, MAX_IMAGE, steps)]);
 
 	const rss = median(results.map((result) => result.rssGrowth));
 	const heap = median(results.map((result) => result.heapExternalGrowth));
-	const rows = results.map((result, index) => [
-		String(index + 1),
-		result.ok ? `200, chatbot_image ${result.chatbotImage}` : `failed: ${result.error}`,
+	const rows = [...results.map((result, index) => [`Voice AI node, process ${index + 1}`, result] as const), ...breakdown.map(([steps, result]) => [`bare steps: ${STEPS_LABEL[steps]}`, result] as const)].map(([label, result]) => [
+		label,
+		result.ok ? (result.chatbotImage ? `200, chatbot_image ${result.chatbotImage}` : 'done') : `failed: ${result.error}`,
 		fmt.mib(result.rssGrowth),
 		fmt.ratio(result.rssGrowth / MAX_IMAGE),
 		fmt.mib(result.heapExternalGrowth),
@@ -54,11 +64,12 @@ export async function memory(sandbox: BenchSandbox, options: { rounds: number })
 	return {
 		title: '4. Memory: Chatbot Update with a 5 MiB image',
 		setup: `A fresh Node process per measurement runs one Chatbot Update (chatbot_image from the input item's binary property) through n8n's engine against the sandbox in another process. Baseline after two warm-up updates with a 1 KiB image and with the 5 MiB file already in memory; peak sampled every millisecond (RSS, V8 heap used + external) and the kernel's peak RSS. ${options.rounds} processes; n8n's binary data mode is its default (filesystem).`,
-		header: ['Process', 'Answer', 'Peak RSS growth', 'x file size', 'Peak heap + external growth', 'x file size'],
+		header: ['Run (one fresh process each)', 'Answer', 'Peak RSS growth', 'x file size', 'Peak heap + external growth', 'x file size'],
 		rows,
 		checks,
 		notes: [
 			'The growth includes everything n8n does with the file in that run: the input node storing it as binary data, the node reading it back (getBinaryDataBuffer), the multipart body and the HTTP client sending it.',
+			'The "bare steps" rows run a minimal node that stops after each step of the same upload, once each: they show which step adds which copy of the file, i.e. the floor for an upload built from getBinaryDataBuffer, a Blob in a FormData and httpRequestWithAuthentication.',
 		],
 	};
 }
