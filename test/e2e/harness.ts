@@ -29,7 +29,7 @@ import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -51,10 +51,14 @@ export const DEFAULT_OWNER = {
 };
 export type Owner = typeof DEFAULT_OWNER;
 
-/** Folder of the pinned n8n install (scripts/n8n-install.sh prints it; scripts/run.sh exports it). */
+/**
+ * Folder of the pinned n8n install: VOICEAI_N8N_DIR (scripts/run.sh exports what
+ * scripts/n8n-install.sh prints), else the default cache location when it is installed there.
+ */
 export function n8nDir(): string {
-	const dir = process.env.VOICEAI_N8N_DIR;
-	if (!dir || !existsSync(join(dir, 'node_modules', 'n8n', 'bin', 'n8n'))) {
+	const cache = process.env.VOICEAI_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-voiceai');
+	const dir = process.env.VOICEAI_N8N_DIR ?? join(cache, 'n8n-2.40.7');
+	if (!existsSync(join(dir, 'node_modules', 'n8n', 'bin', 'n8n'))) {
 		throw new Error(
 			'VOICEAI_N8N_DIR must point at a real n8n install: run `export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"`',
 		);
