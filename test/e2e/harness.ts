@@ -262,7 +262,7 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 			child = undefined;
 			proc.kill('SIGKILL');
 			const reason = outcome === 'exited' ? `n8n exited during start (port ${port} in use?)` : outcome;
-			throw new Error(`${reason}\n--- n8n output (${logFile}) ---\n${tail(40)}`);
+			throw new Error(`${reason}\n--- last lines of n8n output ---\n${tail(40)}`);
 		}
 	};
 
@@ -279,7 +279,15 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 
 	const tail = (lines = 30) => log.slice(-lines).join('\n');
 
-	await launch();
+	const removeOwnFolder = () => {
+		if (ownsFolder && !process.env.VOICEAI_E2E_KEEP) rmSync(userFolder, { recursive: true, force: true });
+	};
+	try {
+		await launch();
+	} catch (error) {
+		removeOwnFolder();
+		throw error;
+	}
 	return {
 		baseUrl,
 		port,
@@ -294,7 +302,7 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		},
 		close: async () => {
 			await stop();
-			if (ownsFolder && !process.env.VOICEAI_E2E_KEEP) rmSync(userFolder, { recursive: true, force: true });
+			removeOwnFolder();
 		},
 	};
 }
