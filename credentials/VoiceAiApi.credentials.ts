@@ -2,6 +2,7 @@ import type {
 	IAuthenticateGeneric,
 	ICredentialTestRequest,
 	ICredentialType,
+	IHttpRequestMethods,
 	INodeProperties,
 } from 'n8n-workflow';
 
@@ -11,6 +12,13 @@ import type {
 // (n8n swallows errors thrown inside credential expressions, so they cannot refuse a request themselves;
 // the Voice AI node checks the credential before sending anything.)
 const KEY_VALUE = '(/^ct_\\S+$/.test(String($credentials.apiKey ?? "").trim()) ? String($credentials.apiKey).trim() : "")';
+
+// For a base URL that is not http(s), n8n's credential test would show only the HTTP client's error code
+// (ERR_BAD_REQUEST, ERR_INVALID_URL). Such a test is sent to a data: URL instead, which never leaves n8n:
+// the HTTP client answers a POST to it with 405, and the 405 rule below says what is wrong. The data: URL
+// is malformed on purpose, so a client that someday accepted the POST would still fail, never pass.
+const BASE_URL_OK = '/^https?:\\/\\/[^\\s/?#]+/i.test(String($credentials.baseUrl ?? "").trim())';
+const NOT_HTTP_URL = 'data:not-an-http-base-url';
 
 export class VoiceAiApi implements ICredentialType {
 	name = 'voiceAiApi';
@@ -68,9 +76,9 @@ export class VoiceAiApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "") }}',
-			url: '/contacts/list-names',
-			method: 'GET',
+			baseURL: `={{ ${BASE_URL_OK} ? String($credentials.baseUrl).trim().replace(/\\/+$/, "") : "" }}`,
+			url: `={{ ${BASE_URL_OK} ? "/contacts/list-names" : "${NOT_HTTP_URL}" }}`,
+			method: `={{ ${BASE_URL_OK} ? "GET" : "POST" }}` as IHttpRequestMethods,
 		},
 		rules: [
 			{
@@ -79,6 +87,14 @@ export class VoiceAiApi implements ICredentialType {
 					value: 401,
 					message:
 						'The API key was refused: it is missing, malformed (keys start with ct_) or revoked. Paste a current key from the Voice AI dashboard (Integrations, API access).',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 405,
+					message:
+						'The Base URL is not an http:// or https:// address of the Voice AI API. Enter the {base_url} from the API documentation, e.g. https://api.example.com.',
 				},
 			},
 			{

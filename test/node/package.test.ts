@@ -11,6 +11,8 @@ import { join, resolve } from 'node:path';
 import { PackageDirectoryLoader } from 'n8n-core';
 import type { ICredentialType, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
+import { testCredential } from '../engine';
+
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 	name: string;
@@ -150,6 +152,15 @@ describe('the package as n8n loads it', () => {
 		]);
 	});
 
+	it('the credential test explains a base URL that is not http(s) instead of showing an error code', async () => {
+		for (const baseUrl of ['ftp://api.example.com', 'api.example.com', 'https://']) {
+			expect(await testCredential('voiceAiApi', { baseUrl, apiKey: 'ct_package_check' })).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(/^The Base URL is not an http:\/\/ or https:\/\/ address of the Voice AI API/),
+			});
+		}
+	});
+
 	it('the credential is well formed', () => {
 		const credential = loader.credentialTypes.voiceAiApi.type;
 		expect(credential.displayName).toBe('Voice AI API');
@@ -159,7 +170,10 @@ describe('the package as n8n loads it', () => {
 		expect(fields.baseUrl.required).toBe(true);
 		expect(fields.authHeader.default).toBe('bearer');
 		expect(credential.authenticate).toMatchObject({ type: 'generic' });
-		expect(credential.test?.request).toMatchObject({ url: '/contacts/list-names', method: 'GET' });
+		const request = credential.test!.request;
+		expect([request.baseURL, request.url, request.method].every((value) => String(value).startsWith('={{'))).toBe(true);
+		expect(request.url).toContain('"/contacts/list-names"');
+		expect(request.method).toContain('"GET"');
 		expect(loader.known.credentials.voiceAiApi.supportedNodes).toEqual(expect.arrayContaining(['voiceAi']));
 	});
 });
