@@ -11,7 +11,7 @@ module.exports = {
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.test.ts'],
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
 	testTimeout: 120000,
 	slowTestThreshold: 60,
