@@ -99,6 +99,7 @@ const ENDPOINTS = [
 	'sip:10.0.0.0.1',
 	'http://pbx.example.com',
 ];
+const BUTTONS = Array.from({ length: 5 }, (_, index) => ({ label: `Button ${index}`, icon: 'phone', action_type: 'url', action_value: 'https://example.com' }));
 const image = (mimeType: string, at = 0): InputItem[] =>
 	Array.from({ length: at + 1 }, (_, index) => ({
 		json: {},
@@ -136,6 +137,9 @@ const cases: Case[] = [
 	...bad('chatbotUpdate', 'updateFields.chatbot_title', 'Chatbot Title', [7], { good: 'Title' }),
 	...bad('chatbotUpdate', 'chatbotId', 'Chatbot ID', [42, '', { id: 'cb_acme_support' }, null], { with: { updateFields: { chatbotName: 'x' } } }),
 	{ op: 'chatbotUpdate', path: 'updateFields', bad: {}, label: 'Update Fields', literal: true },
+	// Buttons and the webhook URL belong to the Chatbot object but not to the update form: the node has no
+	// such fields, so n8n drops them from Update Fields when it resolves the parameters, leaving nothing to send.
+	...bad('chatbotUpdate', 'updateFields', 'Update Fields', [{ persistent_buttons: BUTTONS }, { webhook_url: 'https://crm.example.com/hook' }], { literal: true }),
 	{ op: 'chatbotUpdate', path: 'updateFields.chatbotImageProperty', bad: 'logo', label: 'Chatbot Image (Binary Property)', literal: true, items: image('image/png') },
 	{ op: 'chatbotUpdate', path: 'updateFields.chatbotImageProperty', bad: 'data', label: 'Chatbot Image (Binary Property)', literal: true, items: [{ json: {} }] },
 	...['application/pdf', 'text/plain', 'application/octet-stream', 'video/mp4', 'text/html', 'image/tiff'].map(
