@@ -177,6 +177,14 @@ const cases: Case[] = [
 	// webhook
 	...literal('webhookSet', 'webhookUrl', 'Webhook URL', ['ftp://example.com/x', 'example.com', 'javascript:alert(1)', 'http://', 'mailto:a@example.com', 'file:///etc/passwd', '//example.com/hook']),
 	...bad('webhookSet', 'webhookUrl', 'Webhook URL', [42, { url: 'https://example.com' }, '', ['https://example.com']]),
+	// expressions typed straight into the parameter, resolving to the wrong type
+	...literal('agentCreate', 'agentName', 'Agent Name', ['={{ 42 }}', '={{ { a: 1 } }}']),
+	...literal('webhookSet', 'webhookUrl', 'Webhook URL', ['={{ { url: "https://example.com" } }}']),
+	...literal('chatbotUpdate', 'updateFields.header_color', 'Header Color', ['={{ 0x112233 }}']),
+	...literal('sipUpdate', 'directions.inbound.port', 'Inbound Port', ['={{ "5060x" }}', '={{ [5060] }}']),
+	...literal('trustProducts', 'carrier', 'Carrier', ['={{ ["twilio"] }}']),
+	...literal('contactListNames', 'limit', 'Limit', ['={{ { a: 1 } }}']),
+	...literal('sipDetach', 'phoneNumber', 'Phone Number', ['={{ 14155550101 }}']),
 	// options, read once per execution (item 0), on every operation
 	...(Object.keys(BASE) as Operation[]).flatMap((op, index): Case[] => {
 		const options: Array<[string, string, Json]> = [
