@@ -2,8 +2,8 @@
  * Scenario 2, latency-bound: a SIP audit. 1,000 numbers are seeded into an organization of their own,
  * the sandbox waits 100 ms before answering each request, and the Voice AI node reads them all
  * (SIP Get, one item per number) at Concurrency 1, 10 and 20. Ideal: items x latency / concurrency.
- * For scale, the same reads also run once at 10 and 20 in flight through the bare reference node (the
- * engine's floor) and a raw undici pool (the wire's floor).
+ * For scale, the same reads also run at 10 and 20 in flight through the bare reference node (the
+ * engine's floor, alternating with the node) and once through a raw undici pool (the wire's floor).
  */
 import { Pool } from 'undici';
 
@@ -12,7 +12,7 @@ import { runNode } from '../../test/engine';
 import { BareReference, REFERENCE_TYPE } from '../referenceNode';
 import type { Check, ScenarioResult } from '../report';
 import type { BenchSandbox } from '../sandbox';
-import { fmt, median, timed } from '../stats';
+import { fmt, median, pairedRatio, timed } from '../stats';
 
 const LATENCY_MS = 100;
 const NUMBERS = 1000;
@@ -23,13 +23,6 @@ export interface LatencyOptions {
 }
 
 type Client = 'node' | 'reference' | 'undici';
-
-interface Setting {
-	client: Client;
-	concurrency: number;
-	items: number;
-	rounds: number;
-}
 
 const CLIENT_LABEL: Record<Client, string> = {
 	node: 'Voice AI node',
@@ -81,16 +74,14 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 	};
 
 	// At Concurrency 1 the full 1,000 would take 100 s per round; 200 items keep the same per-item
-	// measurement (the ideal scales with the items) within the time budget.
+	// measurement (the ideal scales with the items) within the time budget. The node and the bare
+	// reference alternate round by round, so drifting machine load hits both alike.
 	const full = options.quick ? 200 : NUMBERS;
-	const settings: Setting[] = [
-		{ client: 'node', concurrency: 1, items: options.quick ? 20 : 200, rounds: options.quick ? 1 : 3 },
-		{ client: 'node', concurrency: 10, items: full, rounds: options.quick ? 1 : 3 },
-		{ client: 'node', concurrency: 20, items: full, rounds: options.quick ? 1 : 3 },
-		{ client: 'reference', concurrency: 10, items: full, rounds: 1 },
-		{ client: 'reference', concurrency: 20, items: full, rounds: 1 },
-		{ client: 'undici', concurrency: 10, items: full, rounds: 1 },
-		{ client: 'undici', concurrency: 20, items: full, rounds: 1 },
+	const rounds = options.quick ? 1 : 3;
+	const groups: Array<{ concurrency: number; items: number; clients: Client[] }> = [
+		{ concurrency: 1, items: options.quick ? 20 : 200, clients: ['node'] },
+		{ concurrency: 10, items: full, clients: ['node', 'reference'] },
+		{ concurrency: 20, items: full, clients: ['node', 'reference'] },
 	];
 
 	await sandbox.configure({ latencyMs: LATENCY_MS });
@@ -99,43 +90,53 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 	let requestsOk = true;
 	let requestsSeen = 0;
 	let requestsExpected = 0;
+	const measureOnce = async (client: Client, items: number, concurrency: number) => {
+		await sandbox.admin('DELETE', '/requests');
+		const started = Date.now();
+		const { ms, cpuMs, waitMs } = await timed(() => read(client, items, concurrency));
+		const log = await sandbox.admin<Array<{ at: string; status: number }>>('GET', `/requests?org=${org.id}`);
+		if (client === 'node') {
+			requestsSeen += log.length;
+			requestsExpected += items;
+			requestsOk &&= log.length === items && log.every((entry) => entry.status === 200);
+		}
+		return { ms, cpuMs, waitMs, first: Math.min(...log.map((entry) => Date.parse(entry.at))) - started };
+	};
+	const row = (client: Client, concurrency: number, items: number, runs: Array<{ ms: number; cpuMs: number; waitMs: number; first: number }>, vsFloor: string) => {
+		const ideal = (items * LATENCY_MS) / concurrency;
+		const wall = median(runs.map((run) => run.ms));
+		rows.push([
+			CLIENT_LABEL[client],
+			String(concurrency),
+			String(items),
+			String(runs.length),
+			fmt.ms(ideal),
+			fmt.ms(wall),
+			fmt.ratio(wall / ideal),
+			vsFloor,
+			fmt.ms(median(runs.map((run) => run.first))),
+			`${(median(runs.map((run) => run.cpuMs)) / items).toFixed(2)} ms`,
+			fmt.share(median(runs.map((run) => run.waitMs)), wall),
+		]);
+		return wall / ideal;
+	};
 	try {
 		await read('node', 20, 10); // warm-up
 		await read('reference', 20, 10);
-		for (const setting of settings) {
-			const walls: number[] = [];
-			const cpus: number[] = [];
-			const firstRequest: number[] = [];
-			for (let round = 0; round < setting.rounds; round++) {
-				await sandbox.admin('DELETE', '/requests');
-				const started = Date.now();
-				const { ms, cpuMs } = await timed(() => read(setting.client, setting.items, setting.concurrency));
-				const log = await sandbox.admin<Array<{ at: string; status: number }>>('GET', `/requests?org=${org.id}`);
-				walls.push(ms);
-				cpus.push(cpuMs);
-				firstRequest.push(Math.min(...log.map((entry) => Date.parse(entry.at))) - started);
-				if (setting.client === 'node') {
-					requestsSeen += log.length;
-					requestsExpected += setting.items;
-					requestsOk &&= log.length === setting.items && log.every((entry) => entry.status === 200);
+		for (const group of groups) {
+			const runs: Record<string, Array<{ ms: number; cpuMs: number; waitMs: number; first: number }>> = { node: [], reference: [], undici: [] };
+			for (let round = 0; round < rounds; round++) {
+				for (const client of round % 2 ? [...group.clients].reverse() : group.clients) {
+					runs[client].push(await measureOnce(client, group.items, group.concurrency));
 				}
 			}
-			const ideal = (setting.items * LATENCY_MS) / setting.concurrency;
-			const ratio = median(walls) / ideal;
-			rows.push([
-				CLIENT_LABEL[setting.client],
-				String(setting.concurrency),
-				String(setting.items),
-				String(setting.rounds),
-				fmt.ms(ideal),
-				fmt.ms(median(walls)),
-				fmt.ratio(ratio),
-				fmt.ms(median(firstRequest)),
-				`${(median(cpus) / setting.items).toFixed(2)} ms`,
-			]);
-			if (setting.client === 'node') {
-				checks.push({ name: `Concurrency ${setting.concurrency}: wall time / ideal`, target: '≤ 1.20x', measured: fmt.ratio(ratio), pass: ratio <= 1.2 });
-			}
+			if (group.concurrency > 1) runs.undici.push(await measureOnce('undici', group.items, group.concurrency));
+			const hasFloor = runs.reference.length > 0;
+			const vsFloor = hasFloor ? fmt.ratio(pairedRatio(runs.node.map((run) => run.ms), runs.reference.map((run) => run.ms))) : '';
+			const ratio = row('node', group.concurrency, group.items, runs.node, vsFloor);
+			if (hasFloor) row('reference', group.concurrency, group.items, runs.reference, '1.00x');
+			if (runs.undici.length) row('undici', group.concurrency, group.items, runs.undici, '');
+			checks.push({ name: `Concurrency ${group.concurrency}: wall time / ideal`, target: '≤ 1.20x', measured: fmt.ratio(ratio), pass: ratio <= 1.2 });
 		}
 		checks.push({
 			name: 'Node requests: one 200 per item, no repeats',
@@ -150,13 +151,13 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 	return {
 		title: `2. Latency-bound: SIP audit with ${LATENCY_MS} ms service latency`,
 		setup: `${NUMBERS} numbers seeded with the admin seed API into an organization of their own; the sandbox waits ${LATENCY_MS} ms before handling each request. One Voice AI SIP Get per input item (phone number from an expression), output checked to be every number in input order. Ideal = items x ${LATENCY_MS} ms / concurrency.`,
-		header: ['Client', 'In flight', 'Items', 'Rounds', 'Ideal', 'Median wall time', 'Wall / ideal', 'Start to first request', 'CPU per item'],
+		header: ['Client', 'In flight', 'Items', 'Rounds', 'Ideal', 'Median wall time', 'Wall / ideal', 'Wall / engine floor', 'Start to first request', 'CPU per item', 'Waiting for a CPU'],
 		rows,
 		checks,
 		notes: [
 			'Concurrency 1 reads 200 of the numbers instead of 1,000 so that it takes 20 s a round instead of 100 s; the ideal is computed for the items actually read, so the ratio means the same thing.',
-			'The floors run once each: the bare reference node (path from an expression, a plain pool of workers calling httpRequestWithAuthentication) shows what n8n\'s engine and request helper allow on this machine; the raw undici pool shows the sandbox and the wire alone.',
-			'"Start to first request" is the time from starting the run to the first request reaching the sandbox (for the engine: the workflow starting, the input node, and for the Voice AI node the resolving and validating of every item before any is sent). "CPU per item" is this process\'s CPU time divided by the items: at 20 in flight and 100 ms an item must be finished every 5 ms of wall time, so CPU per item shows how close the client itself is to being the limit on a shared machine.',
+			'Floors: the bare reference node (path from an expression, a plain pool of workers calling httpRequestWithAuthentication, same number in flight) is what n8n\'s engine and request helper allow on this machine; it alternates with the node round by round and "Wall / engine floor" is the median of the per-round ratios. The raw undici pool (one run) is the sandbox and the wire alone.',
+			'"Start to first request" is the time from starting the run to the first request reaching the sandbox (for the engine: the workflow starting, the input node, and for the Voice AI node the resolving and validating of every item before any is sent). "CPU per item" is this process\'s CPU time divided by the items: at 20 in flight and 100 ms an item must be finished every 5 ms of wall time, so CPU per item shows how close the client itself is to being the limit on a shared machine. "Waiting for a CPU" is the share of the wall time the JavaScript thread was ready to run but the machine\'s cores were busy with other work (Linux schedstat run-queue time).',
 		],
 	};
 }

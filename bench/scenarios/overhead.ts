@@ -86,11 +86,13 @@ export async function overhead(sandbox: BenchSandbox, options: OverheadOptions):
 	for (const variant of variants) await variant.run();
 	const times: Record<string, number[]> = Object.fromEntries(variants.map((variant) => [variant.key, []]));
 	const cpu: Record<string, number[]> = Object.fromEntries(variants.map((variant) => [variant.key, []]));
+	const wait: Record<string, number[]> = Object.fromEntries(variants.map((variant) => [variant.key, []]));
 	for (let round = 0; round < options.rounds; round++) {
 		for (const variant of rotate(variants, round)) {
-			const { ms, cpuMs } = await timed(variant.run);
+			const { ms, cpuMs, waitMs } = await timed(variant.run);
 			times[variant.key].push(ms);
 			cpu[variant.key].push(cpuMs);
+			wait[variant.key].push(waitMs);
 		}
 	}
 
@@ -115,6 +117,7 @@ export async function overhead(sandbox: BenchSandbox, options: OverheadOptions):
 			fmt.ratio(pairedRatio(values, times.http)),
 			`${(median(cpu[variant.key]) / options.items).toFixed(3)} ms`,
 			fmt.ratio(pairedRatio(cpu[variant.key], cpu.reference)),
+			fmt.share(median(wait[variant.key]), median(values)),
 			String(requestCounts[variant.key]),
 		];
 	});
@@ -135,11 +138,11 @@ export async function overhead(sandbox: BenchSandbox, options: OverheadOptions):
 	return {
 		title: `1. Overhead: ${options.items} SIP Get requests through n8n's engine`,
 		setup: `${options.items} input items, each one GET ${PATH} with the same voiceAiApi credential (Authorization: Bearer). Sandbox at 0 ms latency in its own process. ${options.rounds} rounds after one warm-up round, variants in rotated order each round; times are medians, ratios are medians of the per-round ratios.`,
-		header: ['Variant', 'Median wall time', 'Wall per item', 'Wall vs (a)', 'Wall vs (b)', 'CPU per item', 'CPU vs (a)', 'Requests seen by sandbox'],
+		header: ['Variant', 'Median wall time', 'Wall per item', 'Wall vs (a)', 'Wall vs (b)', 'CPU per item', 'CPU vs (a)', 'Waiting for a CPU', 'Requests seen by sandbox'],
 		rows,
 		checks,
 		notes: [
-			'Wall time is what the targets are about. CPU is this process\'s user + system time for the same runs (the sandbox runs in another process); it moves much less than wall time when other work shares the machine, so it shows whether a wall-time gap is the node\'s own cost.',
+			'Wall time is what the targets are about. CPU is this process\'s user + system time for the same runs (the sandbox runs in another process); it moves much less than wall time when other work shares the machine, so it shows whether a wall-time gap is the node\'s own cost. "Waiting for a CPU" is the share of the wall time the JavaScript thread was ready to run but the cores were busy with other work (Linux schedstat run-queue time).',
 			'The engine variants include what n8n does around a node for every run: building the workflow, the input node emitting the items, parameter resolution and the credential\'s authenticate expression for every request.',
 			'n8n\'s HTTP Request node has no sequential mode: it starts every item\'s request before awaiting any (its "Batching" option only spaces out the starts), so (b) is its default, all items in flight at once.',
 		],

@@ -31,6 +31,7 @@ interface Agent {
 
 interface Outcome {
 	ms: number;
+	waitMs: number;
 	agents: number;
 	lost: number;
 	duplicated: number;
@@ -137,13 +138,13 @@ export async function rateLimited(sandbox: BenchSandbox, options: RateLimitOptio
 				selectedVoice: 'maya',
 			}));
 			const nodeOrg = await sandbox.newOrg(`Bench onboarding ${round}`);
-			const { ms, value: result } = await timed(() => onboardWithNode(sandbox, nodeOrg.apiKey, agents, options.ourNode));
+			const { ms, waitMs, value: result } = await timed(() => onboardWithNode(sandbox, nodeOrg.apiKey, agents, options.ourNode));
 			const outputOk = !result.error && result.items.length === agents.length && result.items.every((item, index) => item.json.agentName === agents[index].agentName);
-			node.push({ ms, outputOk, error: result.error?.message, ...(await inspect(sandbox, nodeOrg.id, agents)) });
+			node.push({ ms, waitMs, outputOk, error: result.error?.message, ...(await inspect(sandbox, nodeOrg.id, agents)) });
 
 			const rawOrg = await sandbox.newOrg(`Bench onboarding raw ${round}`);
 			const rawRun = await timed(() => onboardRaw(sandbox, rawOrg.apiKey, agents));
-			raw.push({ ms: rawRun.ms, outputOk: true, ...(await inspect(sandbox, rawOrg.id, agents)) });
+			raw.push({ ms: rawRun.ms, waitMs: rawRun.waitMs, outputOk: true, ...(await inspect(sandbox, rawOrg.id, agents)) });
 		}
 	} finally {
 		await sandbox.configure({ rateLimit: 0 });
@@ -160,6 +161,7 @@ export async function rateLimited(sandbox: BenchSandbox, options: RateLimitOptio
 		String(outcome.limited),
 		fmt.ms(outcome.burstMs),
 		fmt.ms(outcome.pauseMs),
+		fmt.share(outcome.waitMs, outcome.ms),
 		outcome.outputOk ? `${options.items} in order` : `failed: ${outcome.error ?? 'wrong output'}`,
 	];
 	const rows = node.flatMap((outcome, index) => [row('Voice AI node', outcome, index + 1), row('raw undici, 5 in flight', raw[index], index + 1)]);
@@ -186,12 +188,12 @@ export async function rateLimited(sandbox: BenchSandbox, options: RateLimitOptio
 	return {
 		title: `3. Rate-limited: ${options.items} Agent Create at ${options.rateLimit} requests/s`,
 		setup: `${options.items} input items, one Agent Create each (fields from expressions), default node options (Concurrency 5, retries on). The sandbox allows ${options.rateLimit} requests per second per key (fixed one-second windows, 429 with Retry-After past it). Ideal = ${options.items} / ${options.rateLimit} s = ${fmt.ms(ideal)}. ${options.rounds} rounds, each in new organizations; afterwards the organization's agents are read from the sandbox's admin state. Each round also runs the raw undici client described below.`,
-		header: ['Round', 'Client', 'Wall time', 'Wall / ideal', 'Agents in sandbox', 'Lost', 'Duplicated', '429 answers', 'Median burst', 'Median pause', 'Output'],
+		header: ['Round', 'Client', 'Wall time', 'Wall / ideal', 'Agents in sandbox', 'Lost', 'Duplicated', '429 answers', 'Median burst', 'Median pause', 'Waiting for a CPU', 'Output'],
 		rows,
 		checks,
 		notes: [
 			'Raw undici client: 5 requests in flight; after a 429 every request waits until Retry-After has passed, then the same request is sent again. No engine, no expressions. It is the floor for this limiter on this machine.',
-			'Burst and pause come from the arrival times in the sandbox\'s request log: a burst is a run of requests with no gap over 300 ms (about one rate window), a pause the idle time between two bursts. The sandbox answers 429 with Retry-After in whole seconds (at least 1), so each window costs about 1 s of waiting after its 429 plus the time the client needs to send the window\'s requests; the ideal needs that burst to stay short.',
+			'Burst and pause come from the arrival times in the sandbox\'s request log: a burst is a run of requests with no gap over 300 ms (about one rate window), a pause the idle time between two bursts. The sandbox answers 429 with Retry-After in whole seconds (at least 1), so each window costs about 1 s of waiting after its 429 plus the time the client needs to send the window\'s requests; the ideal needs that burst to stay short. "Waiting for a CPU": share of the wall time the JavaScript thread was ready to run but the cores were busy with other work.',
 		],
 	};
 }
