@@ -2,6 +2,7 @@
  * The Voice AI Trigger in a real n8n under attack and load:
  * - 200 forged deliveries (no token, wrong token, another workflow's token): all 401, zero executions;
  * - malformed and oversized bodies: refused, n8n keeps serving and a genuine delivery still runs once;
+ * - one genuine delivery replayed 50 times at once: one execution;
  * - 1,000 deliveries at 20 in parallel: exactly 1,000 executions and 1,000 distinct rows, beside n8n's
  *   built-in Webhook node receiving the same 1,000 deliveries at the same time (20 in parallel too), so
  *   both see the same load (timings printed for docs/reliability.md, not asserted).
@@ -219,6 +220,18 @@ test('malformed and oversized bodies are refused, n8n keeps serving, a genuine d
 	expect(await post(url, delivery('conv_genuine'))).toBe(200);
 	await pollUntil(async () => (await executionCount(target.id, 'success')) === afterMalformed + 1 || undefined, { what: 'the genuine execution' });
 	expect((await allRows()).filter((row) => row.conversation_id === 'conv_genuine')).toHaveLength(1);
+});
+
+test('a genuine delivery replayed 50 times at once runs once', async () => {
+	const url = withToken(targetUrl, targetToken);
+	const before = await executionCount(target.id);
+	const body = delivery('conv_replayed');
+	const statuses = await Promise.all(Array.from({ length: 50 }, () => post(url, body)));
+	// every copy is answered 2xx (or the service would retry it), only the first one starts a run
+	expect(statuses.filter((status) => status !== 200)).toEqual([]);
+	await pollUntil(async () => (await executionCount(target.id, 'success')) === before + 1 || undefined, { what: 'the replayed delivery\'s execution' });
+	expect(await executionCount(target.id)).toBe(before + 1);
+	expect((await allRows()).filter((row) => row.conversation_id === 'conv_replayed')).toHaveLength(1);
 });
 
 interface LoadResult {
