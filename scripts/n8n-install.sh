@@ -22,8 +22,11 @@ JSON
 # sqlite3 is n8n's database driver: its native module must match the Node that runs n8n (24).
 nodedir="$(dirname "$(dirname "$(command -v node)")")"
 [ -d "$nodedir/include/node" ] && export npm_config_nodedir="$nodedir"
+# Called through `npm test`/`npm start`, npm hands this script the project's ignore-scripts=true
+# (.npmrc) as npm_config_ignore_scripts; the sqlite3 rebuild must run its build script regardless.
 ( cd "$work" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2 \
-  && npm rebuild sqlite3 --loglevel=error >&2 )
+  && npm_config_ignore_scripts=false npm rebuild sqlite3 --ignore-scripts=false --loglevel=error >&2 \
+  && node -e 'require("sqlite3")' ) || { echo "[voiceai] n8n install failed (see above)" >&2; exit 1; }
 touch "$work/.installed"
 if [ -f "$dir/.installed" ]; then
   echo "$dir"; exit 0  # another run finished first
