@@ -25,11 +25,13 @@ export interface FieldRef {
 }
 
 function show(value: unknown): string {
-	const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+	const text =
+		typeof value === 'string' || (typeof value === 'object' && value !== null) ? JSON.stringify(value) : String(value);
 	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function typeName(value: unknown): string {
+	if (value === undefined) return 'nothing';
 	if (value === null) return 'null';
 	if (Array.isArray(value)) return 'an array';
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
