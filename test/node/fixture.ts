@@ -5,6 +5,7 @@ import type { InputItem, RunNodeResult } from '../engine';
 import { runNode } from '../engine';
 import type { Sandbox, SandboxOptions } from '../sandbox';
 import { startSandbox } from '../sandbox';
+import { SandboxAdmin } from '../e2e/sandbox-admin';
 
 export interface LoggedRequest {
 	method: string;
@@ -41,17 +42,7 @@ export class SandboxFixture {
 	}
 
 	async admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-		const res = await fetch(`${this.sandbox.baseUrl}/__sandbox${path}`, {
-			method,
-			headers: {
-				'X-Sandbox-Admin': this.sandbox.adminToken,
-				...(body === undefined ? {} : { 'content-type': 'application/json' }),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		if (!res.ok) throw new Error(`sandbox admin ${method} ${path}: ${res.status} ${text}`);
-		return (text ? JSON.parse(text) : undefined) as T;
+		return await new SandboxAdmin(this.sandbox).request<T>(method, `/__sandbox${path}`, body);
 	}
 
 	async requests(): Promise<LoggedRequest[]> {
