@@ -31,10 +31,11 @@ case "$job" in
     build
     npm run lint --silent
     npx tsc -p tsconfig.test.json
+    # Before the jest suites: the HTTP Request node suite loads n8n's own node from this install.
+    export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"
     mkdir -p .tmp
     status=0
     npx jest --config jest.config.js --json --outputFile=.tmp/unit.json || status=$?
-    export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"
     npx jest --config test/e2e/jest.config.js --runInBand --json --outputFile=.tmp/e2e.json || status=$?
     node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json
     exit "$status"
