@@ -15,6 +15,8 @@ import { SandboxFixture } from './fixture';
 const n8nDir = process.env.VOICEAI_N8N_DIR ?? join(process.env.VOICEAI_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-voiceai'), 'n8n-2.40.7');
 const httpRequestFile = join(n8nDir, 'node_modules', 'n8n-nodes-base', 'dist', 'nodes', 'HttpRequest', 'HttpRequest.node.js');
 const available = existsSync(httpRequestFile);
+// `npm test` installs n8n first and sets VOICEAI_N8N_DIR; only a bare `npx jest` without it may skip.
+if (!available && process.env.VOICEAI_N8N_DIR) throw new Error(`VOICEAI_N8N_DIR names no n8n install: ${n8nDir}`);
 if (!available) console.warn(`HTTP Request node suite skipped: no n8n install at ${n8nDir}`);
 
 const fx = new SandboxFixture();
