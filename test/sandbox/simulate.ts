@@ -110,7 +110,7 @@ async function main(): Promise<void> {
 		if (deliveries.length === 0) process.stdout.write('no webhook registered: nothing delivered\n');
 		for (const d of deliveries) {
 			process.stdout.write(
-				`${d.target} ${d.url}: ${d.status} after ${d.attempts} attempt(s), responses ${JSON.stringify(d.responseCodes)}\n`,
+				`${d.target} ${redactToken(d.url)}: ${d.status} after ${d.attempts} attempt(s), responses ${JSON.stringify(d.responseCodes)}\n`,
 			);
 		}
 	}
@@ -118,3 +118,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => fail(`simulate failed: ${(err as Error).message}`));
+
+/** The trigger's token in a webhook URL is a secret like the API key: keep it off the terminal. */
+function redactToken(url: string): string {
+	return url.replace(/([?&]token=)[^&]+/, '$1[redacted]');
+}
