@@ -33,7 +33,7 @@
  */
 import 'reflect-metadata';
 
-import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, RoutingNode, WorkflowExecute } from 'n8n-core';
+import { BinaryDataService, Cipher, ExecuteContext, ExecutionLifecycleHooks, RoutingNode, WorkflowExecute, getAdditionalKeys } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -53,11 +53,15 @@ import type {
 	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
 	Workflow as WorkflowType,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow, createEmptyRunExecutionData } from 'n8n-workflow';
 
 import { VoiceAiApi } from '../../credentials/VoiceAiApi.credentials';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
+
+// n8n-core has its own copy of @n8n/di: its services live in that copy's container.
+const { Container } = require(require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] })) as typeof import('@n8n/di');
 
 export const PACKAGE = 'n8n-nodes-voiceai';
 
@@ -119,19 +123,34 @@ function nodeTypeRegistry(extra: Record<string, AnyNodeType>): INodeTypes {
 	};
 }
 
-/** Applies the defaults of a credential type's properties, as n8n does before handing data to a node. */
-function withDefaults(type: string, data: ICredentialDataDecryptedObject): ICredentialDataDecryptedObject {
-	const credentialType = credentialTypes[type];
-	const out: ICredentialDataDecryptedObject = {};
-	for (const property of credentialType?.properties ?? []) {
-		if (property.default !== undefined) out[property.name] = property.default as ICredentialDataDecryptedObject[string];
-	}
-	return { ...out, ...data };
-}
+/** The stand-in node (and its type) n8n resolves credential expressions against. */
+const CREDENTIAL_NODE: INode = { id: 'credential', name: '', typeVersion: 1, type: 'mock', position: [0, 0], parameters: {} };
+const CREDENTIAL_NODE_TYPE = { description: { properties: [] } } as unknown as INodeType;
+const credentialNodeTypes: INodeTypes = {
+	getByName: () => CREDENTIAL_NODE_TYPE,
+	getByNameAndVersion: () => CREDENTIAL_NODE_TYPE,
+	getKnownTypes: () => ({}),
+};
 
 export class HarnessCredentialsHelper extends ICredentialsHelper {
+	/** Each credential as n8n keeps it in its database: encrypted (AES-256-CBC with the instance's key). */
+	private readonly sealed = new Map<string, { plain: string; sealed: string }>();
+
 	constructor(private readonly store: Record<string, ICredentialDataDecryptedObject>) {
 		super();
+	}
+
+	/** Sealed again whenever a test has changed the credential in the store (e.g. a rotated key). */
+	private sealedData(type: string): string {
+		const data = this.store[type];
+		if (!data) throw new Error(`harness: no credentials of type "${type}" were given`);
+		const plain = JSON.stringify(data);
+		let entry = this.sealed.get(type);
+		if (entry?.plain !== plain) {
+			entry = { plain, sealed: Container.get(Cipher).encrypt(plain) };
+			this.sealed.set(type, entry);
+		}
+		return entry.sealed;
 	}
 
 	getParentTypes(): string[] {
@@ -186,10 +205,27 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		throw new Error(`harness: getCredentials(${type}, ${nodeCredentials.name}) is not available; use getDecrypted`);
 	}
 
-	async getDecrypted(_additionalData: IWorkflowExecuteAdditionalData, _nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentialDataDecryptedObject> {
-		const data = this.store[type];
-		if (!data) throw new Error(`harness: no credentials of type "${type}" were given`);
-		return withDefaults(type, structuredClone(data));
+	/**
+	 * What n8n's credentials helper does on every call: decrypt the stored data, apply the type's defaults
+	 * and resolve expressions in the credential's fields. n8n also reads the row from its database and
+	 * looks up the data key each time; the harness leaves those out and decrypts with the instance key.
+	 */
+	async getDecrypted(
+		additionalData: IWorkflowExecuteAdditionalData,
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+		mode: WorkflowExecuteMode,
+	): Promise<ICredentialDataDecryptedObject> {
+		const stored = JSON.parse(Container.get(Cipher).decrypt(this.sealedData(type))) as INodeParameters;
+		const data = NodeHelpers.getNodeParameters(this.getCredentialsProperties(type), stored, true, false, null, null) as ICredentialDataDecryptedObject;
+		const workflow = new Workflow({ nodes: [CREDENTIAL_NODE], connections: {}, active: false, nodeTypes: credentialNodeTypes });
+		const additionalKeys = getAdditionalKeys(additionalData, mode, null, { isCredential: true });
+		await workflow.expression.acquireIsolate();
+		try {
+			return workflow.expression.getComplexParameterValue(CREDENTIAL_NODE, data as INodeParameters, mode, additionalKeys, undefined, undefined, data) as ICredentialDataDecryptedObject;
+		} finally {
+			await workflow.expression.releaseIsolate();
+		}
 	}
 
 	async updateCredentials(): Promise<void> {}
@@ -200,9 +236,6 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return credentialTypes[type]?.properties ?? [];
 	}
 }
-
-// n8n-core has its own copy of @n8n/di: its services live in that copy's container.
-const { Container } = require(require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] })) as typeof import('@n8n/di');
 
 let binaryReady: Promise<void> | undefined;
 async function ensureBinaryData(): Promise<void> {
@@ -333,7 +366,8 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 export async function testCredential(type: string, data: ICredentialDataDecryptedObject): Promise<{ status: 'OK' | 'Error'; message: string }> {
 	const credentialType = credentialTypes[type];
 	if (!credentialType?.test) throw new Error(`harness: credential type "${type}" has no test request`);
-	const decrypted = withDefaults(type, data);
+	// n8n's tester applies the type's defaults to what the form sent, as for a stored credential.
+	const decrypted = NodeHelpers.getNodeParameters(credentialType.properties, data as INodeParameters, true, false, null, null) as ICredentialDataDecryptedObject;
 	const testType: INodeType = {
 		description: {
 			displayName: 'Credential Test',
