@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { RequestGate, forEachIndex } from '../helpers/concurrency';
 import { readRequestOptions } from '../helpers/options';
-import { voiceAiApiRequest, voiceAiBaseUrl } from '../transport';
+import { voiceAiApiRequest, voiceAiCredential } from '../transport';
 import { agentOperations } from './agent';
 import { chatbotOperations } from './chatbot';
 import { contactOperations } from './contact';
@@ -64,7 +64,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	// Checked once per execution: a bad credential stops the node before any request.
 	const toSend = items.length - results.filter(Boolean).length;
-	const baseUrl = toSend > 0 ? await voiceAiBaseUrl.call(this, 0) : undefined;
+	const credential = toSend > 0 ? await voiceAiCredential.call(this, 0) : undefined;
 
 	await forEachIndex(items.length, concurrency, async (itemIndex) => {
 		if (results[itemIndex]) return;
@@ -76,7 +76,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				repeatable: operation.repeatable,
 				mayHaveApplied: operation.mayHaveApplied,
 				target: operation.target?.(inputs[itemIndex]),
-				baseUrl,
+				credential,
 			});
 		try {
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);

@@ -1,4 +1,5 @@
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -49,8 +50,14 @@ export interface RequestPolicy {
 	target?: string;
 	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
-	/** The credential's base URL as `voiceAiBaseUrl` returned it, to check the credential once per execution. */
-	baseUrl?: string;
+	/** The credential as `voiceAiCredential` returned it, so it is read and checked once per execution. */
+	credential?: VoiceAiCredential;
+}
+
+export interface VoiceAiCredential {
+	/** Without trailing slashes. */
+	baseUrl: string;
+	data: ICredentialDataDecryptedObject;
 }
 
 /** Larger answers are refused rather than turned into one enormous item. */
@@ -78,8 +85,8 @@ interface FullResponse {
 	body: unknown;
 }
 
-/** Checks the credential before anything is sent and returns the base URL without trailing slashes. */
-export async function voiceAiBaseUrl(this: VoiceAiContext, itemIndex?: number): Promise<string> {
+/** Reads the credential and checks it before anything is sent. */
+export async function voiceAiCredential(this: VoiceAiContext, itemIndex?: number): Promise<VoiceAiCredential> {
 	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
 	const node = this.getNode();
 	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
@@ -96,7 +103,7 @@ export async function voiceAiBaseUrl(this: VoiceAiContext, itemIndex?: number): 
 				'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
 		});
 	}
-	return baseUrl;
+	return { baseUrl, data: credentials };
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -158,7 +165,11 @@ export async function voiceAiApiRequest(
 	const { itemIndex, gate } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
-	const baseUrl = policy.baseUrl ?? (await voiceAiBaseUrl.call(this, itemIndex));
+	const credential = policy.credential ?? (await voiceAiCredential.call(this, itemIndex));
+	const { baseUrl } = credential;
+	// Handing n8n the credential already read spares it loading and decrypting the credential again for
+	// every request (in n8n that is a database read each time); the authenticate block still applies it.
+	const credentialsDecrypted = { id: this.getNode().credentials?.voiceAiApi?.id ?? '', name: 'voiceAiApi', type: 'voiceAiApi', data: credential.data };
 	const options: IHttpRequestOptions = {
 		method,
 		url: `${baseUrl}${path}`,
@@ -179,10 +190,12 @@ export async function voiceAiApiRequest(
 		if (gate) await gate.acquire(signal);
 		let response: FullResponse;
 		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(this, 'voiceAiApi', {
-				...options,
-				headers: { ...options.headers },
-			})) as FullResponse;
+			response = (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				'voiceAiApi',
+				{ ...options, headers: { ...options.headers } },
+				{ credentialsDecrypted },
+			)) as FullResponse;
 		} catch (error) {
 			gate?.release('other');
 			const code = errorCode(error);
