@@ -1,17 +1,13 @@
 import type {
-	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestMethods,
+	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
 
-// n8n resolves a generic header whose expression yields undefined to an empty string and still sends it,
-// so the header's NAME is an expression too: exactly one header ever carries the key. A value that is not
-// shaped like a key (ct_...) is never sent: the header goes out empty and the service answers 401.
-// (n8n swallows errors thrown inside credential expressions, so they cannot refuse a request themselves;
-// the Voice AI node checks the credential before sending anything.)
-const KEY_VALUE = '(/^ct_\\S+$/.test(String($credentials.apiKey ?? "").trim()) ? String($credentials.apiKey).trim() : "")';
+const KEY = /^ct_\S+$/;
 
 // For a base URL that is not http(s), n8n's credential test would show only the HTTP client's error code
 // (ERR_BAD_REQUEST, ERR_INVALID_URL). Such a test is sent to a data: URL instead, which never leaves n8n:
@@ -64,15 +60,20 @@ export class VoiceAiApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				'={{ $credentials.authHeader === "xApiKey" ? "X-API-Key" : "Authorization" }}':
-					`={{ ${KEY_VALUE} === "" ? "" : ($credentials.authHeader === "xApiKey" ? "" : "Bearer ") + ${KEY_VALUE} }}`,
-			},
-		},
-	};
+	/**
+	 * Exactly one header carries the key. A value not shaped like a key (ct_...) is never sent: the header
+	 * goes out empty and the service answers 401 (the Voice AI node checks the credential before sending
+	 * anything). A function rather than a generic block: n8n runs it for every request, and a generic block
+	 * costs two expression evaluations each time.
+	 */
+	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		const key = String(credentials.apiKey ?? '').trim();
+		const value = KEY.test(key) ? key : '';
+		requestOptions.headers = { ...requestOptions.headers };
+		if (credentials.authHeader === 'xApiKey') requestOptions.headers['X-API-Key'] = value;
+		else requestOptions.headers.Authorization = value ? `Bearer ${value}` : '';
+		return requestOptions;
+	}
 
 	test: ICredentialTestRequest = {
 		request: {

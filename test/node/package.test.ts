@@ -161,7 +161,7 @@ describe('the package as n8n loads it', () => {
 		}
 	});
 
-	it('the credential is well formed', () => {
+	it('the credential is well formed', async () => {
 		const credential = loader.credentialTypes.voiceAiApi.type;
 		expect(credential.displayName).toBe('Voice AI API');
 		const fields = Object.fromEntries(credential.properties.map((property) => [property.name, property]));
@@ -169,7 +169,14 @@ describe('the package as n8n loads it', () => {
 		expect(fields.apiKey.typeOptions?.password).toBe(true);
 		expect(fields.baseUrl.required).toBe(true);
 		expect(fields.authHeader.default).toBe('bearer');
-		expect(credential.authenticate).toMatchObject({ type: 'generic' });
+		// The built credential puts the key in exactly one header, and never a value not shaped like a key.
+		const authenticate = credential.authenticate as (data: object, options: object) => Promise<{ headers: Record<string, string> }>;
+		expect(typeof authenticate).toBe('function');
+		const sent = async (data: object) => (await authenticate(data, { url: '/x', headers: { Accept: 'application/json' } })).headers;
+		await expect(sent({ apiKey: ' ct_abc ', authHeader: 'bearer' })).resolves.toEqual({ Accept: 'application/json', Authorization: 'Bearer ct_abc' });
+		await expect(sent({ apiKey: 'ct_abc', authHeader: 'xApiKey' })).resolves.toEqual({ Accept: 'application/json', 'X-API-Key': 'ct_abc' });
+		await expect(sent({ apiKey: 'sk_live', authHeader: 'bearer' })).resolves.toEqual({ Accept: 'application/json', Authorization: '' });
+		await expect(sent({ apiKey: 'not a key', authHeader: 'xApiKey' })).resolves.toEqual({ Accept: 'application/json', 'X-API-Key': '' });
 		const request = credential.test!.request;
 		expect([request.baseURL, request.url, request.method].every((value) => String(value).startsWith('={{'))).toBe(true);
 		expect(request.url).toContain('"/contacts/list-names"');
