@@ -68,8 +68,8 @@ export async function memory(sandbox: BenchSandbox, options: { rounds: number })
 		rows,
 		checks,
 		notes: [
-			'The growth includes everything n8n does with the file in that run: the input node storing it as binary data, the node reading it back (getBinaryDataBuffer), the multipart body and the HTTP client sending it.',
-			'The "bare steps" rows run a minimal node that stops after each step of the same upload, once each: they show which step adds which copy of the file, i.e. the floor for an upload built from getBinaryDataBuffer, a Blob in a FormData and httpRequestWithAuthentication.',
+			'The growth includes everything n8n does with the file in that run: the input node storing it as binary data, the node reading it back, the multipart body and the HTTP client sending it.',
+			'The Voice AI node builds the multipart body as one Buffer and streams the file from n8n\'s binary data store straight into it (getBinaryMetadata for the size, then getBinaryStream), so it holds one copy of the file plus the stream\'s chunks until they are collected. The "bare steps" rows are the usual way for comparison: a minimal node that stops after each step of an upload built from getBinaryDataBuffer, a Blob in a FormData and httpRequestWithAuthentication, once each; they show which step adds which copy of the file.',
 		],
 	};
 }

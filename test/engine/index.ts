@@ -9,7 +9,8 @@
  *     options.parameters   the node's parameters as in a workflow file
  *     options.credentials  { voiceAiApi: { baseUrl, apiKey, authHeader? } } (defaults applied as n8n does)
  *     options.items        input items: { json, binary?: { prop: { data: Buffer|string, mimeType, fileName? } } }
- *                          (default: one empty item); binary goes through `prepareBinaryData` like a Read File node
+ *                          (default: one empty item); binary goes through `prepareBinaryData` like a Read File node,
+ *                          or stays in the item as base64 with `inline: true` (n8n's memory binary mode)
  *     options.continueOnFail  sets the node's onError to 'continueRegularOutput'
  *     options.nodeTypes    extra node types { 'pkg.name': instance } (e.g. n8n's HTTP Request node)
  *     options.typeVersion  version of the node under test (default: its latest)
@@ -79,6 +80,8 @@ export interface BinaryInput {
 	data: Buffer | string;
 	mimeType: string;
 	fileName?: string;
+	/** Keep the file in the item as base64, as n8n's memory binary mode does, instead of storing it. */
+	inline?: boolean;
 }
 
 export interface InputItem {
@@ -263,7 +266,9 @@ function inputNodeType(items: InputItem[]): INodeType {
 				for (const [property, file] of Object.entries(item.binary ?? {})) {
 					const buffer = typeof file.data === 'string' ? Buffer.from(file.data) : file.data;
 					entry.binary ??= {};
-					entry.binary[property] = await this.helpers.prepareBinaryData(buffer, file.fileName, file.mimeType);
+					entry.binary[property] = file.inline
+						? { data: buffer.toString('base64'), mimeType: file.mimeType, fileName: file.fileName }
+						: await this.helpers.prepareBinaryData(buffer, file.fileName, file.mimeType);
 				}
 				out[index] = entry;
 			}

@@ -122,6 +122,29 @@ describe('chatbot', () => {
 	});
 });
 
+describe('chatbot uploads', () => {
+	const uploadsOf = async (chatbotId: string) =>
+		(await fx.state<{ uploads: Array<{ chatbotId: string; field: string; filename: string; contentType: string; size: number }> }>()).uploads.filter(
+			(upload) => upload.chatbotId === chatbotId,
+		);
+
+	it('Update sends an image kept in the item itself (memory binary mode) with the text fields beside it', async () => {
+		const result = await fx.run(
+			{
+				resource: 'chatbot',
+				operation: 'update',
+				chatbotId: 'cb_acme_support',
+				updateFields: { chatbotImageProperty: 'logo', welcome_message: 'Hello "there"\nsecond line' },
+			},
+			{ items: [{ json: {}, binary: { logo: { data: PNG, mimeType: 'image/png', fileName: 'inline "logo".png', inline: true } } }] },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json.welcome_message).toBe('Hello "there"\r\nsecond line');
+		const uploads = await uploadsOf('cb_acme_support');
+		expect(uploads.at(-1)).toMatchObject({ field: 'chatbot_image', filename: 'inline %22logo%22.png', size: PNG.length });
+	});
+});
+
 describe('contact', () => {
 	it('Get List Names returns one item { name } per list name', async () => {
 		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true });

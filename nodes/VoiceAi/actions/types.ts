@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestO
 export type ApiCall = (
 	method: IHttpRequestMethods,
 	path: string,
-	body?: IDataObject | IDataObject[] | FormData,
+	body?: IDataObject | IDataObject[] | Buffer,
 	extra?: Partial<IHttpRequestOptions>,
 ) => Promise<unknown>;
 

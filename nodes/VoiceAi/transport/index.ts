@@ -158,7 +158,7 @@ export async function voiceAiApiRequest(
 	this: VoiceAiContext,
 	method: IHttpRequestMethods,
 	path: string,
-	body?: IDataObject | IDataObject[] | FormData,
+	body?: IDataObject | IDataObject[] | Buffer,
 	extra: Partial<IHttpRequestOptions> = {},
 	policy: RequestPolicy = {},
 ): Promise<unknown> {

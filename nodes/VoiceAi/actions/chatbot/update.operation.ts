@@ -11,6 +11,7 @@ import {
 	readCollection,
 	readString,
 } from '../../helpers/validation';
+import { buildMultipartBody } from '../../helpers/multipart';
 import { defineOperation, toRecords } from '../types';
 
 const TEMPLATES = ['classic', 'modern', 'glassmorphism'] as const;
@@ -233,15 +234,13 @@ export const update = defineOperation<UpdateChatbotInput>({
 		return { chatbotId, fields, images };
 	},
 	async execute({ chatbotId, fields, images }, api, itemIndex) {
-		const form = new FormData();
-		for (const [name, value] of fields) form.append(name, value);
-		for (const image of images) {
-			const data = await this.helpers.getBinaryDataBuffer(itemIndex, image.property);
-			const fileName = image.binary.fileName ?? `${image.field}.${image.binary.fileExtension ?? 'bin'}`;
-			// Buffer is a Uint8Array; passing it as is avoids a second copy of the file.
-			form.append(image.field, new Blob([data as unknown as Uint8Array<ArrayBuffer>], { type: image.binary.mimeType }), fileName);
-		}
-		const result = await api('PATCH', `/chatbot/${encodeURIComponent(chatbotId)}`, form);
+		const files = images.map((image) => ({
+			...image,
+			fileName: image.binary.fileName ?? `${image.field}.${image.binary.fileExtension ?? 'bin'}`,
+			mimeType: image.binary.mimeType,
+		}));
+		const { body, contentType } = await buildMultipartBody(this, itemIndex, fields, files);
+		const result = await api('PATCH', `/chatbot/${encodeURIComponent(chatbotId)}`, body, { headers: { 'Content-Type': contentType } });
 		return toRecords(result) as IDataObject[];
 	},
 });
