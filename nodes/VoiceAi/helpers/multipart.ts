@@ -78,7 +78,8 @@ interface FileSource {
 
 async function fileSource(ctx: IExecuteFunctions, itemIndex: number, file: MultipartFile): Promise<FileSource> {
 	const { id } = file.binary;
-	const stored = id ? await ctx.helpers.getBinaryMetadata(id) : undefined;
+	// A store that cannot say the size falls back to reading the whole file below.
+	const stored = id ? await ctx.helpers.getBinaryMetadata(id).catch(() => undefined) : undefined;
 	if (id && stored && Number.isSafeInteger(stored.fileSize) && stored.fileSize >= 0) {
 		const size = stored.fileSize;
 		return {
