@@ -7,7 +7,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-const KEY = /^ct_\S+$/;
+/** What a Voice AI API key looks like; the node checks the credential against it before sending. */
+export const API_KEY_PATTERN = /^ct_\S+$/;
 
 // For a base URL that is not http(s), n8n's credential test would show only the HTTP client's error code
 // (ERR_BAD_REQUEST, ERR_INVALID_URL). Such a test is sent to a data: URL instead, which never leaves n8n:
@@ -68,7 +69,7 @@ export class VoiceAiApi implements ICredentialType {
 	 */
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
 		const key = String(credentials.apiKey ?? '').trim();
-		const value = KEY.test(key) ? key : '';
+		const value = API_KEY_PATTERN.test(key) ? key : '';
 		requestOptions.headers = { ...requestOptions.headers };
 		if (credentials.authHeader === 'xApiKey') requestOptions.headers['X-API-Key'] = value;
 		else requestOptions.headers.Authorization = value ? `Bearer ${value}` : '';

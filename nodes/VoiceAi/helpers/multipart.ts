@@ -63,7 +63,7 @@ export async function buildMultipartBody(
 	for (const part of textParts) offset += part.copy(body, offset);
 	for (const [index, head] of fileHeads.entries()) {
 		offset += head.copy(body, offset);
-		offset += await sources[index].writeInto(body, offset, () => fileChanged(ctx, itemIndex, files[index]));
+		offset += await sources[index].writeInto(body, offset);
 		offset += crlf.copy(body, offset);
 	}
 	offset += closing.copy(body, offset);
@@ -73,7 +73,7 @@ export async function buildMultipartBody(
 interface FileSource {
 	size: number;
 	/** Copies the file into `body` at `offset`; returns the bytes written (always `size`). */
-	writeInto(body: Buffer, offset: number, changed: () => Error): Promise<number>;
+	writeInto(body: Buffer, offset: number): Promise<number>;
 }
 
 async function fileSource(ctx: IExecuteFunctions, itemIndex: number, file: MultipartFile): Promise<FileSource> {
@@ -84,14 +84,14 @@ async function fileSource(ctx: IExecuteFunctions, itemIndex: number, file: Multi
 		const size = stored.fileSize;
 		return {
 			size,
-			async writeInto(body, offset, changed) {
+			async writeInto(body, offset) {
 				let written = 0;
 				for await (const chunk of await ctx.helpers.getBinaryStream(id)) {
 					const bytes = chunk as Buffer;
-					if (written + bytes.length > size) throw changed();
+					if (written + bytes.length > size) throw fileChanged(ctx, itemIndex, file);
 					written += bytes.copy(body, offset + written);
 				}
-				if (written !== size) throw changed();
+				if (written !== size) throw fileChanged(ctx, itemIndex, file);
 				return written;
 			},
 		};

@@ -1,5 +1,5 @@
 import type {
-	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -10,6 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
 import type { RequestGate } from '../helpers/concurrency';
 import { parseServiceFailure, redactKeys, serviceError, transportError } from '../helpers/errors';
 
@@ -57,13 +58,16 @@ export interface RequestPolicy {
 export interface VoiceAiCredential {
 	/** Without trailing slashes. */
 	baseUrl: string;
-	data: ICredentialDataDecryptedObject;
+	/**
+	 * Handed to every request, so n8n does not load and decrypt the credential again each time (in n8n
+	 * that is a database read per request); the credential's authenticate function still applies it.
+	 */
+	decrypted: ICredentialsDecrypted;
 }
 
 /** Larger answers are refused rather than turned into one enormous item. */
 export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
 const BASE_URL = /^https?:\/\/[^\s/?#]+/i;
-const KEY = /^ct_\S+$/;
 /** Connection errors where the request certainly never reached the service, so any request may be repeated. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 /** Failures worth another attempt; anything else (a bad URL, a blocked host, a cancelled run) is final. */
@@ -96,14 +100,15 @@ export async function voiceAiCredential(this: VoiceAiContext, itemIndex?: number
 			description: 'Open the Voice AI credential and enter a base URL that starts with http:// or https://.',
 		});
 	}
-	if (!KEY.test(String(credentials.apiKey ?? '').trim())) {
+	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim())) {
 		throw new NodeOperationError(node, 'The API key in the Voice AI credential does not start with ct_', {
 			itemIndex,
 			description:
 				'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
 		});
 	}
-	return { baseUrl, data: credentials };
+	const id = node.credentials?.voiceAiApi?.id ?? '';
+	return { baseUrl, decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials } };
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -167,9 +172,6 @@ export async function voiceAiApiRequest(
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const credential = policy.credential ?? (await voiceAiCredential.call(this, itemIndex));
 	const { baseUrl } = credential;
-	// Handing n8n the credential already read spares it loading and decrypting the credential again for
-	// every request (in n8n that is a database read each time); the authenticate block still applies it.
-	const credentialsDecrypted = { id: this.getNode().credentials?.voiceAiApi?.id ?? '', name: 'voiceAiApi', type: 'voiceAiApi', data: credential.data };
 	const options: IHttpRequestOptions = {
 		method,
 		url: `${baseUrl}${path}`,
@@ -194,7 +196,7 @@ export async function voiceAiApiRequest(
 				this,
 				'voiceAiApi',
 				{ ...options, headers: { ...options.headers } },
-				{ credentialsDecrypted },
+				{ credentialsDecrypted: credential.decrypted },
 			)) as FullResponse;
 		} catch (error) {
 			gate?.release('other');
