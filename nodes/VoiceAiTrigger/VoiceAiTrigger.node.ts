@@ -6,28 +6,15 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
 import { isDuplicate } from './dedupe';
-import { fieldAt, idList, locatorText, passesFilter, readDeliveries } from './delivery';
+import { checkFilter, fieldAt, idList, locatorText, readDeliveries } from './delivery';
 import { toItem } from './output';
 import { triggerProperties } from './properties';
-import {
-	apiKeyOf,
-	assertHttpUrl,
-	forgetRegistration,
-	hashToken,
-	productionToken,
-	productionUrlOf,
-	readRegistration,
-	registerAccountWebhook,
-	saveRegistration,
-	testToken,
-	TOKEN_PARAMETER,
-	tokenMatches,
-	withToken,
-} from './registration';
+import { claimForPublish, giveBackAfterTest, holdsAccount, lendForTest, releaseOnUnpublish } from './lifecycle';
+import { apiKeyOf, hashToken, productionToken, readRegistration, TOKEN_PARAMETER, tokenMatches } from './registration';
 
 export class VoiceAiTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -62,66 +49,23 @@ export class VoiceAiTrigger implements INodeType {
 
 	webhookMethods = {
 		default: {
-			/**
-			 * The service cannot be asked which URL it holds, so only static data can answer. After a
-			 * restart the answer is always "no": the account may have been pointed elsewhere while n8n
-			 * was down (a test listen cut short, another workflow), and registering again is harmless.
-			 */
+			/** Only this process knows who holds the account: after a restart, claim it again. */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const activation = this.getActivationMode();
-				if (activation === 'init' || activation === 'leadershipChange') return false;
-				const record = readRegistration(this.getWorkflowStaticData('node'));
-				const webhookUrl = this.getNodeWebhookUrl('default') as string;
-				if (record?.kind !== 'production' || record.webhookUrl !== webhookUrl) return false;
-				const token = productionToken(await apiKeyOf.call(this), webhookUrl);
-				return record.tokenHash === hashToken(token);
+				if (this.getMode() === 'manual' || activation === 'init' || activation === 'leadershipChange') return false;
+				return await holdsAccount.call(this);
 			},
 
 			async create(this: IHookFunctions): Promise<boolean> {
-				const webhookUrl = this.getNodeWebhookUrl('default') as string;
-				const isTest = this.getMode() === 'manual';
-				if (isTest && this.getNodeParameter('afterTestListen') === 'restoreProduction') {
-					if (productionUrlOf(webhookUrl) === undefined) {
-						throw new NodeOperationError(
-							this.getNode(),
-							'Cannot work out the production URL from this test URL, so it could not be restored after the test',
-							{ description: 'n8n uses custom webhook endpoints here. Set After Test Listen to "Leave Account Webhook As Is".' },
-						);
-					}
-				}
-				if (this.getNodeParameter('onDeactivation') === 'replacementUrl') {
-					assertHttpUrl.call(this, this.getNodeParameter('replacementUrl') as string, 'Replacement Webhook URL');
-				}
-				const token = isTest ? testToken() : productionToken(await apiKeyOf.call(this), webhookUrl);
-				await registerAccountWebhook.call(this, withToken(webhookUrl, token));
-				saveRegistration(this.getWorkflowStaticData('node'), {
-					kind: isTest ? 'test' : 'production',
-					webhookUrl,
-					tokenHash: hashToken(token),
-					registeredAt: new Date().toISOString(),
-				});
+				if (this.getMode() === 'manual') await lendForTest.call(this);
+				else await claimForPublish.call(this);
 				return true;
 			},
 
 			async delete(this: IHookFunctions): Promise<boolean> {
-				const staticData = this.getWorkflowStaticData('node');
-				const record = readRegistration(staticData);
-				if (record === undefined) return true;
-				if (record.kind === 'test') {
-					if (this.getNodeParameter('afterTestListen') === 'restoreProduction') {
-						const productionUrl = productionUrlOf(record.webhookUrl);
-						if (productionUrl === undefined) {
-							throw new NodeOperationError(this.getNode(), 'Cannot work out the production URL from the test URL');
-						}
-						const token = productionToken(await apiKeyOf.call(this), productionUrl);
-						await registerAccountWebhook.call(this, withToken(productionUrl, token));
-					}
-				} else if (this.getNodeParameter('onDeactivation') === 'replacementUrl') {
-					const replacementUrl = this.getNodeParameter('replacementUrl') as string;
-					assertHttpUrl.call(this, replacementUrl, 'Replacement Webhook URL');
-					await registerAccountWebhook.call(this, replacementUrl);
-				}
-				forgetRegistration(staticData);
+				const record = readRegistration(this.getWorkflowStaticData('node'));
+				if (record?.kind === 'test') await giveBackAfterTest.call(this);
+				else if (record !== undefined) await releaseOnUnpublish.call(this);
 				return true;
 			},
 		},
@@ -139,12 +83,13 @@ export class VoiceAiTrigger implements INodeType {
 		const headers = this.getHeaderData();
 		const request = this.getRequestObject() as { rawBody?: Buffer };
 		const read = readDeliveries(headers['content-type'], this.getBodyData(), request.rawBody);
-		if ('problem' in read) return refuse(400, read.problem);
+		if ('problem' in read) return refuse(read.status, read.problem);
 
 		const output = this.getNodeParameter('output', 'variables') as 'variables' | 'raw';
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const chatbotIds = idList(options.chatbotIds as string | undefined);
 		const agentIds = idList(locatorText(options.agentIds));
+		const startUnidentified = options.withoutSourceId === 'start';
 		const dedupeField = ((options.dedupeField as string | undefined) ?? 'conversation_id').trim();
 		const windowMs = Number(options.dedupeWindowMinutes ?? 60) * 60_000;
 		const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;
@@ -154,18 +99,19 @@ export class VoiceAiTrigger implements INodeType {
 			deliveryId: headerValue(headers['x-voiceai-delivery']),
 			attempt: Number(headerValue(headers['x-voiceai-attempt'])) || undefined,
 		};
+		const batch = read.deliveries.length > 1;
 
-		let filtered = 0;
-		let duplicates = 0;
+		const counts = { duplicates: 0, filtered: 0, unidentified: 0 };
 		const items = [];
-		for (const delivery of read.deliveries) {
-			if (!passesFilter(delivery, chatbotIds, agentIds)) {
-				filtered++;
+		for (const [index, delivery] of read.deliveries.entries()) {
+			const filter = checkFilter(delivery, chatbotIds, agentIds);
+			if (filter === 'filtered' || (filter === 'unidentified' && !startUnidentified)) {
+				counts[filter]++;
 				continue;
 			}
-			const id = dedupeField === '' ? undefined : fieldAt(delivery, dedupeField);
+			const id = dedupeIdOf(delivery, dedupeField, context.deliveryId, batch ? index : undefined);
 			if (id !== undefined && windowMs > 0 && isDuplicate(scope, id, windowMs, now)) {
-				duplicates++;
+				counts.duplicates++;
 				continue;
 			}
 			items.push(toItem(delivery, context, output));
@@ -173,13 +119,24 @@ export class VoiceAiTrigger implements INodeType {
 
 		// Dropped deliveries are still answered 2xx, or the service would retry them.
 		if (items.length === 0) {
-			return { webhookResponse: { received: true, started: false, duplicates, filtered } };
+			return { webhookResponse: { received: true, started: false, ...counts } };
 		}
 		return {
 			workflowData: [items],
-			webhookResponse: { received: true, started: true, items: items.length, duplicates, filtered },
+			webhookResponse: { received: true, started: true, items: items.length, ...counts },
 		};
 	}
+}
+
+/**
+ * What identifies a delivery for duplicate detection: the configured field, or else the service's
+ * delivery id header (with the position in a batch, since one request then carries several).
+ */
+function dedupeIdOf(delivery: IDataObject, field: string, deliveryId: string | undefined, index: number | undefined): string | undefined {
+	const value = field === '' ? undefined : fieldAt(delivery, field);
+	if (value !== undefined) return `field:${value}`;
+	if (field === '' || deliveryId === undefined || deliveryId === '') return undefined;
+	return index === undefined ? `delivery:${deliveryId}` : `delivery:${deliveryId}#${index}`;
 }
 
 /**

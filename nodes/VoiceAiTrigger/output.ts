@@ -16,26 +16,32 @@ const SOURCE_LABELS: Record<string, string> = {
 	chatbot: 'chatbot',
 };
 
+/** Key of the object holding every field of the delivery that is not a variable. */
+export const CONVERSATION_KEY = 'conversation';
+
 /**
- * The extracted variables of a delivery. Shapes the spec does not show are taken as they come:
- * `variables` as a JSON string is parsed; no `variables` key means the body itself (minus the
- * envelope fields) holds them; any other `variables` value is kept under `variables`.
+ * The extracted variables of a delivery and the fields left over. Shapes the spec does not show are
+ * taken as they come: `variables` as a JSON string is parsed; no `variables` key means the body
+ * itself (minus the envelope fields) holds them; any other `variables` value is kept under `variables`.
  */
-export function variablesOf(delivery: IDataObject): IDataObject {
+export function splitDelivery(delivery: IDataObject): { variables: IDataObject; rest: IDataObject } {
 	const variables = delivery.variables;
-	if (isPlainObject(variables)) return variables;
+	const rest: IDataObject = {};
+	if (variables === undefined) {
+		const taken: IDataObject = {};
+		for (const [key, value] of Object.entries(delivery)) {
+			if ((ENVELOPE_FIELDS as readonly string[]).includes(key)) rest[key] = value;
+			else taken[key] = value;
+		}
+		return { variables: taken, rest };
+	}
+	for (const [key, value] of Object.entries(delivery)) if (key !== 'variables') rest[key] = value;
+	if (isPlainObject(variables)) return { variables, rest };
 	if (typeof variables === 'string') {
 		const parsed = parseObject(variables);
-		if (parsed !== undefined) return parsed;
+		if (parsed !== undefined) return { variables: parsed, rest };
 	}
-	if (variables === undefined) {
-		const rest: IDataObject = {};
-		for (const [key, value] of Object.entries(delivery)) {
-			if (!(ENVELOPE_FIELDS as readonly string[]).includes(key)) rest[key] = value;
-		}
-		return rest;
-	}
-	return { variables };
+	return { variables: { variables }, rest };
 }
 
 export function metadataOf(delivery: IDataObject, context: DeliveryContext): IDataObject {
@@ -53,14 +59,26 @@ export function metadataOf(delivery: IDataObject, context: DeliveryContext): IDa
 	};
 }
 
-/** One output item per delivery: the variables plus `_voiceAi`, or the delivery exactly as received. */
+/**
+ * One output item per delivery: the variables as fields, `_voiceAi` (normalised metadata) and
+ * `conversation` (every other field exactly as delivered), or the delivery exactly as received.
+ * A variable named like one of the two keys is kept whole under `conversation.variables`.
+ */
 export function toItem(
 	delivery: IDataObject,
 	context: DeliveryContext,
 	shape: 'variables' | 'raw',
 ): INodeExecutionData {
 	if (shape === 'raw') return { json: delivery };
-	return { json: { ...variablesOf(delivery), [METADATA_KEY]: metadataOf(delivery, context) } };
+	const { variables, rest } = splitDelivery(delivery);
+	const clash = METADATA_KEY in variables || CONVERSATION_KEY in variables;
+	return {
+		json: {
+			...variables,
+			[METADATA_KEY]: metadataOf(delivery, context),
+			[CONVERSATION_KEY]: clash ? { ...rest, variables } : rest,
+		},
+	};
 }
 
 function parseObject(text: string): IDataObject | undefined {

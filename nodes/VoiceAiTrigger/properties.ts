@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'The service keeps one webhook URL per account. Activating this workflow points it here. "Listen for test event" points it at the test URL and, when the test ends, back at this workflow\'s production URL (see After Test Listen). Treat the registered URL as a secret, like the API key: it carries the token that proves a delivery is genuine.',
+			'The service keeps one webhook URL per account, and one published workflow holds it. Publish points it at this workflow; publishing a second workflow for the same account fails and names the first, unless you choose to take it over below. Unpublish hands it back to the published workflow that held it before. "Execute step" / "Listen for test event" borrows it for the test URL and, when the test ends (a delivery, Stop listening or the timeout), gives it back to the published workflow; with none published, it is left on the test URL. Treat the registered URL as a secret: it carries the token that proves a delivery is genuine.',
 		name: 'accountWebhookNotice',
 		type: 'notice',
 		default: '',
@@ -22,40 +22,40 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Variables and Metadata',
 				value: 'variables',
-				description: 'The extracted variables as fields, plus a _voiceAi object with conversation ID, source, agent, chatbot and times',
+				description: 'The extracted variables as fields, a _voiceAi object with conversation ID, source, agent, chatbot and times, and a conversation object with every other delivered field as sent',
 			},
 		],
 	},
 	{
-		displayName: 'After Test Listen',
-		name: 'afterTestListen',
+		displayName: 'If Another Workflow Holds the Account',
+		name: 'whenHeld',
 		type: 'options',
-		default: 'restoreProduction',
-		description: 'What the account webhook points at when "Listen for test event" ends',
+		default: 'fail',
+		description: 'What publishing does when another published workflow already receives this account\'s deliveries',
 		options: [
 			{
-				name: 'Leave Account Webhook As Is',
-				value: 'leave',
-				description: 'It keeps pointing at the test URL, which no longer answers',
+				name: 'Fail to Publish',
+				value: 'fail',
+				description: 'Publishing fails with a message naming the workflow that holds the account',
 			},
 			{
-				name: 'Restore Production URL',
-				value: 'restoreProduction',
-				description: "Point it back at this workflow's production URL (n8n does not tell a test listener whether the workflow is active, so this happens either way)",
+				name: 'Take Over the Account Webhook',
+				value: 'takeOver',
+				description: 'This workflow receives from now on; unpublishing it gives the account back to the other workflow',
 			},
 		],
 	},
 	{
-		displayName: 'On Deactivation',
+		displayName: 'On Unpublish',
 		name: 'onDeactivation',
 		type: 'options',
 		default: 'leave',
-		description: 'The service has no way to delete the account webhook: choose what it points at after this workflow is deactivated',
+		description: 'The service has no way to delete the account webhook. When this workflow is unpublished and no other published workflow wants the account, choose what it points at.',
 		options: [
 			{
 				name: 'Leave Account Webhook As Is',
 				value: 'leave',
-				description: "It keeps pointing at this workflow's production URL, which answers 404 while the workflow is inactive",
+				description: "It keeps pointing at this workflow's production URL, which answers 404 while the workflow is unpublished",
 			},
 			{
 				name: 'Point to a URL I Give',
@@ -71,7 +71,7 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'https://example.com/voice-ai-deliveries',
-		description: 'Registered as the account webhook when this workflow is deactivated',
+		description: 'Registered as the account webhook when this workflow is unpublished and no other published workflow wants the account',
 		displayOptions: { show: { onDeactivation: ['replacementUrl'] } },
 	},
 	{
@@ -86,7 +86,7 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'dedupeField',
 				type: 'string',
 				default: 'conversation_id',
-				description: 'Field of the delivery (dotted path, e.g. variables.call_id) that identifies a conversation. A second delivery with the same value within the window is answered 200 and starts nothing. Empty: no deduplication.',
+				description: 'Field of the delivery (dotted path, e.g. variables.call_id) that identifies a conversation. A second delivery with the same value within the window is answered 200 and starts nothing. A delivery without the field is identified by its X-VoiceAI-Delivery header. Empty: no deduplication.',
 			},
 			{
 				displayName: 'Deduplication Window (Minutes)',
@@ -117,6 +117,17 @@ export const triggerProperties: INodeProperties[] = [
 						type: 'string',
 						placeholder: 'agent_123, agent_456',
 					},
+				],
+			},
+			{
+				displayName: 'Deliveries Without Agent or Chatbot ID',
+				name: 'withoutSourceId',
+				type: 'options',
+				default: 'drop',
+				description: 'With Only Agent or Only Chatbot IDs set: what happens to a delivery that names neither an agent nor a chatbot. The answer to the service counts dropped ones as "unidentified".',
+				options: [
+					{ name: 'Drop', value: 'drop', description: 'Start nothing for it; it cannot be matched to the filter' },
+					{ name: 'Start the Workflow', value: 'start', description: 'Let it through the filter' },
 				],
 			},
 			{

@@ -3,13 +3,12 @@ import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflo
 import { NodeOperationError } from 'n8n-workflow';
 
 import { voiceAiApiRequest } from '../VoiceAi/transport';
+import { accountKey } from './ownership';
 
 /** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
 
 const STATIC_KEY = 'registration';
-const TEST_ENDPOINT = '/webhook-test/';
-const PRODUCTION_ENDPOINT = '/webhook/';
 
 /** What this node registered at the service, kept in the node's static data. */
 export interface Registration {
@@ -19,6 +18,8 @@ export interface Registration {
 	/** SHA-256 of the token (hex): the token itself is not written to the database. */
 	tokenHash: string;
 	registeredAt: string;
+	/** Production only: when this trigger first claimed the account (ms), to order claims after a restart. */
+	claimedAt?: number;
 }
 
 export function readRegistration(staticData: IDataObject): Registration | undefined {
@@ -70,16 +71,6 @@ export function withToken(webhookUrl: string, token: string): string {
 	return url.toString();
 }
 
-/** n8n's test and production URLs of a node differ only in the endpoint segment. */
-export function productionUrlOf(testUrl: string): string | undefined {
-	const url = new URL(testUrl);
-	const at = url.pathname.indexOf(TEST_ENDPOINT);
-	if (at === -1) return undefined;
-	url.pathname =
-		url.pathname.slice(0, at) + PRODUCTION_ENDPOINT + url.pathname.slice(at + TEST_ENDPOINT.length);
-	return url.toString();
-}
-
 export function isHttpUrl(value: string): boolean {
 	try {
 		const url = new URL(value);
@@ -92,6 +83,14 @@ export function isHttpUrl(value: string): boolean {
 export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promise<string> {
 	const credentials = await this.getCredentials('voiceAiApi');
 	return String(credentials.apiKey ?? '');
+}
+
+/** The account a trigger's credential points at: its API key and the key of its ownership entry. */
+export async function accountOf(this: IHookFunctions): Promise<{ apiKey: string; key: string }> {
+	const credentials = await this.getCredentials('voiceAiApi');
+	const apiKey = String(credentials.apiKey ?? '');
+	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+	return { apiKey, key: accountKey(baseUrl, apiKey) };
 }
 
 /**

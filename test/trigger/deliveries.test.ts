@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { type Delivery, SandboxAdmin } from '../e2e/sandbox-admin';
 import { startSandbox, type Sandbox } from '../sandbox';
+import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
 import { TriggerWorkflow, WebhookReceiver } from './n8n';
 
 const ORG = 'org_acme';
@@ -34,6 +35,8 @@ async function activeTrigger(parameters = {}): Promise<{ flow: TriggerWorkflow; 
 		n8nBaseUrl: receiver.baseUrl,
 	});
 	receiver.add(flow);
+	// Each trigger as if in its own n8n process: one account, one published owner per process.
+	forgetAllAccounts();
 	await flow.activate();
 	return { flow, url: (await admin.accountWebhook(ORG))! };
 }
@@ -85,7 +88,7 @@ describe('verification', () => {
 		const { flow, url } = await activeTrigger();
 		const body = payload();
 		const res = await post(url, JSON.stringify(body), 'application/json', { 'X-VoiceAI-Delivery': 'dlv_1', 'X-VoiceAI-Attempt': '2' });
-		expect(res).toEqual({ status: 200, body: { received: true, started: true, items: 1, duplicates: 0, filtered: 0 } });
+		expect(res).toEqual({ status: 200, body: { received: true, started: true, items: 1, duplicates: 0, filtered: 0, unidentified: 0 } });
 
 		const [execution] = executionsOf(flow);
 		expect(execution.mode).toBe('production');
@@ -106,6 +109,14 @@ describe('verification', () => {
 				receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
 				deliveryId: 'dlv_1',
 				attempt: 2,
+			},
+			conversation: {
+				event: 'conversation.completed',
+				conversation_id: body.conversation_id,
+				source: 'account_webhook',
+				agent_id: 'agent_1',
+				chatbot_id: null,
+				completed_at: '2025-01-02T03:04:05.000Z',
 			},
 		});
 	});
@@ -148,34 +159,32 @@ describe('verification', () => {
 		expect(executionsOf(flow).map((e) => e.mode)).toEqual(['test', 'production']);
 	});
 
-	test('after an API key rotation the token derived from the new key is accepted too', async () => {
+	test('after an API key rotation, publishing again registers the new key\'s token, which starts the workflow', async () => {
 		const { flow, url } = await activeTrigger();
 		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, { name: 'rotated' });
 		flow.credential.apiKey = key.apiKey;
-		// A test listen with the new key restores production with the new key's token.
-		await flow.startTestListen();
-		await flow.endTestListen();
-		const restored = (await admin.accountWebhook(ORG))!;
-		expect(restored).not.toBe(url);
-		expect((await post(restored, JSON.stringify(payload()))).status).toBe(200);
-		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
-		expect(executionsOf(flow)).toHaveLength(2);
+		await flow.activate('update');
+		const registered = (await admin.accountWebhook(ORG))!;
+		expect(registered).not.toBe(url);
+		expect((await post(registered, JSON.stringify(payload()))).status).toBe(200);
+		expect(executionsOf(flow)).toHaveLength(1);
 	});
 });
 
 describe('malformed bodies start nothing', () => {
 	test.each([
-		['text that is not JSON, sent as JSON (n8n rejects it before the node)', 'not json', 'application/json', 422],
-		['plain text', 'hello', 'text/plain', 400],
-		['no content type', JSON.stringify(payload()), '', 400],
-		['an empty body', '', 'application/json', 400],
-		['an empty object', '{}', 'application/json', 400],
-		['an empty array', '[]', 'application/json', 400],
-		['a JSON string', '"conversation"', 'application/json', 400],
-		['an array with a number', '[1]', 'application/json', 400],
-	])('%s: %j as %j → %i', async (_name, body, contentType, status) => {
+		['text that is not JSON, sent as JSON (n8n rejects it before the node)', 'application/json', 422, () => 'not json'],
+		['plain text', 'text/plain', 400, () => 'hello'],
+		['JSON with an unknown content type', 'application/xml', 415, () => JSON.stringify(payload())],
+		['more than 1,000 deliveries in one request', 'application/json', 413, () => JSON.stringify(Array.from({ length: 1001 }, () => payload()))],
+		['an empty body', 'application/json', 400, () => ''],
+		['an empty object', 'application/json', 400, () => '{}'],
+		['an empty array', 'application/json', 400, () => '[]'],
+		['a JSON string', 'application/json', 400, () => '"conversation"'],
+		['an array with a number', 'application/json', 400, () => '[1]'],
+	])('%s (as %j) → %i', async (_name, contentType, status, body) => {
 		const { flow, url } = await activeTrigger();
-		const res = await post(url, body, contentType);
+		const res = await post(url, body(), contentType);
 		expect(res.status).toBe(status);
 		expect(executionsOf(flow)).toHaveLength(0);
 	});
@@ -187,7 +196,7 @@ describe('duplicates, filters and shapes', () => {
 		const body = payload();
 		expect((await post(url, JSON.stringify(body))).status).toBe(200);
 		const again = await post(url, JSON.stringify({ ...body, variables: { name: 'changed' } }));
-		expect(again).toEqual({ status: 200, body: { received: true, started: false, duplicates: 1, filtered: 0 } });
+		expect(again).toEqual({ status: 200, body: { received: true, started: false, duplicates: 1, filtered: 0, unidentified: 0 } });
 		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
 		expect(executionsOf(flow)).toHaveLength(2);
 	});
@@ -214,14 +223,14 @@ describe('duplicates, filters and shapes', () => {
 		expect(res.status).toBe(200);
 		const [execution] = executionsOf(flow);
 		const json = execution.items[0].json;
-		expect(Object.keys(json)).toHaveLength(2001);
+		expect(Object.keys(json)).toHaveLength(2002);
 		expect(json.field_1999).toBe(variables.field_1999);
 	});
 
 	test('only deliveries of the chosen chatbots or agents start the workflow', async () => {
 		const { flow, url } = await activeTrigger({ options: { chatbotIds: 'cb_acme_support, cb_other', agentIds: 'agent_7' } });
 		const skipped = await post(url, JSON.stringify(payload({ chatbot_id: 'cb_acme_booking', agent_id: null })));
-		expect(skipped).toEqual({ status: 200, body: { received: true, started: false, duplicates: 0, filtered: 1 } });
+		expect(skipped).toEqual({ status: 200, body: { received: true, started: false, duplicates: 0, filtered: 1, unidentified: 0 } });
 		await post(url, JSON.stringify(payload({ chatbot_id: 'cb_acme_support', agent_id: null, source: 'chatbot' })));
 		await post(url, JSON.stringify(payload({ agent_id: 'agent_7' })));
 		expect(executionsOf(flow).map((e) => e.items[0].json._voiceAi)).toEqual([
@@ -264,6 +273,7 @@ describe("the sandbox's own deliverer", () => {
 			name: 'Cleo',
 			slot: 'Tue 10:00',
 			_voiceAi: expect.objectContaining({ conversationId, agentId: agents[0].id, source: 'account webhook', deliveryId: delivery.id, attempt: 1 }),
+			conversation: expect.objectContaining({ conversation_id: conversationId, agent_id: agents[0].id }),
 		});
 	});
 
@@ -297,5 +307,86 @@ describe("the sandbox's own deliverer", () => {
 		} finally {
 			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, { webhook_url: null });
 		}
+	});
+});
+
+describe('every delivered field reaches the workflow', () => {
+	test('scenario 3: duration, transcript, recording and metadata are kept beside the variables', async () => {
+		const { flow, url } = await activeTrigger();
+		const body = {
+			conversation_id: 'c1',
+			variables: { name: 'Fay' },
+			call_duration_sec: 93,
+			transcript: 'Agent: Hello…',
+			recording_url: 'https://recordings.example.com/c1.mp3',
+			metadata: { campaign: 'spring' },
+		};
+		expect((await post(url, JSON.stringify(body))).status).toBe(200);
+		const json = executionsOf(flow)[0].items[0].json;
+		expect(json).toMatchObject({
+			name: 'Fay',
+			_voiceAi: expect.objectContaining({ conversationId: 'c1' }),
+			conversation: {
+				conversation_id: 'c1',
+				call_duration_sec: 93,
+				transcript: 'Agent: Hello…',
+				recording_url: 'https://recordings.example.com/c1.mp3',
+				metadata: { campaign: 'spring' },
+			},
+		});
+	});
+
+	test('a variable named like a key of the item stays visible', async () => {
+		const { flow, url } = await activeTrigger();
+		await post(url, JSON.stringify({ conversation_id: 'c2', variables: { _voiceAi: 'mine', conversation: 'also mine', city: 'Oslo' } }));
+		const json = executionsOf(flow)[0].items[0].json as { city: string; conversation: { variables: Record<string, string> } };
+		expect(json.city).toBe('Oslo');
+		expect(json.conversation.variables).toEqual({ _voiceAi: 'mine', conversation: 'also mine', city: 'Oslo' });
+	});
+
+	test('{"data":{…}} and {"event":…,"data":{…}} envelopes are unwrapped', async () => {
+		const { flow, url } = await activeTrigger();
+		await post(url, JSON.stringify({ data: { conversation_id: 'env_1', variables: { name: 'Gil' } } }));
+		await post(url, JSON.stringify({ event: 'conversation.completed', data: { conversation_id: 'env_2', variables: { name: 'Hal' } } }));
+		const items = executionsOf(flow).map((e) => e.items[0].json as { name: string; _voiceAi: { conversationId: string; event: string | null } });
+		expect(items.map((json) => [json.name, json._voiceAi.conversationId, json._voiceAi.event])).toEqual([
+			['Gil', 'env_1', null],
+			['Hal', 'env_2', 'conversation.completed'],
+		]);
+	});
+
+	test('JSON sent as text/plain or without a content type, and form fields, are accepted', async () => {
+		const { flow, url } = await activeTrigger();
+		expect((await post(url, JSON.stringify({ conversation_id: 'txt_1', variables: { name: 'Ida' } }), 'text/plain')).status).toBe(200);
+		expect((await post(url, JSON.stringify({ conversation_id: 'none_1', variables: { name: 'Jo' } }), '')).status).toBe(200);
+		const form = new URLSearchParams({ conversation_id: 'form_1', variables: '{"name":"Kai"}' }).toString();
+		expect((await post(url, form, 'application/x-www-form-urlencoded')).status).toBe(200);
+		const items = executionsOf(flow).map((e) => e.items[0].json as { name: string });
+		expect(items.map((json) => json.name)).toEqual(['Ida', 'Jo', 'Kai']);
+	});
+});
+
+describe('deliveries without ids', () => {
+	test('without the id field, duplicates are recognised by the X-VoiceAI-Delivery header', async () => {
+		const { flow, url } = await activeTrigger();
+		const body = JSON.stringify({ variables: { name: 'Lu' } });
+		expect((await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_a' })).body).toMatchObject({ started: true });
+		expect((await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_a' })).body).toMatchObject({ started: false, duplicates: 1 });
+		expect((await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_b' })).body).toMatchObject({ started: true });
+		// Without either, nothing identifies it: every copy starts the workflow.
+		await post(url, body);
+		await post(url, body);
+		expect(executionsOf(flow)).toHaveLength(4);
+	});
+
+	test('with an agent filter, a delivery naming no agent or chatbot is dropped and counted as unidentified, unless let through', async () => {
+		const { flow, url } = await activeTrigger({ options: { agentIds: 'agent_7' } });
+		const anonymous = JSON.stringify({ conversation_id: 'anon_1', variables: { name: 'Mo' } });
+		expect((await post(url, anonymous)).body).toEqual({ received: true, started: false, duplicates: 0, filtered: 0, unidentified: 1 });
+		expect(executionsOf(flow)).toHaveLength(0);
+
+		const open = await activeTrigger({ options: { agentIds: 'agent_7', withoutSourceId: 'start' } });
+		expect((await post(open.url, anonymous)).body).toMatchObject({ started: true, unidentified: 0 });
+		expect((await post(open.url, JSON.stringify(payload({ agent_id: 'agent_8' })))).body).toMatchObject({ started: false, filtered: 1 });
 	});
 });

@@ -6,6 +6,7 @@ import { createHash } from 'crypto';
 
 import { SandboxAdmin } from '../e2e/sandbox-admin';
 import { startSandbox, type Sandbox } from '../sandbox';
+import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
 import { TriggerWorkflow } from './n8n';
 
 const ORG = 'org_acme';
@@ -22,6 +23,9 @@ beforeAll(async () => {
 afterAll(async () => {
 	await sandbox.close();
 });
+
+// Each test is a freshly started n8n process (the account's owners are kept in the process).
+beforeEach(() => forgetAllAccounts());
 
 function workflow(parameters = {}): TriggerWorkflow {
 	return new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey, parameters });
@@ -66,7 +70,7 @@ describe('activation', () => {
 
 	test('each workflow gets its own token', async () => {
 		const a = workflow();
-		const b = workflow();
+		const b = workflow({ whenHeld: 'takeOver' });
 		await a.activate();
 		const tokenA = tokenOf(await admin.accountWebhook(ORG));
 		await b.activate();
@@ -83,11 +87,14 @@ describe('activation', () => {
 		expect(await flow.activate('update')).toBe(false);
 		expect(await registrations()).toBe(before);
 
-		// Another workflow takes the account while n8n is down; on restart ('init') this one registers again.
+		// Something else takes the account while n8n is down (another n8n, a test listen cut short);
+		// on restart ('init') this one registers again in the fresh process.
 		flow.stopProcess();
+		forgetAllAccounts();
 		const other = workflow();
 		await other.activate();
 		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(other.productionUrl);
+		forgetAllAccounts();
 		expect(await flow.activate('init')).toBe(true);
 		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(flow.productionUrl);
 		expect(await registrations()).toBe(before + 2);
@@ -167,16 +174,8 @@ describe('listen for test event', () => {
 		expect(first).not.toBe(second);
 	});
 
-	test('restores the production URL even when the workflow is not active (n8n does not tell the test listener)', async () => {
+	test('with no published workflow it registers no production URL when it ends (the notice says so)', async () => {
 		const flow = workflow();
-		await flow.startTestListen();
-		await flow.endTestListen();
-		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(flow.productionUrl);
-	});
-
-	test('"Leave Account Webhook As Is" keeps the test URL after the test', async () => {
-		const flow = workflow({ afterTestListen: 'leave' });
-		await flow.activate();
 		await flow.startTestListen();
 		const testRegistration = await admin.accountWebhook(ORG);
 		await flow.endTestListen();
@@ -209,10 +208,15 @@ describe('deactivation', () => {
 	});
 
 	test('a refused replacement fails the deactivation and static data keeps the registration', async () => {
-		const flow = workflow({ onDeactivation: 'replacementUrl', replacementUrl: 'https://crm.example.com/voice' });
+		const key = await admin.request<{ id: string; apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, { name: 'soon revoked' });
+		const flow = new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey: key.apiKey,
+			parameters: { onDeactivation: 'replacementUrl', replacementUrl: 'https://crm.example.com/voice' },
+		});
 		await flow.activate();
 		const registered = await admin.accountWebhook(ORG);
-		flow.credential.apiKey = 'ct_revoked_or_wrong';
+		await admin.request('POST', `/__sandbox/keys/${key.id}/revoke`);
 		await expect(flow.deactivate()).rejects.toThrow(/Voice AI refused the API key \(401\)/);
 		expect(await admin.accountWebhook(ORG)).toBe(registered);
 		expect(record(flow)?.kind).toBe('production');

@@ -67,11 +67,14 @@ export interface TriggerSetup {
 	/** Where deliveries reach n8n; defaults to a placeholder when no receiver is running. */
 	n8nBaseUrl?: string;
 	workflowId?: string;
+	/** The workflow's name, as n8n hands it to the node (ownership errors name it). */
+	name?: string;
 }
 
 /** One workflow holding one Voice AI Trigger, in an n8n that keeps its static data in `saved`. */
 export class TriggerWorkflow {
 	readonly workflowId: string;
+	readonly name: string;
 	readonly node: INode;
 	/** The decrypted credential as n8n would hand it out; change it to rotate the key. */
 	readonly credential: ICredentialDataDecryptedObject;
@@ -86,6 +89,7 @@ export class TriggerWorkflow {
 
 	constructor(setup: TriggerSetup) {
 		this.workflowId = setup.workflowId ?? `wf_${randomUUID().slice(0, 8)}`;
+		this.name = setup.name ?? 'Voice AI trigger test';
 		this.credential = { baseUrl: setup.baseUrl, apiKey: setup.apiKey, authHeader: 'bearer' };
 		this.credentialsHelper = new HarnessCredentialsHelper({ voiceAiApi: this.credential });
 		this.n8nBaseUrl = setup.n8nBaseUrl ?? 'http://n8n.invalid:5678';
@@ -145,7 +149,7 @@ export class TriggerWorkflow {
 	workflow(staticData: IWorkflowBase['staticData'], active: boolean): Workflow {
 		return new Workflow({
 			id: this.workflowId,
-			name: 'Voice AI trigger test',
+			name: this.name,
 			nodes: [this.node],
 			connections: {},
 			active,
