@@ -1,7 +1,7 @@
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { AccountHeldError, type Claim, claim, giveBack, holderOf, lend, release } from './ownership';
+import { type Claim, claim, giveBack, holderOf, lend, release } from './ownership';
 import {
 	accountOf,
 	assertHttpUrl,
@@ -54,28 +54,27 @@ export async function claimForPublish(this: IHookFunctions): Promise<void> {
 	const before = readRegistration(staticData);
 	const wanted = claimOf.call(this, webhookUrl, before?.kind === 'production' ? (before.claimedAt ?? Date.now()) : Date.now());
 	const activation = this.getActivationMode();
-	let toRegister: Claim | undefined;
-	try {
-		toRegister = claim(key, wanted, {
-			takeOver: this.getNodeParameter('whenHeld') === 'takeOver',
-			restoring: activation === 'init' || activation === 'leadershipChange',
-		});
-	} catch (error) {
-		if (!(error instanceof AccountHeldError)) throw error;
+	const claimed = claim(key, wanted, {
+		takeOver: this.getNodeParameter('whenHeld') === 'takeOver',
+		restoring: activation === 'init' || activation === 'leadershipChange',
+	});
+	if (claimed.outcome === 'refused') {
+		const { workflowName, workflowId } = claimed.holder;
 		throw new NodeOperationError(
 			this.getNode(),
-			`This Voice AI account's webhook is held by the published workflow "${error.holder.workflowName}" (ID ${error.holder.workflowId})`,
+			`This Voice AI account's webhook is held by the published workflow "${workflowName}" (ID ${workflowId})`,
 			{
-				description: `The service keeps one webhook URL per account, so only one published workflow can receive its deliveries. Unpublish "${error.holder.workflowName}", or set "If Another Workflow Holds the Account" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
+				description: `The service keeps one webhook URL per account, so only one published workflow can receive its deliveries. Unpublish "${workflowName}", or set "If Another Workflow Holds the Account" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
 			},
 		);
 	}
-	if (toRegister !== undefined) {
+	if (claimed.outcome === 'register') {
+		let registered = false;
 		try {
 			await registerAccountWebhook.call(this, withToken(webhookUrl, productionToken(apiKey, webhookUrl)));
-		} catch (error) {
-			release(key, wanted.id);
-			throw error;
+			registered = true;
+		} finally {
+			if (!registered) release(key, wanted.id);
 		}
 	}
 	saveRegistration(staticData, {
@@ -94,6 +93,7 @@ export async function releaseOnUnpublish(this: IHookFunctions): Promise<void> {
 	const { apiKey, key } = await accountOf.call(this);
 	const mine = claimOf.call(this, record?.webhookUrl ?? '', record?.claimedAt ?? Date.now());
 	const released = release(key, mine.id);
+	let done = false;
 	try {
 		if (released.outcome === 'handOver') {
 			await registerProduction.call(this, apiKey, released.next);
@@ -102,10 +102,10 @@ export async function releaseOnUnpublish(this: IHookFunctions): Promise<void> {
 			assertHttpUrl.call(this, replacementUrl, 'Replacement Webhook URL');
 			await registerAccountWebhook.call(this, replacementUrl);
 		}
-	} catch (error) {
+		done = true;
+	} finally {
 		// Nothing changed at the service: the account still points here, so the claim stays.
-		if (record !== undefined) claim(key, mine, { takeOver: true, restoring: true });
-		throw error;
+		if (!done && released.outcome !== 'none') claim(key, mine, { takeOver: true, restoring: true });
 	}
 	forgetRegistration(staticData);
 }
@@ -120,11 +120,12 @@ export async function lendForTest(this: IHookFunctions): Promise<void> {
 	const { key } = await accountOf.call(this);
 	const token = testToken();
 	lend(key, testIdOf.call(this));
+	let registered = false;
 	try {
 		await registerAccountWebhook.call(this, withToken(testUrl, token));
-	} catch (error) {
-		giveBack(key, testIdOf.call(this));
-		throw error;
+		registered = true;
+	} finally {
+		if (!registered) giveBack(key, testIdOf.call(this));
 	}
 	saveRegistration(this.getWorkflowStaticData('node'), {
 		kind: 'test',

@@ -29,12 +29,6 @@ interface Account {
 	lentTo?: string;
 }
 
-export class AccountHeldError extends Error {
-	constructor(readonly holder: Claim) {
-		super(`held by workflow "${holder.workflowName}" (ID ${holder.workflowId})`);
-	}
-}
-
 const accounts = new Map<string, Account>();
 
 export function accountKey(baseUrl: string, apiKey: string): string {
@@ -62,21 +56,26 @@ export function isLent(key: string): boolean {
 
 /**
  * A published trigger wants the account. `takeOver` lets it displace another holder; `restoring`
- * (n8n starting up) re-adds a claim that was accepted before, in its original order. Returns the
- * claim to register, or undefined when the account stays with another claim or is lent to a test.
+ * (n8n starting up) re-adds a claim that was accepted before, in its original order.
+ * `register`: it holds the account now; `wait`: another claim holds it, or a test listen borrowed it
+ * (the hand-back registers it); `refused`: another published trigger holds it.
  */
-export function claim(key: string, wanted: Claim, how: { takeOver: boolean; restoring: boolean }): Claim | undefined {
+export function claim(
+	key: string,
+	wanted: Claim,
+	how: { takeOver: boolean; restoring: boolean },
+): { outcome: 'register' | 'wait' } | { outcome: 'refused'; holder: Claim } {
 	const account = accountOf(key);
 	const mine = account.claims.findIndex((c) => c.id === wanted.id);
 	if (mine !== -1) account.claims.splice(mine, 1);
 	const holder = account.claims[account.claims.length - 1];
 	if (mine === -1 && holder !== undefined && !how.takeOver && !how.restoring) {
-		throw new AccountHeldError(holder);
+		return { outcome: 'refused', holder };
 	}
 	const at = account.claims.findIndex((c) => c.claimedAt > wanted.claimedAt);
 	account.claims.splice(at === -1 ? account.claims.length : at, 0, { ...wanted });
-	const newHolder = holderOf(key)!;
-	return newHolder.id === wanted.id && account.lentTo === undefined ? newHolder : undefined;
+	const holds = holderOf(key)!.id === wanted.id && account.lentTo === undefined;
+	return { outcome: holds ? 'register' : 'wait' };
 }
 
 /**

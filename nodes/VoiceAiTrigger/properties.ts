@@ -97,6 +97,17 @@ export const triggerProperties: INodeProperties[] = [
 				description: 'How long a conversation ID is remembered. 0 turns deduplication off.',
 			},
 			{
+				displayName: 'Deliveries Without Agent or Chatbot ID',
+				name: 'withoutSourceId',
+				type: 'options',
+				default: 'drop',
+				description: 'With Only Agent or Only Chatbot IDs set: what happens to a delivery that names neither an agent nor a chatbot. The answer to the service counts dropped ones as "unidentified".',
+				options: [
+					{ name: 'Drop', value: 'drop', description: 'Start nothing for it; it cannot be matched to the filter' },
+					{ name: 'Start the Workflow', value: 'start', description: 'Let it through the filter' },
+				],
+			},
+			{
 				// Named agentIds as before: workflows saved when this was a plain comma-separated string still read.
 				displayName: 'Only Agent',
 				name: 'agentIds',
@@ -117,17 +128,6 @@ export const triggerProperties: INodeProperties[] = [
 						type: 'string',
 						placeholder: 'agent_123, agent_456',
 					},
-				],
-			},
-			{
-				displayName: 'Deliveries Without Agent or Chatbot ID',
-				name: 'withoutSourceId',
-				type: 'options',
-				default: 'drop',
-				description: 'With Only Agent or Only Chatbot IDs set: what happens to a delivery that names neither an agent nor a chatbot. The answer to the service counts dropped ones as "unidentified".',
-				options: [
-					{ name: 'Drop', value: 'drop', description: 'Start nothing for it; it cannot be matched to the filter' },
-					{ name: 'Start the Workflow', value: 'start', description: 'Let it through the filter' },
 				],
 			},
 			{
