@@ -14,7 +14,8 @@ import { checkFilter, fieldAt, idList, locatorText, readDeliveries } from './del
 import { toItem } from './output';
 import { triggerProperties } from './properties';
 import { claimForPublish, giveBackAfterTest, holdsAccount, lendForTest, releaseOnUnpublish } from './lifecycle';
-import { apiKeyOf, hashToken, productionToken, readRegistration, TOKEN_PARAMETER, tokenMatches } from './registration';
+import { noteDelivery } from './ownership';
+import { apiKeyOf, hashToken, productionToken, readRegistration, type Registration, TOKEN_PARAMETER, tokenMatches } from './registration';
 
 export class VoiceAiTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -78,7 +79,9 @@ export class VoiceAiTrigger implements INodeType {
 			return { noWebhookResponse: true };
 		};
 
-		if (!(await hasValidToken.call(this))) return refuse(401, 'Missing or wrong token');
+		const record = readRegistration(this.getWorkflowStaticData('node'));
+		if (!(await hasValidToken.call(this, record))) return refuse(401, 'Missing or wrong token');
+		if (record?.kind === 'production' && record.accountKey !== undefined) noteReceiver.call(this, record);
 
 		const headers = this.getHeaderData();
 		const request = this.getRequestObject() as { rawBody?: Buffer };
@@ -143,14 +146,25 @@ function dedupeIdOf(delivery: IDataObject, field: string, deliveryId: string | u
  * Production accepts the token it registered (static data) and the one it would register now:
  * after an API key rotation, a test listen restores the URL with the new key's token.
  */
-async function hasValidToken(this: IWebhookFunctions): Promise<boolean> {
+async function hasValidToken(this: IWebhookFunctions, record: Registration | undefined): Promise<boolean> {
 	const given = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
 	if (typeof given !== 'string' || given === '') return false;
-	const record = readRegistration(this.getWorkflowStaticData('node'));
 	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
 	if (this.getMode() === 'manual') return false;
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
+}
+
+/** After a restart, the first delivery to a published trigger tells this process who holds the account. */
+function noteReceiver(this: IWebhookFunctions, record: Registration): void {
+	const workflow = this.getWorkflow();
+	noteDelivery(record.accountKey!, {
+		id: `${workflow.id}/${this.getNode().id}`,
+		workflowId: String(workflow.id),
+		workflowName: workflow.name ?? String(workflow.id),
+		productionUrl: record.webhookUrl,
+		claimedAt: record.claimedAt ?? 0,
+	});
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { type Claim, claim, giveBack, holderOf, lend, release } from './ownership';
+import { type Claim, claim, giveBack, holderOf, isKnown, lend, release } from './ownership';
 import {
 	accountOf,
 	assertHttpUrl,
@@ -83,6 +83,7 @@ export async function claimForPublish(this: IHookFunctions): Promise<void> {
 		tokenHash: hashToken(productionToken(apiKey, webhookUrl)),
 		registeredAt: new Date().toISOString(),
 		claimedAt: wanted.claimedAt,
+		accountKey: key,
 	});
 }
 
@@ -118,6 +119,12 @@ function testIdOf(this: IHookFunctions): string {
 export async function lendForTest(this: IHookFunctions): Promise<void> {
 	const testUrl = this.getNodeWebhookUrl('default') as string;
 	const { key } = await accountOf.call(this);
+	if (!isKnown(key) && this.getNodeParameter('whenOwnerUnknown') !== 'listen') {
+		throw new NodeOperationError(this.getNode(), 'n8n cannot tell whether a published workflow receives this Voice AI account\'s deliveries', {
+			description:
+				'Nothing has published, unpublished or received a delivery for this account since n8n started, and listening would move the account\'s one webhook away from such a workflow for good. If a workflow with a Voice AI Trigger for this account is published, wait for its next delivery or unpublish and publish it, then listen again. If none is, set "Test Listen When the Holder Is Unknown" to "Listen Anyway".',
+		});
+	}
 	const token = testToken();
 	lend(key, testIdOf.call(this));
 	let registered = false;

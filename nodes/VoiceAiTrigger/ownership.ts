@@ -50,8 +50,18 @@ export function holderOf(key: string): Claim | undefined {
 	return claims[claims.length - 1];
 }
 
-export function isLent(key: string): boolean {
-	return accounts.get(key)?.lentTo !== undefined;
+/**
+ * Whether this process has seen the account since it started (a publish, an unpublish, a test
+ * listen, or a delivery to a published trigger). n8n 2.x does not run a trigger's publish step again
+ * when it restarts, so until then the process cannot tell whether a published workflow holds it.
+ */
+export function isKnown(key: string): boolean {
+	return accounts.has(key);
+}
+
+/** A production delivery reached a published trigger: after a restart, that is how it is found again. */
+export function noteDelivery(key: string, receiver: Claim): void {
+	if (!accounts.has(key)) claim(key, receiver, { takeOver: false, restoring: true });
 }
 
 /**

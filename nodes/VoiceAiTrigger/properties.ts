@@ -46,6 +46,25 @@ export const triggerProperties: INodeProperties[] = [
 		],
 	},
 	{
+		displayName: 'Test Listen When the Holder Is Unknown',
+		name: 'whenOwnerUnknown',
+		type: 'options',
+		default: 'refuse',
+		description: 'After n8n starts, it cannot tell whether a published workflow holds the account until one is published, unpublished or receives a delivery',
+		options: [
+			{
+				name: 'Refuse',
+				value: 'refuse',
+				description: 'The test listen fails and says why, so it cannot cut a published workflow off',
+			},
+			{
+				name: 'Listen Anyway',
+				value: 'listen',
+				description: 'For accounts that no published workflow uses: the account is left on the test URL afterwards',
+			},
+		],
+	},
+	{
 		displayName: 'On Unpublish',
 		name: 'onDeactivation',
 		type: 'options',

@@ -20,6 +20,8 @@ export interface Registration {
 	registeredAt: string;
 	/** Production only: when this trigger first claimed the account (ms), to order claims after a restart. */
 	claimedAt?: number;
+	/** Production only: the account's ownership key (a hash of base URL and API key, see ownership.ts). */
+	accountKey?: string;
 }
 
 export function readRegistration(staticData: IDataObject): Registration | undefined {

@@ -72,12 +72,12 @@ function workflow(name: string, receiver: Record<string, unknown>, conversationI
 	};
 }
 
-const voiceAiTrigger = (): Record<string, unknown> => ({
+const voiceAiTrigger = (parameters: Record<string, unknown> = {}): Record<string, unknown> => ({
 	name: TRIGGER,
 	type: NODE_TYPES.trigger,
 	typeVersion: 1,
 	webhookId: randomUUID(),
-	parameters: { output: 'variables', options: {} },
+	parameters: { output: 'variables', options: {}, ...parameters },
 	credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
 });
 
@@ -133,7 +133,8 @@ beforeAll(async () => {
 	tableId = (await stack.api.createDataTable(TABLE.name, TABLE.columns)).id;
 	const credentials = { voiceAiApi: stack.credential };
 	target = await stack.api.importWorkflow(workflow('Target', voiceAiTrigger(), '={{ $json._voiceAi.conversationId }}', 'voiceai'), credentials);
-	other = await stack.api.importWorkflow(workflow('Other', voiceAiTrigger(), '={{ $json._voiceAi.conversationId }}', 'other'), credentials);
+	// Both published for the same account: the second takes the account over (the first keeps serving its URL).
+	other = await stack.api.importWorkflow(workflow('Other', voiceAiTrigger({ whenHeld: 'takeOver' }), '={{ $json._voiceAi.conversationId }}', 'other'), credentials);
 	const path = randomUUID();
 	builtIn = await stack.api.importWorkflow(
 		workflow(

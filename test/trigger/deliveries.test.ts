@@ -171,6 +171,23 @@ describe('verification', () => {
 	});
 });
 
+describe('after a restart (n8n 2.x does not run the publish step again)', () => {
+	test('a test listen is refused until a delivery to the published trigger tells n8n who holds the account', async () => {
+		const { flow, url } = await activeTrigger();
+		forgetAllAccounts(); // n8n restarted; the account still points at the published workflow
+		const draft = new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey: sandbox.orgs[0].apiKey, n8nBaseUrl: receiver.baseUrl, name: 'Draft' });
+		receiver.add(draft);
+		await expect(draft.startTestListen()).rejects.toThrow(/cannot tell whether a published workflow/);
+		expect(await admin.accountWebhook(ORG)).toBe(url);
+
+		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
+		await draft.startTestListen();
+		await draft.endTestListen();
+		expect(await admin.accountWebhook(ORG)).toBe(url);
+		expect(executionsOf(flow)).toHaveLength(1);
+	});
+});
+
 describe('malformed bodies start nothing', () => {
 	test.each([
 		['text that is not JSON, sent as JSON (n8n rejects it before the node)', 'application/json', 422, () => 'not json'],

@@ -164,7 +164,7 @@ describe('listen for test event', () => {
 	});
 
 	test('every test listen gets a new random token', async () => {
-		const flow = workflow();
+		const flow = workflow({ whenOwnerUnknown: 'listen' });
 		await flow.startTestListen();
 		const first = tokenOf(await admin.accountWebhook(ORG));
 		await flow.endTestListen();
@@ -174,8 +174,15 @@ describe('listen for test event', () => {
 		expect(first).not.toBe(second);
 	});
 
-	test('with no published workflow it registers no production URL when it ends (the notice says so)', async () => {
+	test('on an account this n8n has not seen since it started, it is refused and registers nothing', async () => {
+		const before = await registrations();
 		const flow = workflow();
+		await expect(flow.startTestListen()).rejects.toThrow("n8n cannot tell whether a published workflow receives this Voice AI account's deliveries");
+		expect(await registrations()).toBe(before);
+	});
+
+	test('with no published workflow it registers no production URL when it ends (the notice says so)', async () => {
+		const flow = workflow({ whenOwnerUnknown: 'listen' });
 		await flow.startTestListen();
 		const testRegistration = await admin.accountWebhook(ORG);
 		await flow.endTestListen();

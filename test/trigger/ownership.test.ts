@@ -126,7 +126,7 @@ describe('several workflows of one n8n process, one account', () => {
 	});
 
 	test('with no published workflow, a test listen registers no production URL when it ends', async () => {
-		const y = flow('Draft');
+		const y = flow('Draft', { whenOwnerUnknown: 'listen' });
 		await y.startTestListen();
 		const testRegistration = await admin.accountWebhook(ORG);
 		await y.endTestListen();
