@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
 import { NODE_TYPES, pollUntil, type SavedWorkflow, type WorkflowJson } from './harness';
 import { startStack, type Stack } from './stack';
 
@@ -143,6 +144,45 @@ test('scenario 2 with take-over: C receives; after unpublishing C, X receives ag
 	await stack.api.deactivateWorkflow(c);
 	await pointsAt(productionUrl(x), 'the account webhook back on X after unpublishing C');
 	await nextDeliveryRunsOnly(x, [c]);
+});
+
+test('scenario 3: every delivered value reaches the workflow, whether sent as JSON, as text holding JSON or as form fields', async () => {
+	const url = new URL(productionUrl(x));
+	url.searchParams.set('token', productionToken(stack.org.apiKey, productionUrl(x)));
+	const delivery = {
+		conversation_id: 'c1',
+		variables: { name: 'Fay' },
+		call_duration_sec: 93,
+		transcript: 'Agent: Hello, Fay…',
+		recording_url: 'https://recordings.example.com/c1.mp3',
+		metadata: { campaign: 'spring' },
+	};
+	const bodies: Array<[string, string]> = [
+		['application/json', JSON.stringify(delivery)],
+		['text/plain', JSON.stringify({ ...delivery, conversation_id: 'c1-text' })],
+		['application/x-www-form-urlencoded', new URLSearchParams({ conversation_id: 'c1-form', variables: '{"name":"Fay"}', call_duration_sec: '93' }).toString()],
+	];
+	const before = await executions(x, 'webhook');
+	for (const [contentType, body] of bodies) {
+		const res = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+		expect([contentType, res.status, await res.text()]).toEqual([contentType, 200, expect.stringContaining('"started":true')]);
+	}
+	const list = await pollUntil(
+		async () => {
+			const runs = (await stack.api.listExecutions(x.id)).filter((e) => e.mode === 'webhook');
+			const newest = runs.sort((a, b) => Number(b.id) - Number(a.id)).slice(0, bodies.length);
+			return runs.length === before + bodies.length && newest.every((e) => e.status === 'success') ? newest : undefined;
+		},
+		{ what: 'the three runs to finish' },
+	);
+	const outputs = await Promise.all(list.map(async (e) => (await stack.api.getExecution(e.id)).outputs[TRIGGER][0]));
+	const byId = Object.fromEntries(outputs.map((json) => [(json._voiceAi as { conversationId: string }).conversationId, json]));
+	expect(byId.c1).toMatchObject({
+		name: 'Fay',
+		conversation: { call_duration_sec: 93, transcript: delivery.transcript, recording_url: delivery.recording_url, metadata: { campaign: 'spring' } },
+	});
+	expect(byId['c1-text']).toMatchObject({ name: 'Fay', conversation: { call_duration_sec: 93, metadata: { campaign: 'spring' } } });
+	expect(byId['c1-form']).toMatchObject({ name: 'Fay', conversation: { call_duration_sec: '93' } });
 });
 
 test('after an n8n restart X keeps the account; its next delivery tells n8n who holds it, so a test listen in Y gives it back to X', async () => {
