@@ -6,6 +6,7 @@ import * as chatbot from './actions/chatbot';
 import * as contact from './actions/contact';
 import { router } from './actions/router';
 import * as sip from './actions/sip';
+import { sipTrunkLoginTest } from './actions/sip/loginTest';
 import * as trustProduct from './actions/trustProduct';
 import * as webhook from './actions/webhook';
 import { requestOptionsDescription } from './helpers/options';
@@ -21,9 +22,25 @@ export class VoiceAi implements INodeType {
 		description: 'Manage agents, chatbot widgets, SIP trunks, trust products, contact lists and the webhook of a Voice AI organization',
 		defaults: { name: 'Voice AI' },
 		usableAsTool: true,
+		// Where SIP Get, Update and Compare put SIP passwords; the node itself hides them (docs/sip-credentials.md).
+		sensitiveOutputFields: [
+			'directions[*].options.sip_password',
+			'data.directions[*].options.sip_password',
+			'sip.directions[*].options.sip_password',
+			'wouldSend.directions[*].options.sip_password',
+			'current.directions[*].options.sip_password',
+		],
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'voiceAiApi', required: true }],
+		credentials: [
+			{ name: 'voiceAiApi', required: true },
+			{
+				name: 'voiceAiSipLoginApi',
+				required: true,
+				testedBy: 'sipTrunkLoginTest',
+				displayOptions: { show: { resource: ['sip'], operation: ['update', 'compare'], sipLogin: ['credential'] } },
+			},
+		],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -49,6 +66,8 @@ export class VoiceAi implements INodeType {
 			requestOptionsDescription,
 		],
 	};
+
+	methods = { credentialTest: { sipTrunkLoginTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -115,7 +115,8 @@ describe('examples/sip-audit.json', () => {
 
 		const execution = await run(workflow, 'Every morning');
 		expect(execution.mode).toBe('manual');
-		expect(execution.outputs['Read SIP configuration']).toHaveLength(settings.numbers.length);
+		expect(execution.outputs['Compare with expected']).toHaveLength(settings.numbers.length);
+		expect(execution.outputs['Compare with expected'].map((item) => item.status).sort()).toEqual(['drift', 'drift', 'in sync']);
 		const report = execution.outputs['Flag drift'].map(({ checked_at, ...problem }) => {
 			expect(typeof checked_at).toBe('string');
 			return problem;
@@ -123,6 +124,24 @@ describe('examples/sip-audit.json', () => {
 		const key = (p: Record<string, unknown>) => `${p.phone_number} ${p.direction} ${p.field}`;
 		const sortByKey = (list: Array<Record<string, unknown>>) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
 		expect(sortByKey(report)).toEqual(sortByKey(drift));
+		// A dry run: the audit wrote nothing.
+		expect((await state()).sip.filter((s) => settings.numbers.includes(s.phone_number))).toEqual(seeded);
+	});
+
+	test('reports "could not read" for every number when the SIP answer has a shape it cannot read, never no drift', async () => {
+		const workflow = loadExample('sip-audit');
+		const numbers = (JSON.parse(String(workflow.nodes.find((n) => n.name === 'Audit settings')?.parameters.jsonOutput)) as { numbers: string[] }).numbers;
+		await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, { shape: 'named' });
+		try {
+			const execution = await run(workflow, 'Every morning');
+			const report = execution.outputs['Flag drift'];
+			expect(report.map((problem) => problem.phone_number).sort()).toEqual([...numbers].sort());
+			for (const problem of report) {
+				expect(problem).toMatchObject({ field: 'configuration', expected: 'readable', actual: expect.stringMatching(/^could not read: /) });
+			}
+		} finally {
+			await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, { shape: 'documented' });
+		}
 	});
 });
 

@@ -59,6 +59,7 @@ import type {
 import { ICredentialsHelper, NodeHelpers, Workflow, createEmptyRunExecutionData } from 'n8n-workflow';
 
 import { VoiceAiApi } from '../../credentials/VoiceAiApi.credentials';
+import { VoiceAiSipLoginApi } from '../../credentials/VoiceAiSipLoginApi.credentials';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
 
 // n8n-core has its own copy of @n8n/di: its services live in that copy's container.
@@ -74,6 +75,7 @@ export const nodeTypes: Record<string, AnyNodeType> = {
 
 export const credentialTypes: Record<string, ICredentialType> = {
 	voiceAiApi: new VoiceAiApi(),
+	voiceAiSipLoginApi: new VoiceAiSipLoginApi(),
 };
 
 export interface BinaryInput {

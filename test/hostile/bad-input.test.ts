@@ -164,7 +164,8 @@ const cases: Case[] = [
 	...literal('sipUpdate', 'directions.inbound.sipEndpoint', 'Inbound SIP Endpoint', ENDPOINTS),
 	...bad('sipUpdate', 'directions.outbound.sipEndpoint', 'Outbound SIP Endpoint', [42, '', null], { good: 'sip:10.0.0.5' }),
 	...bad('sipUpdate', 'directions.inbound.port', 'Inbound Port', [0, 65536, 1.5, 'abc', -1, { port: 1 }]),
-	...bad('sipUpdate', 'directions.inbound.transport', 'Inbound Transport', ['sctp', 1, 'ws']),
+	// Any transport name is passed through (the spec shows udp only); a value that is not text is refused.
+	...bad('sipUpdate', 'directions.inbound.transport', 'Inbound Transport', [1, { name: 'udp' }, ['udp']]),
 	...bad('sipUpdate', 'directions.inbound.secureMedia', 'Inbound Secure Media', ['maybe', 1]),
 	...bad('sipUpdate', 'directions.inbound.sipUsername', 'Inbound SIP Username', [1234, { user: 'x' }], { good: 'acme' }),
 	{ op: 'sipUpdate', path: 'directions.inbound.sipPassword', bad: 424242, good: 's3cret', label: 'Inbound SIP Password', notShown: '424242' },

@@ -57,7 +57,7 @@ describe('the package as n8n loads it', () => {
 	it('finds every node and credential listed in package.json', () => {
 		const nodeNames = pkg.n8n.nodes.map((file) => file.split('/').pop()!.replace(/\.node\.js$/, ''));
 		expect(Object.keys(loader.nodeTypes).sort()).toEqual(nodeNames.map((name) => name[0].toLowerCase() + name.slice(1)).sort());
-		expect(Object.keys(loader.credentialTypes)).toEqual(['voiceAiApi']);
+		expect(Object.keys(loader.credentialTypes).sort()).toEqual(['voiceAiApi', 'voiceAiSipLoginApi']);
 		expect(loader.types.nodes.map((description) => description.name).sort()).toEqual(Object.keys(loader.nodeTypes).sort());
 	});
 
@@ -79,7 +79,11 @@ describe('the package as n8n loads it', () => {
 		const { description } = node;
 		expect(description).toMatchObject({ name: 'voiceAi', displayName: 'Voice AI', version: 1, usableAsTool: true });
 		expect(typeof node.execute).toBe('function');
-		expect(description.credentials).toEqual([{ name: 'voiceAiApi', required: true }]);
+		expect(description.credentials).toEqual([
+			{ name: 'voiceAiApi', required: true },
+			{ name: 'voiceAiSipLoginApi', required: true, testedBy: 'sipTrunkLoginTest', displayOptions: { show: { resource: ['sip'], operation: ['update', 'compare'], sipLogin: ['credential'] } } },
+		]);
+		expect(description.sensitiveOutputFields).toContain('directions[*].options.sip_password');
 		expect(description.codex?.categories).toEqual(['Communication']);
 
 		const names = parameterNames(description.properties);
@@ -106,7 +110,7 @@ describe('the package as n8n loads it', () => {
 			agent: ['create', 'getAll'],
 			chatbot: ['update'],
 			contact: ['getListNames'],
-			sip: ['detach', 'get', 'update'],
+			sip: ['compare', 'detach', 'get', 'update'],
 			trustProduct: ['getAll'],
 			webhook: ['set'],
 		});
@@ -182,5 +186,23 @@ describe('the package as n8n loads it', () => {
 		expect(request.url).toContain('"/contacts/list-names"');
 		expect(request.method).toContain('"GET"');
 		expect(loader.known.credentials.voiceAiApi.supportedNodes).toEqual(expect.arrayContaining(['voiceAi']));
+	});
+
+	it('the SIP Trunk Login credential keeps its password secret and is offered to the Voice AI node', () => {
+		const credential = loader.credentialTypes.voiceAiSipLoginApi.type;
+		expect(credential.displayName).toBe('Voice AI SIP Trunk Login API');
+		const fields = Object.fromEntries(credential.properties.map((property) => [property.name, property]));
+		expect(Object.keys(fields).sort()).toEqual(['sipPassword', 'sipUsername']);
+		expect(fields.sipPassword.typeOptions?.password).toBe(true);
+		expect(credential.authenticate).toBeUndefined();
+		expect(loader.known.credentials.voiceAiSipLoginApi.supportedNodes).toEqual(expect.arrayContaining(['voiceAi']));
+	});
+
+	it('the SIP Trunk Login test says whether both fields are set and sends nothing', async () => {
+		const test = (loader.nodeTypes.voiceAi.type as INodeType).methods!.credentialTest!.sipTrunkLoginTest;
+		const check = async (data: Record<string, string>) => await test.call({} as never, { id: 'x', name: 'x', type: 'voiceAiSipLoginApi', data });
+		await expect(check({ sipUsername: 'trunk', sipPassword: 'pw' })).resolves.toMatchObject({ status: 'OK' });
+		await expect(check({ sipUsername: ' ', sipPassword: 'pw' })).resolves.toEqual({ status: 'Error', message: expect.stringMatching(/SIP Username/) });
+		await expect(check({ sipUsername: 'trunk', sipPassword: '' })).resolves.toEqual({ status: 'Error', message: expect.stringMatching(/SIP Password/) });
 	});
 });

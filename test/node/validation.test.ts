@@ -44,7 +44,7 @@ const cases: Case[] = [
 	{ name: 'SIP endpoint without sip:', parameters: sipUpdate({ ...direction, sipEndpoint: 'pbx.example.com' }), field: /'Inbound SIP Endpoint'.*SIP URI/ },
 	{ name: 'SIP endpoint with a user part', parameters: sipUpdate({ ...direction, sipEndpoint: 'sip:alice@pbx.example.com' }), field: /'Inbound SIP Endpoint'/ },
 	{ name: 'SIP port out of range', parameters: sipUpdate({ ...direction, port: 70000 }), field: /'Inbound Port'.*65535/ },
-	{ name: 'SIP transport outside the enum', parameters: sipUpdate({ ...direction, transport: '={{ "sctp" }}' }), field: /'Inbound Transport'.*udp, tcp, tls/ },
+	{ name: 'SIP transport that is not text', parameters: sipUpdate({ ...direction, transport: '={{ 6 }}' }), field: /'Inbound Transport'.*expected text/ },
 	{ name: 'config id that is not a UUID', parameters: sipUpdate(direction, { additionalFields: { uuid_config_id: 'abc' } }), field: /'Config ID'.*UUID/ },
 	{ name: 'SIP update with nothing to change', parameters: { resource: 'sip', operation: 'update', phoneNumber: '+14155550101' }, field: /'Directions'.*nothing to update/ },
 	{ name: 'detach of an unknown direction', parameters: { resource: 'sip', operation: 'detach', phoneNumber: '+14155550101', directions: '={{ ["sideways"] }}' }, field: /'Directions'.*inbound, outbound/ },

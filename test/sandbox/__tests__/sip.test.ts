@@ -11,7 +11,7 @@ describe('sandbox SIP endpoints', () => {
 	});
 	afterEach(() => h.close());
 
-	it('reads a number with its directions and never echoes the password', async () => {
+	it('reads a number with its directions, password included (the spec lists sip_password among the options)', async () => {
 		const reply = await h.api('GET', path('+14155550101'));
 		expect(reply.status).toBe(200);
 		expect(reply.body).toEqual({
@@ -21,10 +21,9 @@ describe('sandbox SIP endpoints', () => {
 			directions: ['inbound', 'outbound'].map((type) => ({
 				type,
 				sip_endpoint: ENDPOINT,
-				options: { ...BASELINE, sip_username: 'acme-main', sip_password_set: true },
+				options: { ...BASELINE, sip_username: 'acme-main', sip_password: `acme-main-secret-${type}` },
 			})),
 		});
-		expect(reply.text).not.toContain('secret');
 		// The unencoded + reaches the same number.
 		expect((await h.api('GET', '/sip/+14155550101')).body.trunkName).toBe('acme-main');
 	});
@@ -69,7 +68,7 @@ describe('sandbox SIP endpoints', () => {
 		]);
 		// The password was left out, so it was kept.
 		expect(update.body.sip.directions).toEqual([
-			{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, sip_username: 'acme-recall', sip_password_set: true } },
+			{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, sip_username: 'acme-recall', sip_password: 'acme-recall-secret-inbound' } },
 		]);
 
 		const outbound = { type: 'outbound', sip_endpoint: 'sip:10.0.0.5', options: { ...BASELINE, sip_username: 'out', sip_password: 'pw' } };
@@ -102,7 +101,8 @@ describe('sandbox SIP endpoints', () => {
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: 'sip:user@pbx.example:5060', options: BASELINE }] }, 'directions[0].sip_endpoint'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, port: 70000 } }] }, 'directions[0].options.port'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, port: '5060' } }] }, 'directions[0].options.port'],
-		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, transport: 'sctp' } }] }, 'directions[0].options.transport'],
+		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, transport: '' } }] }, 'directions[0].options.transport'],
+		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, transport: 6 } }] }, 'directions[0].options.transport'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, secure_media: 'yes' } }] }, 'directions[0].options.secure_media'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT, options: { port: 5060, transport: 'udp' } }] }, 'directions[0].options.secure_media'],
 		[{ phone_number: '+14155550101', directions: [{ type: 'inbound', sip_endpoint: ENDPOINT }] }, 'directions[0].options'],
@@ -171,5 +171,33 @@ describe('sandbox SIP endpoints', () => {
 			'not_found',
 			'phone_number',
 		);
+	});
+
+	it('takes any non-empty transport name (the spec shows udp and leaves the rest open)', async () => {
+		const direction = { type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE, transport: 'wss' } };
+		const reply = await h.api('PATCH', '/sip/sip2', { json: { phone_number: '+14155550101', directions: [direction] } });
+		expect(reply.status).toBe(200);
+		expect(reply.body.sip.directions[0].options.transport).toBe('wss');
+	});
+
+	it('answers GET /sip in the shape set for the organization, and records the SIP writes it receives', async () => {
+		const documented = (await h.api('GET', path('+14155550101'))).body;
+		const shapes: Record<string, (reply: { body: unknown; text: string }) => void> = {
+			data: (reply) => expect(reply.body).toEqual({ data: documented }),
+			list: (reply) => expect(reply.body).toEqual(documented.directions),
+			named: (reply) => expect(reply.body).toEqual({ sip: documented }),
+			text: (reply) => expect(reply.text).toBe('SIP configuration of +14155550101: 2 direction(s)'),
+			documented: (reply) => expect(reply.body).toEqual(documented),
+		};
+		for (const [shape, check] of Object.entries(shapes)) {
+			expect((await h.admin('PUT', '/orgs/org_acme/sip-get-shape', { shape })).body).toEqual({ shape });
+			check(await h.api('GET', path('+14155550101')));
+		}
+		expect((await h.admin('PUT', '/orgs/org_acme/sip-get-shape', { shape: 'xml' })).status).toBe(400);
+
+		await h.api('PATCH', '/sip/sip2', { json: { phone_number: '+14155550101', trunkName: 'renamed' } });
+		expect((await h.admin('GET', '/orgs/org_acme/sip-writes')).body).toEqual([{ phone_number: '+14155550101', trunkName: 'renamed' }]);
+		expect((await h.admin('DELETE', '/orgs/org_acme/sip-writes')).body).toEqual({ cleared: 1 });
+		expect((await h.admin('GET', '/orgs/org_acme/sip-writes')).body).toEqual([]);
 	});
 });

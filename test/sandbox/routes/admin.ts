@@ -14,6 +14,7 @@ import { has, httpUrl, objectBody, oneOf, required, text } from '../validate';
 import { addAgent } from './agents';
 import { listNames } from './contacts';
 import { addChatbot, findChatbot } from './chatbot';
+import { sipShapeAdminRoutes } from './sip';
 import { addSip } from './sip';
 
 export interface AdminDeps {
@@ -198,6 +199,8 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 		if (has(body, 'rateLimit')) store.config.rateLimit = nonNegativeInt(body.rateLimit, 'rateLimit');
 		res.json(store.config);
 	});
+
+	sipShapeAdminRoutes(router, org);
 
 	router.get('/faults', (_req, res) => {
 		res.json(store.faults);

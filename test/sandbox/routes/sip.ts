@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { Request, Response, Router } from 'express';
 
 import { orgOf, strictRouter } from '../context';
 import { ApiError, badField, badRequest, conflict } from '../errors';
@@ -21,13 +21,15 @@ import {
 	required,
 	sipUri,
 	text,
-	TRANSPORTS,
 	uuid,
 } from '../validate';
 
 export type SipOperation = { op: 'attach' | 'detach' | 'update' | 'rename'; direction?: DirectionType };
 
-/** The SIP configuration as the public API shows it: the password is never echoed, only whether one is set. */
+/**
+ * The SIP configuration with the fields of the spec's tables. The spec lists sip_password among the
+ * options of the resource and does not say GET hides it, so the sandbox shows it: the node must hide it.
+ */
 export function publicSip(config: SipConfig) {
 	return {
 		phone_number: config.phone_number,
@@ -41,7 +43,7 @@ export function publicSip(config: SipConfig) {
 				transport: options.transport,
 				secure_media: options.secure_media,
 				sip_username: options.sip_username,
-				sip_password_set: options.sip_password !== '',
+				sip_password: options.sip_password,
 			},
 		})),
 	};
@@ -65,7 +67,8 @@ export function parseDirection(value: Json, at: string, existing?: SipDirection[
 		sip_endpoint,
 		options: {
 			port: port(required(opts, 'port', o), `${o}port`),
-			transport: oneOf(required(opts, 'transport', o), TRANSPORTS, `${o}transport`),
+			// The spec shows udp and leaves the other names open: any non-empty name is taken.
+			transport: text(required(opts, 'transport', o), `${o}transport`, { max: 32 }),
 			secure_media: boolean(required(opts, 'secure_media', o), `${o}secure_media`),
 			sip_username: has(opts, 'sip_username')
 				? text(opts.sip_username, `${o}sip_username`, { max: 128, allowEmpty: true })
@@ -140,11 +143,13 @@ export function sipRoutes(store: Store): Router {
 
 	router.get('/sip/:phone_number', (req, res) => {
 		const phone = e164(req.params.phone_number, 'phone_number');
-		res.status(200).json(publicSip(findNumber(orgOf(res), phone)));
+		const org = orgOf(res);
+		sendSipGet(res, publicSip(findNumber(org, phone)), sipGetShapes.get(org) ?? 'documented');
 	});
 
 	router.patch('/sip/sip2', ...jsonBody(store), (req, res) => {
 		const org = orgOf(res);
+		recordWrite(org, req.body);
 		const body = objectBody(req.body, ['trunkName', 'phone_number', 'directions', 'uuid_config_id']);
 		const phone = e164(required(body, 'phone_number'), 'phone_number');
 		const configId = has(body, 'uuid_config_id') ? uuid(body.uuid_config_id, 'uuid_config_id') : undefined;
@@ -208,4 +213,53 @@ export function sipRoutes(store: Store): Router {
 	});
 
 	return router;
+}
+
+/**
+ * Shapes GET /sip/{phone} can answer in, set per organization (the spec: "body shape not shown"). None
+ * is known to be the service's: they exist so tests prove SIP Update writes the whole intended set or
+ * refuses, whatever comes back. `documented` is the sandbox's own shape (an object with directions).
+ */
+export const SIP_GET_SHAPES = ['documented', 'data', 'list', 'named', 'text'] as const;
+export type SipGetShape = (typeof SIP_GET_SHAPES)[number];
+
+const sipGetShapes = new WeakMap<Org, SipGetShape>();
+/** Every PATCH /sip/sip2 body an organization sent, as received, so tests can see exactly what was written. */
+const sipWrites = new WeakMap<Org, unknown[]>();
+
+function recordWrite(org: Org, body: unknown): void {
+	const list = sipWrites.get(org) ?? [];
+	list.push(structuredClone(body));
+	sipWrites.set(org, list);
+}
+
+function sendSipGet(res: Response, sip: ReturnType<typeof publicSip>, shape: SipGetShape): void {
+	if (shape === 'data') res.status(200).json({ data: sip });
+	else if (shape === 'list') res.status(200).json(sip.directions);
+	else if (shape === 'named') res.status(200).json({ sip });
+	else if (shape === 'text') res.status(200).type('text/plain').send(`SIP configuration of ${sip.phone_number}: ${sip.directions.length} direction(s)`);
+	else res.status(200).json(sip);
+}
+
+/** Admin: GET/PUT /orgs/:org/sip-get-shape {"shape": one of SIP_GET_SHAPES}; GET/DELETE /orgs/:org/sip-writes. */
+export function sipShapeAdminRoutes(router: Router, findOrg: (req: Request) => Org): void {
+	router.get('/orgs/:org/sip-writes', (req, res) => {
+		res.json(sipWrites.get(findOrg(req)) ?? []);
+	});
+	router.delete('/orgs/:org/sip-writes', (req, res) => {
+		const target = findOrg(req);
+		const cleared = sipWrites.get(target)?.length ?? 0;
+		sipWrites.delete(target);
+		res.json({ cleared });
+	});
+	router.get('/orgs/:org/sip-get-shape', (req, res) => {
+		res.json({ shape: sipGetShapes.get(findOrg(req)) ?? 'documented' });
+	});
+	router.put('/orgs/:org/sip-get-shape', (req, res) => {
+		const target = findOrg(req);
+		const body = objectBody(req.body, ['shape']);
+		const shape = oneOf(required(body, 'shape'), SIP_GET_SHAPES, 'shape');
+		sipGetShapes.set(target, shape);
+		res.json({ shape });
+	});
 }

@@ -1,8 +1,9 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkE164, readString } from '../../helpers/validation';
+import { checkE164, readBoolean, readString } from '../../helpers/validation';
 import { defineOperation, toRecords } from '../types';
+import { hideSipPasswords } from './configuration';
 
 export const phoneNumberField: INodeProperties = {
 	displayName: 'Phone Number',
@@ -14,19 +15,32 @@ export const phoneNumberField: INodeProperties = {
 	description: 'Phone number of the organization, in E.164 form',
 };
 
+export const showPasswordsField: INodeProperties = {
+	displayName: 'Show SIP Passwords',
+	name: 'showSipPasswords',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether output items show each sip_password in clear. Off: a set password shows as "(set, hidden)" and an empty one stays empty. On: the passwords are saved in the execution data.',
+};
+
 export function readPhoneNumber(this: Parameters<typeof readString>[0], itemIndex: number): string {
 	const field = { name: 'phoneNumber', label: 'Phone Number' };
 	return checkE164(this, itemIndex, field, readString(this, itemIndex, field, { required: true }));
 }
 
-export const get = defineOperation<{ phoneNumber: string }>({
-	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [phoneNumberField]),
+export function readShowPasswords(this: IExecuteFunctions, itemIndex: number): boolean {
+	return readBoolean(this, itemIndex, { name: 'showSipPasswords', label: 'Show SIP Passwords' }, false);
+}
+
+export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean }>({
+	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [phoneNumberField, showPasswordsField]),
 	repeatable: true,
 	target: ({ phoneNumber }) => `The SIP configuration of ${phoneNumber}`,
 	validate(itemIndex) {
-		return { phoneNumber: readPhoneNumber.call(this, itemIndex) };
+		return { phoneNumber: readPhoneNumber.call(this, itemIndex), showPasswords: readShowPasswords.call(this, itemIndex) };
 	},
-	async execute({ phoneNumber }, api) {
-		return toRecords(await api('GET', `/sip/${encodeURIComponent(phoneNumber)}`));
+	async execute({ phoneNumber, showPasswords }, api) {
+		return hideSipPasswords(toRecords(await api('GET', `/sip/${encodeURIComponent(phoneNumber)}`)), showPasswords);
 	},
 });

@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { compare } from './compare.operation';
 import { detach } from './detach.operation';
 import { get } from './get.operation';
 import { update } from './update.operation';
 
-export const sipOperations = { detach, get, update };
+export const sipOperations = { compare, detach, get, update };
 
 export const description: INodeProperties[] = [
 	{
@@ -14,6 +15,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['sip'] } },
 		options: [
+			{
+				name: 'Compare',
+				value: 'compare',
+				description: 'Dry run of Update: the body it would send and what it would change, writing nothing',
+				action: 'Compare a SIP configuration with wanted settings',
+			},
 			{
 				name: 'Detach',
 				value: 'detach',
@@ -37,5 +44,6 @@ export const description: INodeProperties[] = [
 	},
 	...get.description,
 	...update.description,
+	...compare.description,
 	...detach.description,
 ];

@@ -1,0 +1,47 @@
+import type { IDataObject } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { defineOperation } from '../types';
+import type { SipIntent } from './configuration';
+import { buildBody, differences, hideSipPasswords, needsCurrent, readCurrentSip } from './configuration';
+import { fetchSip, readSipIntent, updateProperties } from './update.operation';
+
+/**
+ * SIP Update's dry run: reads the current configuration, builds the body Update would send and lists
+ * what it would change. Writes nothing. An answer the node cannot read gives status "could not read",
+ * never "in sync", so a scheduled audit cannot mistake it for a clean result.
+ */
+export const compare = defineOperation<SipIntent>({
+	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['compare'] } }, updateProperties),
+	repeatable: true,
+	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	validate: readSipIntent,
+	async execute(intent, api) {
+		const answer = await fetchSip(api, intent.phone_number);
+		const current = readCurrentSip(answer);
+		let result: IDataObject;
+		if (!current.readable) {
+			result = {
+				phone_number: intent.phone_number,
+				status: 'could not read',
+				reason: `The current SIP configuration could not be read: ${current.reason}. ${
+					needsCurrent(intent) ? 'SIP Update would refuse and write nothing.' : 'SIP Update would send wouldSend; what it changes is unknown.'
+				}`,
+				wouldSend: needsCurrent(intent) ? null : buildBody(intent),
+				differences: null,
+				current: null,
+			};
+		} else {
+			const body = buildBody(intent, current.directions);
+			const found = differences(current, body);
+			result = {
+				phone_number: intent.phone_number,
+				status: found.length ? 'drift' : 'in sync',
+				wouldSend: body,
+				differences: found as unknown as IDataObject[],
+				current: current.config,
+			};
+		}
+		return [hideSipPasswords(result, intent.showPasswords, [answer])];
+	},
+});

@@ -1,0 +1,186 @@
+/**
+ * SIP passwords in a real n8n: a canary password set through each supported way (the SIP Trunk Login
+ * credential, an expression reading an input item, a value typed into the node) reaches the service
+ * and never appears in output items, error messages or n8n's log (at debug level); for the credential
+ * way, not in the stored workflow nor in the execution data either. docs/sip-credentials.md says why.
+ */
+import { readFileSync } from 'node:fs';
+
+import type { CredentialRef, WorkflowJson } from './harness';
+import { startStack, type Stack } from './stack';
+
+const CANARY = {
+	credential: 'sipcanary-credential-7Qx9Lw',
+	expression: 'sipcanary-expression-3Lm2Kd',
+	typed: 'sipcanary-typed-5Rt8Vb',
+	refused: 'sipcanary-refused-9Pz4Hc',
+};
+
+let stack: Stack;
+let login: CredentialRef;
+let tooLong: CredentialRef;
+
+beforeAll(async () => {
+	stack = await startStack({ n8n: { env: { N8N_LOG_LEVEL: 'debug' } } });
+	login = await stack.api.createCredential('SIP trunk login', 'voiceAiSipLoginApi', { sipUsername: 'trunk-user', sipPassword: CANARY.credential });
+	// Longer than the sandbox takes (128 characters): the service answers 400.
+	tooLong = await stack.api.createCredential('SIP login the service refuses', 'voiceAiSipLoginApi', {
+		sipUsername: 'trunk-user',
+		sipPassword: `${CANARY.refused}${'x'.repeat(140)}`,
+	});
+}, 180_000);
+
+afterAll(async () => {
+	await stack?.close();
+});
+
+const START = 'Start';
+
+function voiceAi(name: string, parameters: Record<string, unknown>, position: [number, number], sipLogin?: CredentialRef) {
+	return {
+		name,
+		type: 'n8n-nodes-voiceai.voiceAi',
+		typeVersion: 1,
+		position,
+		parameters: { options: { maxAttempts: 1 }, ...parameters },
+		credentials: { voiceAiApi: stack.credential, ...(sipLogin ? { voiceAiSipLoginApi: sipLogin } : {}) },
+	};
+}
+
+/** Start -> each node in turn. */
+function chain(name: string, nodes: Array<Record<string, unknown> & { name: string }>): WorkflowJson {
+	const all = [{ name: START, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} }, ...nodes];
+	const connections: WorkflowJson['connections'] = {};
+	for (let i = 0; i + 1 < all.length; i++) connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	return { name, nodes: all as WorkflowJson['nodes'], connections, settings: { executionOrder: 'v1' } };
+}
+
+async function sipOf(phone: string) {
+	const state = await stack.admin.state<{ sip: Array<{ phone_number: string; directions: Array<{ type: string; options: Record<string, unknown> }> }> }>(stack.org.id);
+	return state.sip.find((entry) => entry.phone_number === phone)!;
+}
+
+/** Everything n8n keeps of a run, as its REST API gives it: the saved workflow and the raw execution. */
+async function stored(workflowId: string, executionId: string): Promise<{ workflow: string; execution: string }> {
+	const workflow = JSON.stringify(await stack.api.request('GET', `/rest/workflows/${workflowId}`));
+	const execution = JSON.stringify(await stack.api.request('GET', `/rest/executions/${executionId}`));
+	return { workflow, execution };
+}
+
+function n8nLog(): string {
+	return readFileSync(stack.n8n.logFile, 'utf8');
+}
+
+async function runSaved(workflow: WorkflowJson) {
+	const saved = await stack.api.importWorkflow(workflow);
+	const execution = await stack.api.runWorkflow(saved, START);
+	return { saved, execution };
+}
+
+test('the SIP Trunk Login credential: sent to the service, absent from outputs, stored workflow, execution data and log', async () => {
+	const { saved, execution } = await runSaved(
+		chain('sip login by credential', [
+			voiceAi('Update', { resource: 'sip', operation: 'update', phoneNumber: '+14155550101', sipLogin: 'credential', directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } } }, [220, 0], login),
+			voiceAi('Get', { resource: 'sip', operation: 'get', phoneNumber: '+14155550101' }, [440, 0]),
+			voiceAi('Compare', { resource: 'sip', operation: 'compare', phoneNumber: '+14155550101', sipLogin: 'credential', directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } } }, [660, 0], login),
+		]),
+	);
+	expect(execution.status).toBe('success');
+	const inbound = (await sipOf('+14155550101')).directions.find((direction) => direction.type === 'inbound')!;
+	expect(inbound.options).toMatchObject({ sip_username: 'trunk-user', sip_password: CANARY.credential });
+
+	expect(execution.outputs.Get[0]).toMatchObject({ directions: [{ options: { sip_password: '(set, hidden)' } }, { options: { sip_password: '(set, hidden)' } }] });
+	expect(execution.outputs.Compare[0]).toMatchObject({ status: 'in sync' });
+	expect(JSON.stringify(execution.outputs)).not.toContain(CANARY.credential);
+	const { workflow, execution: raw } = await stored(saved.id, execution.id);
+	expect(workflow).toContain(login.id);
+	expect(workflow).not.toContain(CANARY.credential);
+	expect(raw).not.toContain(CANARY.credential);
+	expect(n8nLog()).not.toContain(CANARY.credential);
+});
+
+test('an expression reading the input item: the password stays out of the Voice AI outputs, the saved node and the log', async () => {
+	// The rows a bulk provisioning reads from a sheet or a database; the canary is built at run time so
+	// the workflow file does not hold it.
+	const reversed = CANARY.expression.split('').reverse().join('');
+	const { saved, execution } = await runSaved(
+		chain('sip login by expression', [
+			{
+				name: 'Rows',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [220, 0],
+				parameters: {
+					jsCode: `return [{ json: { phone: '+14155550102', sip_username: 'bulk-user', sip_password: '${reversed}'.split('').reverse().join('') } }];`,
+				},
+			},
+			voiceAi(
+				'Update',
+				{
+					resource: 'sip',
+					operation: 'update',
+					phoneNumber: '={{ $json.phone }}',
+					directions: { outbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipUsername: '={{ $json.sip_username }}', sipPassword: '={{ $json.sip_password }}' } },
+				},
+				[440, 0],
+			),
+			voiceAi('Get', { resource: 'sip', operation: 'get', phoneNumber: '+14155550102' }, [660, 0]),
+		]),
+	);
+	expect(execution.status).toBe('success');
+	const outbound = (await sipOf('+14155550102')).directions.find((direction) => direction.type === 'outbound')!;
+	expect(outbound.options).toMatchObject({ sip_username: 'bulk-user', sip_password: CANARY.expression });
+
+	expect(JSON.stringify([execution.outputs.Update, execution.outputs.Get])).not.toContain(CANARY.expression);
+	const { workflow } = await stored(saved.id, execution.id);
+	expect(workflow).toContain('{{ $json.sip_password }}');
+	expect(workflow).not.toContain(CANARY.expression);
+	expect(n8nLog()).not.toContain(CANARY.expression);
+});
+
+test('a password typed into the node: absent from outputs and log (the saved workflow holds it, as documented)', async () => {
+	const { saved, execution } = await runSaved(
+		chain('sip login typed', [
+			voiceAi('Update', { resource: 'sip', operation: 'update', phoneNumber: '+14155550103', directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipPassword: CANARY.typed } } }, [220, 0]),
+		]),
+	);
+	expect(execution.status).toBe('success');
+	expect((await sipOf('+14155550103')).directions.find((direction) => direction.type === 'inbound')?.options.sip_password).toBe(CANARY.typed);
+	expect(JSON.stringify(execution.outputs)).not.toContain(CANARY.typed);
+	expect(n8nLog()).not.toContain(CANARY.typed);
+	const { workflow } = await stored(saved.id, execution.id);
+	expect(workflow).toContain(CANARY.typed);
+});
+
+test('a write the service refuses: the error names the problem without the password', async () => {
+	const { saved, execution } = await runSaved(
+		chain('sip login refused', [
+			voiceAi('Update', { resource: 'sip', operation: 'update', phoneNumber: '+14155550101', sipLogin: 'credential', directions: { outbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } } }, [220, 0], tooLong),
+		]),
+	);
+	expect(execution.status).toBe('error');
+	expect(execution.error).toMatch(/sip_password/);
+	expect(execution.error).not.toContain(CANARY.refused);
+	const { workflow, execution: raw } = await stored(saved.id, execution.id);
+	expect(workflow).not.toContain(CANARY.refused);
+	expect(raw).not.toContain(CANARY.refused);
+	expect(n8nLog()).not.toContain(CANARY.refused);
+});
+
+test('a GET answer the node cannot read: Update refuses, writes nothing and shows no password', async () => {
+	await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, { shape: 'list' });
+	try {
+		const before = await sipOf('+14155550101');
+		const { execution } = await runSaved(
+			chain('sip update on an unreadable answer', [
+				voiceAi('Update', { resource: 'sip', operation: 'update', phoneNumber: '+14155550101', sipLogin: 'credential', directions: { inbound: { sipEndpoint: 'sip:pbx9.acme-dental.example' } } }, [220, 0], login),
+			]),
+		);
+		expect(execution.status).toBe('error');
+		expect(execution.error).toMatch(/wrote nothing: the current SIP configuration could not be read/);
+		expect(await sipOf('+14155550101')).toEqual(before);
+		expect(execution.error).not.toContain(CANARY.credential);
+	} finally {
+		await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, { shape: 'documented' });
+	}
+});
