@@ -159,39 +159,66 @@ export function differences(current: CurrentSip & { readable: true }, body: IDat
 	return found;
 }
 
-function collectPasswords(value: unknown, into: Set<string>): void {
-	if (Array.isArray(value)) for (const entry of value) collectPasswords(entry, into);
-	else if (isObject(value)) {
-		for (const [key, entry] of Object.entries(value)) {
-			if (key === 'sip_password' && typeof entry === 'string' && entry !== '') into.add(entry);
-			else collectPasswords(entry, into);
-		}
+const isSet = (value: unknown): boolean => value !== '' && value !== null && value !== undefined;
+
+/** Adds every non-empty string sip_password to `into`; true when any sip_password is set (whatever its type). */
+function collectPasswords(value: unknown, into: Set<string>): boolean {
+	if (value === null || typeof value !== 'object') return false;
+	let found = false;
+	if (Array.isArray(value)) {
+		for (const entry of value) found = collectPasswords(entry, into) || found;
+		return found;
 	}
+	const record = value as Record<string, unknown>;
+	for (const key of Object.keys(record)) {
+		const entry = record[key];
+		if (key === 'sip_password') {
+			if (!isSet(entry)) continue;
+			found = true;
+			if (typeof entry === 'string') into.add(entry);
+		} else if (entry !== null && typeof entry === 'object') found = collectPasswords(entry, into) || found;
+	}
+	return found;
 }
 
-function hide(value: unknown, passwords: string[]): unknown {
-	if (typeof value === 'string') {
-		return passwords.reduce((text, password) => text.split(password).join(HIDDEN_PASSWORD), value);
+function hideText(text: string, passwords: string[]): string {
+	let result = text;
+	for (const password of passwords) if (result.includes(password)) result = result.split(password).join(HIDDEN_PASSWORD);
+	return result;
+}
+
+/** Replaces in place: the records are the node's own copies (parsed answers, bodies it built). */
+function hide(value: object, passwords: string[]): void {
+	if (Array.isArray(value)) {
+		for (let index = 0; index < value.length; index++) {
+			const entry: unknown = value[index];
+			if (typeof entry === 'string') value[index] = passwords.length ? hideText(entry, passwords) : entry;
+			else if (entry !== null && typeof entry === 'object') hide(entry, passwords);
+		}
+		return;
 	}
-	if (Array.isArray(value)) return value.map((entry) => hide(entry, passwords));
-	if (!isObject(value)) return value;
-	const copy: IDataObject = {};
-	for (const [key, entry] of Object.entries(value)) {
-		copy[key] = key === 'sip_password' && entry !== '' && entry !== null && entry !== undefined ? HIDDEN_PASSWORD : (hide(entry, passwords) as IDataObject[string]);
+	const record = value as Record<string, unknown>;
+	for (const key of Object.keys(record)) {
+		const entry = record[key];
+		if (key === 'sip_password' && isSet(entry)) record[key] = HIDDEN_PASSWORD;
+		else if (typeof entry === 'string') {
+			if (passwords.length) record[key] = hideText(entry, passwords);
+		} else if (entry !== null && typeof entry === 'object') hide(entry, passwords);
 	}
-	return copy;
 }
 
 /**
  * Every `sip_password` value becomes "(set, hidden)" (an empty or null one stays as it is: none is set),
- * and each password found in `records` or in `alsoHide` is removed from every other string too. With
- * `show`, records pass unchanged.
+ * and each password found in `records` or in `alsoHide` is removed from every other string too. The
+ * records are changed in place and returned. With `show`, they pass unchanged.
  */
-export function hideSipPasswords<T>(records: T, show: boolean, alsoHide: unknown[] = []): T {
+export function hideSipPasswords<T extends IDataObject | IDataObject[]>(records: T, show: boolean, alsoHide: unknown[] = []): T {
 	if (show) return records;
 	const passwords = new Set<string>();
-	collectPasswords(records, passwords);
-	for (const source of alsoHide) collectPasswords(source, passwords);
+	let found = collectPasswords(records, passwords);
+	for (const source of alsoHide) found = collectPasswords(source, passwords) || found;
+	if (!found && passwords.size === 0) return records;
 	// Longest first, so a password that contains another is replaced whole.
-	return hide(records, [...passwords].sort((a, b) => b.length - a.length)) as T;
+	hide(records, [...passwords].sort((a, b) => b.length - a.length));
+	return records;
 }
