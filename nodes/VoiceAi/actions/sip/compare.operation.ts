@@ -4,7 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { defineOperation } from '../types';
 import type { SipIntent } from './configuration';
 import { buildBody, differences, hideSipPasswords, needsCurrent, readCurrentSip } from './configuration';
-import { fetchSip, readSipIntent, updateProperties } from './update.operation';
+import { fetchSip } from './get.operation';
+import { readSipIntent } from './readIntent';
+import { updateProperties } from './update.operation';
 
 /**
  * SIP Update's dry run: reads the current configuration, builds the body Update would send and lists

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkE164, readBoolean, readString } from '../../helpers/validation';
+import type { ApiCall } from '../types';
 import { defineOperation, toRecords } from '../types';
 import { hideSipPasswords } from './configuration';
 
@@ -33,6 +34,11 @@ export function readShowPasswords(this: IExecuteFunctions, itemIndex: number): b
 	return readBoolean(this, itemIndex, { name: 'showSipPasswords', label: 'Show SIP Passwords' }, false);
 }
 
+/** GET /sip/{phone}, as sent by SIP Get, Update and Compare. */
+export async function fetchSip(api: ApiCall, phoneNumber: string): Promise<unknown> {
+	return await api('GET', `/sip/${encodeURIComponent(phoneNumber)}`);
+}
+
 export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean }>({
 	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [phoneNumberField, showPasswordsField]),
 	repeatable: true,
@@ -41,6 +47,6 @@ export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean
 		return { phoneNumber: readPhoneNumber.call(this, itemIndex), showPasswords: readShowPasswords.call(this, itemIndex) };
 	},
 	async execute({ phoneNumber, showPasswords }, api) {
-		return hideSipPasswords(toRecords(await api('GET', `/sip/${encodeURIComponent(phoneNumber)}`)), showPasswords);
+		return hideSipPasswords(toRecords(await fetchSip(api, phoneNumber)), showPasswords);
 	},
 });
