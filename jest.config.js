@@ -3,7 +3,7 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/'],
 	transform: {
 		// tsconfig.test.json sets isolatedModules, so ts-jest transpiles file by file without type-checking;
 		// `tsc -p tsconfig.test.json` type-checks everything in `npm test`.

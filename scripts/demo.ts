@@ -4,6 +4,7 @@
  * and the example workflows (the CRM sync one published). Ctrl-C stops both.
  *
  * Options: --port <n8n port, 5678> --sandbox-port <3001> --verbose (echo n8n's own log).
+ * --queue: n8n in queue mode instead (scripts/queue-demo.ts, docs/scaling.md).
  * State lives in .demo/n8n and is reset at every start (the sandbox keeps its data in memory).
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -127,7 +128,7 @@ async function main() {
 	}
 }
 
-main().catch((error: Error) => {
+(process.argv.includes('--queue') ? import('./queue-demo').then((m) => m.queueDemo()) : main()).catch((error: Error) => {
 	process.stderr.write(`[demo] failed: ${error.message}\n`);
 	process.exit(1);
 });

@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as agent from './actions/agent';
 import * as chatbot from './actions/chatbot';
 import * as contact from './actions/contact';
+import * as conversation from './actions/conversation';
 import { router } from './actions/router';
 import * as sip from './actions/sip';
 import { sipTrunkLoginTest } from './actions/sip/loginTest';
@@ -51,6 +52,7 @@ export class VoiceAi implements INodeType {
 					{ name: 'Agent', value: 'agent' },
 					{ name: 'Chatbot', value: 'chatbot' },
 					{ name: 'Contact', value: 'contact' },
+					{ name: 'Conversation', value: 'conversation' },
 					{ name: 'SIP', value: 'sip' },
 					{ name: 'Trust Product', value: 'trustProduct' },
 					{ name: 'Webhook', value: 'webhook' },
@@ -60,6 +62,7 @@ export class VoiceAi implements INodeType {
 			...agent.description,
 			...chatbot.description,
 			...contact.description,
+			...conversation.description,
 			...sip.description,
 			...trustProduct.description,
 			...webhook.description,

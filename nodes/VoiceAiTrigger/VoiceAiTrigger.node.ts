@@ -16,6 +16,7 @@ import { triggerProperties } from './properties';
 import { claimForPublish, giveBackAfterTest, holdsAccount, lendForTest, releaseOnUnpublish } from './lifecycle';
 import { noteDelivery } from './ownership';
 import { apiKeyOf, hashToken, productionToken, readRegistration, type Registration, TOKEN_PARAMETER, tokenMatches } from './registration';
+import { memoryDedupeWindowMs, webhookResponseData, webhookResponseMode } from './respondWhen';
 
 export class VoiceAiTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -34,10 +35,9 @@ export class VoiceAiTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				// Without it n8n answers a started delivery with its default, the literal text "firstEntryJson";
-				// empty lets the node's own webhookResponse through.
-				responseData: '',
+				responseMode: webhookResponseMode,
+				// Without it n8n answers a started delivery with its default, the literal text "firstEntryJson".
+				responseData: webhookResponseData,
 				path: 'webhook',
 			},
 		],
@@ -94,7 +94,7 @@ export class VoiceAiTrigger implements INodeType {
 		const agentIds = idList(locatorText(options.agentIds));
 		const startUnidentified = options.withoutSourceId === 'start';
 		const dedupeField = ((options.dedupeField as string | undefined) ?? 'conversation_id').trim();
-		const windowMs = Number(options.dedupeWindowMinutes ?? 60) * 60_000;
+		const windowMs = memoryDedupeWindowMs(this.getNodeParameter('respondWhen', 'onReceived'), Number(options.dedupeWindowMinutes ?? 60) * 60_000);
 		const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;
 		const now = Date.now();
 		const context = {

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { respondWhenProperty } from './respondWhen';
+
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
@@ -26,6 +28,7 @@ export const triggerProperties: INodeProperties[] = [
 			},
 		],
 	},
+	respondWhenProperty,
 	{
 		displayName: 'If Another Workflow Holds the Account',
 		name: 'whenHeld',

@@ -1,6 +1,10 @@
 /**
  * `npm run sandbox -- [--port 3001] [--host 127.0.0.1] [--seed demo|none] [--json] [--latency-ms N]
- *  [--rate-limit N] [--quiet] [--admin-token T] [--delivery-attempts N] [--delivery-base-delay-ms N]`
+ *  [--rate-limit N] [--quiet] [--admin-token T] [--delivery-attempts N] [--delivery-base-delay-ms N]
+ *  [--delivery-concurrency N]`
+ * Delivery policy (ours; the spec does not say whether the service retries): a non-2xx answer, a
+ * network error or no answer within 10 s is tried again after 0.5, 1, 2, ... s (base delay doubling),
+ * up to --delivery-attempts attempts in all; --delivery-attempts 1 makes a service that never retries.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -30,6 +34,7 @@ async function main(): Promise<void> {
 			'admin-token': { type: 'string' },
 			'delivery-attempts': { type: 'string' },
 			'delivery-base-delay-ms': { type: 'string' },
+			'delivery-concurrency': { type: 'string' },
 		},
 		strict: true,
 	});
@@ -54,6 +59,7 @@ async function main(): Promise<void> {
 			attempts: wholeNumber(values['delivery-attempts'], '--delivery-attempts', 4),
 			baseDelayMs: wholeNumber(values['delivery-base-delay-ms'], '--delivery-base-delay-ms', 500),
 		},
+		deliveryConcurrency: wholeNumber(values['delivery-concurrency'], '--delivery-concurrency', 64),
 	});
 	const summary = { baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken, orgs: sandbox.orgs };
 	const file = connectionFile(sandbox.baseUrl);

@@ -13,6 +13,8 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500 };
+/** Deliveries in flight at once, across all webhooks (the CLI's --delivery-concurrency). */
+export const DEFAULT_DELIVERY_CONCURRENCY = 64;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** Posts conversation results to webhooks with undici, retrying non-2xx answers and network errors. */
@@ -25,10 +27,26 @@ export class Deliverer {
 	private readonly shutdown = new AbortController();
 	private readonly running = new Set<Promise<void>>();
 
+	private inFlight = 0;
+	private readonly waiting: Array<() => void> = [];
+
 	constructor(
 		private readonly store: Store,
 		private readonly retry: RetryPolicy,
+		private readonly concurrency = DEFAULT_DELIVERY_CONCURRENCY,
 	) {}
+
+	/** One attempt holds a slot; waits between attempts do not. */
+	private async slot<T>(attempt: () => Promise<T>): Promise<T> {
+		if (this.inFlight >= this.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+		this.inFlight++;
+		try {
+			return await attempt();
+		} finally {
+			this.inFlight--;
+			this.waiting.shift()?.();
+		}
+	}
 
 	enqueue(org: Org, target: Delivery['target'], url: string, payload: DeliveryPayload): Delivery {
 		const delivery: Delivery = {
@@ -58,22 +76,25 @@ export class Deliverer {
 			if (signal.aborted) return;
 			delivery.attempts = attempt;
 			try {
-				const res = await request(delivery.url, {
-					method: 'POST',
-					dispatcher: this.agent,
-					signal,
-					headers: {
-						'content-type': 'application/json',
-						'user-agent': 'voiceai-sandbox-webhooks/1.0',
-						'x-voiceai-delivery': delivery.id,
-						'x-voiceai-attempt': String(attempt),
-					},
-					body,
+				const statusCode = await this.slot(async () => {
+					const res = await request(delivery.url, {
+						method: 'POST',
+						dispatcher: this.agent,
+						signal,
+						headers: {
+							'content-type': 'application/json',
+							'user-agent': 'voiceai-sandbox-webhooks/1.0',
+							'x-voiceai-delivery': delivery.id,
+							'x-voiceai-attempt': String(attempt),
+						},
+						body,
+					});
+					await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+					return res.statusCode;
 				});
-				await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-				delivery.responseCodes.push(res.statusCode);
+				delivery.responseCodes.push(statusCode);
 				delivery.errors.push(null);
-				if (res.statusCode >= 200 && res.statusCode < 300) {
+				if (statusCode >= 200 && statusCode < 300) {
 					delivery.status = 'delivered';
 					delivery.completed_at = new Date().toISOString();
 					return;

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { createApp } from './app';
-import { DEFAULT_RETRY, Deliverer } from './delivery';
+import { DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_RETRY, Deliverer } from './delivery';
 import { seedDemo, type SeededOrg } from './seed';
 import { Store } from './store';
 
@@ -18,6 +18,8 @@ export interface SandboxOptions {
 	quiet?: boolean;
 	log?: (line: string) => void;
 	deliveryRetry?: { attempts?: number; baseDelayMs?: number };
+	/** Deliveries in flight at once (default DEFAULT_DELIVERY_CONCURRENCY). */
+	deliveryConcurrency?: number;
 	/** A fixed admin token instead of a random one (the CLI's --admin-token). */
 	adminToken?: string;
 }
@@ -34,7 +36,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const deliverer = new Deliverer(store, {
 		attempts: Math.max(1, options.deliveryRetry?.attempts ?? DEFAULT_RETRY.attempts),
 		baseDelayMs: Math.max(0, options.deliveryRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
-	});
+	}, Math.max(1, options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY));
 	const orgs = (options.seed ?? 'demo') === 'demo' ? seedDemo(store) : [];
 	const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
 	const shutdown = new AbortController();

@@ -7,6 +7,7 @@ import { voiceAiApiRequest, voiceAiCredential } from '../transport';
 import { agentOperations } from './agent';
 import { chatbotOperations } from './chatbot';
 import { contactOperations } from './contact';
+import { conversationOperations } from './conversation';
 import { sipOperations } from './sip';
 import { trustProductOperations } from './trustProduct';
 import type { ApiCall, VoiceAiOperation } from './types';
@@ -16,6 +17,7 @@ const operations: Record<string, Record<string, VoiceAiOperation>> = {
 	agent: agentOperations,
 	chatbot: chatbotOperations,
 	contact: contactOperations,
+	conversation: conversationOperations,
 	sip: sipOperations,
 	trustProduct: trustProductOperations,
 	webhook: webhookOperations,

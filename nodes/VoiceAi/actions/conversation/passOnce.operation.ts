@@ -1,0 +1,105 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { invalidField, readInteger } from '../../helpers/validation';
+import { defineOperation } from '../types';
+
+const RESOURCE = 'conversation';
+const OPERATION = 'passOnce';
+const show = { resource: [RESOURCE], operation: [OPERATION] };
+
+const ID_FIELD = { name: 'conversationId', label: 'Conversation ID' };
+const HISTORY_FIELD = { name: 'historySize', label: 'History Size' };
+export const DEFAULT_HISTORY_SIZE = 10_000;
+
+interface PassOnceInput {
+	id: string;
+	historySize: number;
+}
+
+/**
+ * n8n's processed-data store reads and rewrites one record per workflow, so two calls of one execution
+ * must not overlap (the second would overwrite what the first recorded). Chained per execution context.
+ */
+const pending = new WeakMap<object, Promise<unknown>>();
+
+function oneAtATime<T>(ctx: IExecuteFunctions, task: () => Promise<T>): Promise<T> {
+	const previous = pending.get(ctx) ?? Promise.resolve();
+	const next = previous.then(task, task);
+	pending.set(
+		ctx,
+		next.catch(() => undefined),
+	);
+	return next;
+}
+
+export const passOnce = defineOperation<PassOnceInput>({
+	description: [
+		{
+			displayName:
+				"Passes each conversation on once, across executions, n8n processes and restarts: the IDs are kept in n8n's database (the store of Remove Duplicates' \"previous executions\" mode). Makes no request to Voice AI.",
+			name: 'passOnceNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show },
+		},
+		{
+			displayName: ID_FIELD.label,
+			name: ID_FIELD.name,
+			type: 'string',
+			required: true,
+			default: '={{ $json._voiceAi ? $json._voiceAi.conversationId : $json.conversation_id }}',
+			description:
+				"What identifies a conversation. The default reads the Voice AI Trigger's output in either Output mode (conversation_id of the delivery).",
+			displayOptions: { show },
+		},
+		{
+			displayName: HISTORY_FIELD.label,
+			name: HISTORY_FIELD.name,
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 1_000_000 },
+			default: DEFAULT_HISTORY_SIZE,
+			description: 'How many conversation IDs this workflow remembers; the oldest are forgotten first',
+			displayOptions: { show },
+		},
+	],
+	repeatable: true,
+	validate(itemIndex) {
+		const raw = this.getNodeParameter(ID_FIELD.name, itemIndex, '') as unknown;
+		const id = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw;
+		if (typeof id !== 'string' || id.trim() === '') {
+			throw invalidField(
+				this,
+				itemIndex,
+				ID_FIELD,
+				`expected a non-empty text, got ${raw === undefined || raw === '' ? 'nothing' : JSON.stringify(raw)}`,
+				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.",
+			);
+		}
+		const historySize = readInteger(this, itemIndex, HISTORY_FIELD, DEFAULT_HISTORY_SIZE, { min: 1, max: 1_000_000 });
+		return { id: id.trim(), historySize };
+	},
+	async execute({ id, historySize }, _api, itemIndex) {
+		const helpers = this.helpers as Partial<IExecuteFunctions['helpers']>;
+		if (typeof helpers.checkProcessedAndRecord !== 'function') {
+			throw new NodeOperationError(this.getNode(), 'This n8n has no processed-data store, so Pass Once cannot work here', {
+				itemIndex,
+				description: 'Pass Once needs an n8n whose Remove Duplicates node offers "Remove Items Processed in Previous Executions".',
+			});
+		}
+		const check = helpers.checkProcessedAndRecord.bind(this.helpers);
+		let result;
+		try {
+			result = await oneAtATime(this, async () =>
+				await check([id], 'workflow', { mode: 'entries', maxEntries: historySize }),
+			);
+		} catch (error) {
+			throw new NodeOperationError(this.getNode(), `Could not read or record conversation "${id}" in n8n's processed-data store: ${(error as Error).message}`, {
+				itemIndex,
+				description: 'The item was not passed on. Run it again once n8n can reach its database.',
+			});
+		}
+		if (result.new.length === 0) return [];
+		return [this.getInputData()[itemIndex].json as IDataObject];
+	},
+});

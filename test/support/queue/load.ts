@@ -1,0 +1,98 @@
+/**
+ * Load through the balancer as the service sends it: the sandbox completes conversations and delivers
+ * them to the account webhook (the published trigger), at most `concurrency` deliveries in flight,
+ * retrying by its stated policy (test/sandbox/delivery.ts). A share of the conversations is completed a
+ * second time a few positions later (same conversation_id), so with round-robin the copy often reaches
+ * the other webhook processor while the first is still running.
+ */
+import type { Client } from 'pg';
+
+import { startSandbox, type SandboxOptions } from '../../sandbox';
+import { SandboxAdmin, type Delivery } from '../../e2e/sandbox-admin';
+
+export interface LoadPlan {
+	/** Deliveries in all, repeats included. */
+	total: number;
+	/** Share of `total` that repeats an earlier conversation (0.1: 10%). */
+	repeatShare: number;
+	/** Conversation ids get this prefix, so runs on one CRM table never collide. */
+	prefix: string;
+}
+
+/** The order of conversation ids to complete: each repeat follows its original 1 to 8 positions later. */
+export function loadOrder(plan: LoadPlan): { order: string[]; distinct: number } {
+	const repeats = Math.round(plan.total * plan.repeatShare);
+	const distinct = plan.total - repeats;
+	const order = Array.from({ length: distinct }, (_, i) => `${plan.prefix}-${String(i).padStart(5, '0')}`);
+	const step = Math.max(1, Math.floor(distinct / Math.max(1, repeats)));
+	for (let r = 0; r < repeats; r++) {
+		const original = order.indexOf(`${plan.prefix}-${String(r * step).padStart(5, '0')}`);
+		order.splice(original + 1 + (r % 8), 0, order[original]);
+	}
+	return { order, distinct };
+}
+
+export type QueueSandbox = Awaited<ReturnType<typeof startSandbox>> & { admin: SandboxAdmin };
+
+export async function startLoadSandbox(options: SandboxOptions): Promise<QueueSandbox> {
+	const sandbox = await startSandbox({ seed: 'demo', ...options });
+	return Object.assign(sandbox, { admin: new SandboxAdmin(sandbox) });
+}
+
+/** Completes the conversations in order and waits until no delivery is pending. */
+export async function deliverLoad(
+	sandbox: QueueSandbox,
+	org: string,
+	agentId: string,
+	order: string[],
+	{ timeoutMs = 600_000, onStarted }: { timeoutMs?: number; onStarted?: (count: number) => void } = {},
+): Promise<Delivery[]> {
+	const ids = new Set(order);
+	for (let i = 0; i < order.length; i++) {
+		await sandbox.admin.simulateConversation(org, {
+			agentId,
+			conversationId: order[i],
+			variables: { name: `Caller ${order[i]}`, phone: `+1415555${String(i % 10000).padStart(4, '0')}` },
+		});
+		onStarted?.(i + 1);
+	}
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const mine = (await sandbox.admin.deliveries(org)).filter((d) => ids.has(d.conversationId));
+		if (mine.every((d) => d.status !== 'pending')) return mine;
+		if (Date.now() > deadline) throw new Error(`deliveries still pending after ${timeoutMs / 1000} s`);
+		await new Promise((r) => setTimeout(r, 500));
+	}
+}
+
+export interface ExecutionCounts {
+	total: number;
+	byStatus: Record<string, number>;
+}
+
+export async function executionCounts(n8nDb: Client, workflowId: string): Promise<ExecutionCounts> {
+	const { rows } = await n8nDb.query<{ status: string; count: string }>(
+		'SELECT status, count(*) AS count FROM execution_entity WHERE "workflowId" = $1 GROUP BY status',
+		[workflowId],
+	);
+	const byStatus = Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+	return { total: Object.values(byStatus).reduce((a, b) => a + b, 0), byStatus };
+}
+
+/** Waits until the workflow has no execution left new or running (n8n marks lost ones failed, ~90 s). */
+export async function settledExecutions(
+	n8nDb: Client,
+	workflowId: string,
+	{ timeoutMs = 240_000 } = {},
+): Promise<ExecutionCounts> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const counts = await executionCounts(n8nDb, workflowId);
+		const open = (counts.byStatus.new ?? 0) + (counts.byStatus.running ?? 0) + (counts.byStatus.waiting ?? 0);
+		if (open === 0) return counts;
+		if (Date.now() > deadline) {
+			throw new Error(`${open} execution(s) still open after ${timeoutMs / 1000} s: ${JSON.stringify(counts.byStatus)}`);
+		}
+		await new Promise((r) => setTimeout(r, 1_000));
+	}
+}

@@ -1,0 +1,195 @@
+/**
+ * The queue deployment, the sandbox (as a service delivering to it) and the CRM table together, and
+ * one scenario run with its figures. Used by the queue suite (test/queue) and the benchmark (bench/).
+ *
+ *   const rig = await QueueRig.start({ root });
+ *   const figures = await rig.run({ name: 'a', passOnce: true, total: 2000, repeatShare: 0.1 });
+ *   await rig.close();
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from 'pg';
+
+import { pollUntil, type CredentialRef, type SavedWorkflow } from '../../e2e/harness';
+import { CRM_DATABASE, createCrmTable, crmFigures, crmWorkflow } from './crm';
+import { startQueueDeployment, type QueueDeployment, type QueueDeploymentOptions } from './deployment';
+import { deliverLoad, executionCounts, loadOrder, settledExecutions, startLoadSandbox, type QueueSandbox } from './load';
+import { balancerLog } from './servers';
+
+const TRIGGER = 'Conversation completed';
+
+export interface ScenarioOptions {
+	name: string;
+	passOnce: boolean;
+	respondWhen?: 'onReceived' | 'lastNode';
+	total: number;
+	repeatShare: number;
+	/** Runs once this share of the deliveries has been answered (e.g. 0.3), alongside the load. */
+	fault?: { atShare: number; run: (rig: QueueRig) => Promise<void> };
+}
+
+export interface ScenarioFigures {
+	scenario: string;
+	deliveries: number;
+	/** Deliveries the service saw answered 2xx. */
+	delivered: number;
+	/** Deliveries the service gave up on after its last attempt. */
+	undelivered: number;
+	/** Delivery attempts beyond the first. */
+	retries: number;
+	distinct: number;
+	executions: number;
+	executionsByStatus: Record<string, number>;
+	rows: number;
+	writtenTwice: number;
+	missing: number;
+	/** Repeated conversations whose copies reached different webhook processors. */
+	repeatsAcrossProcessors: number;
+	seconds: number;
+	deliveriesPerSecond: number;
+}
+
+export class QueueRig {
+	private active?: SavedWorkflow;
+
+	private constructor(
+		readonly deployment: QueueDeployment,
+		readonly sandbox: QueueSandbox,
+		readonly org: string,
+		readonly agentId: string,
+		private readonly voiceAiCredential: CredentialRef,
+		private readonly postgresCredential: CredentialRef,
+		readonly n8nDb: Client,
+		readonly crmDb: Client,
+		private readonly ownsRoot: string | undefined,
+	) {}
+
+	static async start(
+		options: Partial<QueueDeploymentOptions> & { deliveryConcurrency?: number; deliveryAttempts?: number } = {},
+	): Promise<QueueRig> {
+		const ownsRoot = options.root ? undefined : mkdtempSync(join(tmpdir(), 'voiceai-queue-'));
+		const root = options.root ?? (ownsRoot as string);
+		const [sandbox, deployment] = await Promise.all([
+			startLoadSandbox({
+				deliveryConcurrency: options.deliveryConcurrency ?? 40,
+				deliveryRetry: { attempts: options.deliveryAttempts ?? 4, baseDelayMs: 500 },
+			}),
+			startQueueDeployment({ ...options, root }),
+		]);
+		try {
+			const acme = sandbox.orgs.find((o) => o.id === 'org_acme') ?? sandbox.orgs[0];
+			const agents = (await sandbox.admin.state<{ agents: Array<{ id: string }> }>(acme.id)).agents;
+			const voiceAi = await deployment.api.createVoiceAiCredential({ baseUrl: sandbox.baseUrl, apiKey: acme.apiKey });
+			const postgres = await deployment.api.createCredential('CRM (Postgres)', 'postgres', {
+				host: deployment.postgres.host,
+				port: deployment.postgres.port,
+				database: CRM_DATABASE,
+				user: deployment.postgres.user,
+				password: deployment.postgres.password,
+				ssl: 'disable',
+				maxConnections: 20,
+			});
+			const [n8nDb, crmDb] = await Promise.all([deployment.sql('n8n'), deployment.sql(CRM_DATABASE)]);
+			await createCrmTable(crmDb);
+			return new QueueRig(deployment, sandbox, acme.id, agents[0].id, voiceAi, postgres, n8nDb, crmDb, ownsRoot);
+		} catch (error) {
+			await Promise.allSettled([deployment.close(), sandbox.close()]);
+			throw error;
+		}
+	}
+
+	/** Imports the CRM workflow, publishes it (unpublishing the previous one) and waits for the account webhook. */
+	async publish(options: { passOnce: boolean; respondWhen?: 'onReceived' | 'lastNode'; name: string }): Promise<SavedWorkflow> {
+		const { api } = this.deployment;
+		if (this.active) await api.deactivateWorkflow(this.active);
+		const workflow = await api.importWorkflow(
+			crmWorkflow({
+				...options,
+				voiceAiCredential: this.voiceAiCredential,
+				postgresCredential: this.postgresCredential,
+			}),
+		);
+		await api.activateWorkflow(workflow);
+		const url = api.productionWebhookUrl(this.deployment.balancerUrl, workflow, TRIGGER);
+		await pollUntil(async () => (await this.sandbox.admin.accountWebhook(this.org))?.startsWith(`${url}?`), {
+			timeoutMs: 60_000,
+			what: `the account webhook to point at ${url}`,
+		});
+		this.active = workflow;
+		return workflow;
+	}
+
+	async run(options: ScenarioOptions, log: (line: string) => void = () => undefined): Promise<ScenarioFigures> {
+		const workflow = await this.publish({ ...options, name: `CRM sync, scenario ${options.name}` });
+		await this.crmDb.query('TRUNCATE crm_contacts');
+		const { order, distinct } = loadOrder({ total: options.total, repeatShare: options.repeatShare, prefix: `conv-${options.name}-${Date.now()}` });
+		const logStart = balancerLog(this.deployment.root).length;
+		const started = Date.now();
+
+		let fault: Promise<void> | undefined;
+		if (options.fault) {
+			const { atShare, run } = options.fault;
+			fault = (async () => {
+				await pollUntil(async () => (await executionCounts(this.n8nDb, workflow.id)).total >= atShare * options.total, {
+					timeoutMs: 600_000,
+					intervalMs: 250,
+					what: `${Math.round(atShare * 100)}% of the executions before the fault`,
+				});
+				log(`[${options.name}] fault at ${(await executionCounts(this.n8nDb, workflow.id)).total} executions`);
+				await run(this);
+				log(`[${options.name}] fault handled`);
+			})();
+		}
+		const deliveries = await deliverLoad(this.sandbox, this.org, this.agentId, order);
+		await fault;
+		const seconds = (Date.now() - started) / 1000;
+		const counts = await settledExecutions(this.n8nDb, workflow.id);
+		const crm = await crmFigures(this.crmDb);
+		const ids = new Set(order);
+		const missing = [...ids].filter((id) => !crm.ids.has(id)).length;
+
+		// Which processor answered each delivery: nginx logs the sandbox's delivery id.
+		const upstreamOf = new Map(balancerLog(this.deployment.root).slice(logStart).map((e) => [e.delivery, e.upstream]));
+		const processorsOf = new Map<string, Set<string>>();
+		for (const delivery of deliveries) {
+			const upstream = upstreamOf.get(delivery.id);
+			if (!upstream) continue;
+			const set = processorsOf.get(delivery.conversationId) ?? new Set<string>();
+			set.add(upstream);
+			processorsOf.set(delivery.conversationId, set);
+		}
+
+		return {
+			scenario: options.name,
+			deliveries: deliveries.length,
+			delivered: deliveries.filter((d) => d.status === 'delivered').length,
+			undelivered: deliveries.filter((d) => d.status === 'failed').length,
+			retries: deliveries.reduce((sum, d) => sum + Math.max(0, d.attempts - 1), 0),
+			distinct,
+			executions: counts.total,
+			executionsByStatus: counts.byStatus,
+			rows: crm.rows,
+			writtenTwice: crm.writtenTwice,
+			missing,
+			repeatsAcrossProcessors: [...processorsOf.values()].filter((set) => set.size > 1).length,
+			seconds: Math.round(seconds * 10) / 10,
+			deliveriesPerSecond: Math.round((order.length / seconds) * 10) / 10,
+		};
+	}
+
+	async close(): Promise<void> {
+		await Promise.allSettled([this.n8nDb.end(), this.crmDb.end()]);
+		await Promise.allSettled([this.deployment.close(), this.sandbox.close()]);
+		if (this.ownsRoot && !process.env.VOICEAI_E2E_KEEP) rmSync(this.ownsRoot, { recursive: true, force: true });
+	}
+}
+
+export function formatFigures(f: ScenarioFigures): string {
+	return (
+		`scenario ${f.scenario}: delivered ${f.delivered}/${f.deliveries} (gave up ${f.undelivered}, retries ${f.retries}), ` +
+		`distinct ${f.distinct}, executions ${f.executions} ${JSON.stringify(f.executionsByStatus)}, rows ${f.rows}, ` +
+		`written twice ${f.writtenTwice}, missing ${f.missing}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
+		`${f.seconds} s (${f.deliveriesPerSecond} deliveries/s)`
+	);
+}
