@@ -2,7 +2,7 @@
  * `npm run bench`: the throughput benchmark of issue 6. Starts one sandbox (its own process), runs the
  * scenarios one after another, prints each table and writes bench/results.md.
  *
- *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n] [--quick] [--no-write]
+ *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers] [--quick] [--no-write]
  *
  * --quick shrinks items and rounds for a smoke run (its numbers are not the benchmark's); --no-write
  * leaves bench/results.md alone (so do --quick and --only). A full run also updates the results section
@@ -24,12 +24,13 @@ import { spawnSandbox } from './sandbox';
 import { latencyBound } from './scenarios/latency';
 import { memory } from './scenarios/memory';
 import { overhead } from './scenarios/overhead';
+import { queueWorkers } from './scenarios/queueWorkers';
 import { rateLimited } from './scenarios/rateLimited';
 import { realN8n } from './scenarios/realN8n';
 import { fmt } from './stats';
 
 const ROOT = join(__dirname, '..');
-const SCENARIOS = ['overhead', 'latency', 'rateLimit', 'memory', 'realN8n'] as const;
+const SCENARIOS = ['overhead', 'latency', 'rateLimit', 'memory', 'realN8n', 'queueWorkers'] as const;
 
 function loadBuiltNode(): AnyNodeType {
 	const file = join(ROOT, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js');
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
 			else if (name === 'rateLimit') result = await rateLimited(sandbox, { items: quick ? 120 : 600, rateLimit: 50, rounds: quick ? 1 : 3, ourNode });
 			else if (name === 'memory') result = await memory(sandbox, { rounds: quick ? 1 : 3 });
 			else if (name === 'realN8n') result = await realN8n({ items: quick ? 200 : 1000, rounds: quick ? 2 : 3 });
+			else if (name === 'queueWorkers') result = await queueWorkers({ deliveries: quick ? 200 : 1000 });
 			else throw new Error(`unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
 			result.notes.push(`Machine load (1-minute average) at the start and end of this scenario: ${loadBefore.toFixed(1)} and ${loadavg()[0].toFixed(1)}, on ${cpus().length} logical cores.`);
 			results.push(result);

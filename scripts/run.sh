@@ -37,7 +37,8 @@ case "$job" in
     status=0
     npx jest --config jest.config.js --json --outputFile=.tmp/unit.json || status=$?
     npx jest --config test/e2e/jest.config.js --runInBand --json --outputFile=.tmp/e2e.json || status=$?
-    node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json
+    npx jest --config test/queue/jest.config.js --runInBand --json --outputFile=.tmp/queue.json || status=$?
+    node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json .tmp/queue.json
     exit "$status"
     ;;
   demo)

@@ -184,3 +184,32 @@ test('after n8n restarts, the published trigger still receives deliveries', asyn
 	const rows = await stack.api.dataTableRows(tableId);
 	expect(rows.filter((row) => row.conversation_id === id)).toEqual([expect.objectContaining(caller)]);
 }, 240_000);
+
+test('after the restart, a conversation delivered again runs but Pass Once (n8n\'s database) stops it before the CRM', async () => {
+	const initial = await executionCount();
+	const [first] = await simulate([{ name: 'Dorothy Vaughan', phone: '+14155550206', email: 'dv@example.com', intent: 'first' }]);
+	await waitDelivered([first]);
+	await stack.api.waitForExecutions(workflow.id, { count: initial + 1 });
+	await stack.n8n.restart();
+	await stack.api.login();
+	await pollUntil(async () => (await postToProductionUrl(productionUrl)) === 401, { what: 'the production webhook after the restart' });
+
+	// The trigger's in-memory check was lost with the process: only the database can recognise the repeat.
+	const before = await executionCount();
+	const { conversationId } = await stack.admin.simulateConversation(stack.org.id, {
+		agentId,
+		conversationId: first,
+		variables: { name: 'Dorothy Vaughan', phone: '+14155550206', email: 'dv@example.com', intent: 'repeated' },
+	});
+	expect(conversationId).toBe(first);
+	await pollUntil(async () => (await stack.admin.deliveries(stack.org.id)).filter((d) => d.conversationId === first).every((d) => d.status === 'delivered'), {
+		what: 'the repeated delivery',
+	});
+	const runs = await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
+	const repeat = await stack.api.getExecution(runs[runs.length - 1].id);
+	expect(repeat.status).toBe('success');
+	expect(repeat.outputs['Pass each conversation once']).toEqual([]);
+	expect(repeat.outputs['Upsert contact (CRM stand-in)']).toBeUndefined();
+	const rows = (await stack.api.dataTableRows(tableId)).filter((row) => row.conversation_id === first);
+	expect(rows).toEqual([expect.objectContaining({ intent: 'first' })]);
+}, 240_000);

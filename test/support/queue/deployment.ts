@@ -66,6 +66,8 @@ export interface QueueDeployment {
 	api: N8nApi;
 	servers: N8nServer[];
 	process(name: string): N8nServer;
+	/** CPU seconds so far of every process of the deployment (with its children), by name. */
+	cpuSeconds(): Record<string, number>;
 	/** A client on one database of the deployment's Postgres (n8n's is "n8n"); close it after use. */
 	sql(database?: string): Promise<Client>;
 	close(): Promise<void>;
@@ -217,6 +219,14 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 				const server = servers.find((s) => s.name === name);
 				if (!server) throw new Error(`no process named ${name} (have ${servers.map((s) => s.name).join(', ')})`);
 				return server;
+			},
+			cpuSeconds: () => {
+				const byName: Record<string, number> = {};
+				for (const server of servers) byName[server.name] = server.cpuSeconds();
+				for (const server of [...backing, ...(balancer ? [balancer] : [])]) {
+					byName[server.name] = server.pid ? treeCpuSeconds(server.pid) : 0;
+				}
+				return byName;
 			},
 			sql: async (database = 'n8n') => {
 				const client = new Client({ ...postgres, database });
