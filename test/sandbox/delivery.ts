@@ -19,11 +19,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** Posts conversation results to webhooks with undici, retrying non-2xx answers and network errors. */
 export class Deliverer {
-	private readonly agent = new Agent({
-		connect: { timeout: DELIVERY_TIMEOUT_MS },
-		headersTimeout: DELIVERY_TIMEOUT_MS,
-		bodyTimeout: DELIVERY_TIMEOUT_MS,
-	});
+	private readonly agent: Agent;
 	private readonly shutdown = new AbortController();
 	private readonly running = new Set<Promise<void>>();
 
@@ -34,7 +30,10 @@ export class Deliverer {
 		private readonly store: Store,
 		private readonly retry: RetryPolicy,
 		private readonly concurrency = DEFAULT_DELIVERY_CONCURRENCY,
-	) {}
+		timeoutMs = DELIVERY_TIMEOUT_MS,
+	) {
+		this.agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+	}
 
 	/** One attempt holds a slot; waits between attempts do not. */
 	private async slot<T>(attempt: () => Promise<T>): Promise<T> {

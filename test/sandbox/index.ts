@@ -20,6 +20,8 @@ export interface SandboxOptions {
 	deliveryRetry?: { attempts?: number; baseDelayMs?: number };
 	/** Deliveries in flight at once (default DEFAULT_DELIVERY_CONCURRENCY). */
 	deliveryConcurrency?: number;
+	/** An attempt with no answer within this time counts as failed (default DELIVERY_TIMEOUT_MS, 10 s). */
+	deliveryTimeoutMs?: number;
 	/** A fixed admin token instead of a random one (the CLI's --admin-token). */
 	adminToken?: string;
 }
@@ -36,7 +38,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const deliverer = new Deliverer(store, {
 		attempts: Math.max(1, options.deliveryRetry?.attempts ?? DEFAULT_RETRY.attempts),
 		baseDelayMs: Math.max(0, options.deliveryRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
-	}, Math.max(1, options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY));
+	}, Math.max(1, options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY), options.deliveryTimeoutMs);
 	const orgs = (options.seed ?? 'demo') === 'demo' ? seedDemo(store) : [];
 	const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
 	const shutdown = new AbortController();

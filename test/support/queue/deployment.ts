@@ -79,7 +79,8 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 	mkdirSync(root, { recursive: true });
 	execFileSync('bash', [join(REPO_ROOT, 'scripts', 'queue', 'install-servers.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
 	const dir = n8nDir();
-	const tarball = await packPackage();
+	// VOICEAI_QUEUE_TARBALL: another build of the package (e.g. main's, to compare with it).
+	const tarball = process.env.VOICEAI_QUEUE_TARBALL ?? (await packPackage());
 	const backing: ChildServer[] = [];
 	const n8nServers: N8nServer[] = [];
 	let balancer: ChildServer | undefined;
@@ -117,6 +118,10 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 			DB_POSTGRESDB_DATABASE: 'n8n',
 			DB_POSTGRESDB_USER: postgres.user,
 			DB_POSTGRESDB_PASSWORD: postgres.password,
+			// n8n's default pool of 2 connections, pinged every 2 s with a 5 s timeout, is exhausted under
+			// load: the ping fails and the process answers every request 503 "Database is not ready!".
+			DB_POSTGRESDB_POOL_SIZE: '10',
+			DB_PING_TIMEOUT_MS: '15000',
 			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 			QUEUE_BULL_REDIS_PORT: String(redisPort),
 			N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),

@@ -74,13 +74,22 @@ export class QueueRig {
 	): Promise<QueueRig> {
 		const ownsRoot = options.root ? undefined : mkdtempSync(join(tmpdir(), 'voiceai-queue-'));
 		const root = options.root ?? (ownsRoot as string);
-		const [sandbox, deployment] = await Promise.all([
+		const [sandboxStart, deploymentStart] = await Promise.allSettled([
 			startLoadSandbox({
 				deliveryConcurrency: options.deliveryConcurrency ?? 40,
 				deliveryRetry: { attempts: options.deliveryAttempts ?? 4, baseDelayMs: 500 },
+				// A shared 2-core machine under load answers slowly; the policy, not the timeout, is under test.
+				deliveryTimeoutMs: 60_000,
 			}),
 			startQueueDeployment({ ...options, root }),
 		]);
+		if (sandboxStart.status === 'rejected' || deploymentStart.status === 'rejected') {
+			if (sandboxStart.status === 'fulfilled') await sandboxStart.value.close();
+			if (deploymentStart.status === 'fulfilled') await deploymentStart.value.close();
+			throw sandboxStart.status === 'rejected' ? sandboxStart.reason : (deploymentStart as PromiseRejectedResult).reason;
+		}
+		const sandbox = sandboxStart.value;
+		const deployment = deploymentStart.value;
 		try {
 			const acme = sandbox.orgs.find((o) => o.id === 'org_acme') ?? sandbox.orgs[0];
 			const agents = (await sandbox.admin.state<{ agents: Array<{ id: string }> }>(acme.id)).agents;

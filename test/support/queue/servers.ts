@@ -150,6 +150,8 @@ export async function startPostgres(root: string, port: number): Promise<Postgre
 	const server = new ChildServer('Postgres', join(root, 'postgres.log'));
 	const user = postgresUser();
 	const password = randomBytes(12).toString('hex');
+	// The postgres user must reach its data folder (a mkdtemp folder is 0700).
+	if (user) chmodSync(root, 0o755);
 	const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
 	if (fresh) {
 		mkdirSync(dataDir, { recursive: true });
