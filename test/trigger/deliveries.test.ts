@@ -232,6 +232,17 @@ describe('duplicates, filters and shapes', () => {
 		expect(executionsOf(off.flow)).toHaveLength(2);
 	});
 
+	test('answering when the workflow has finished: the answer follows the run, and a repeat (a retry) is not dropped', async () => {
+		const { flow, url } = await activeTrigger({ respondWhen: 'lastNode' });
+		const body = JSON.stringify(payload());
+		const first = await post(url, body);
+		expect(first).toEqual({ status: 200, body: {} });
+		expect(executionsOf(flow)).toHaveLength(1);
+		// The service retrying a run it thinks failed must start it again: the in-memory check is off.
+		expect((await post(url, body)).status).toBe(200);
+		expect(executionsOf(flow)).toHaveLength(2);
+	});
+
 	test('a large delivery (about 2 MB of variables) arrives whole', async () => {
 		const { flow, url } = await activeTrigger();
 		const variables: Record<string, string> = {};

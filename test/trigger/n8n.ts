@@ -325,7 +325,7 @@ async function readRawBody(req: express.Request): Promise<Buffer> {
 	return Buffer.concat(chunks);
 }
 
-/** WebhookHelpers.executeWebhook, reduced to what this trigger uses (responseMode onReceived). */
+/** WebhookHelpers.executeWebhook, reduced to what this trigger uses (responseMode onReceived or lastNode). */
 async function runWebhook(
 	owner: TriggerWorkflow,
 	workflow: Workflow,
@@ -365,9 +365,21 @@ async function runWebhook(
 		res.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
 		return 200;
 	}
-	// WebhookHelpers + extractWebhookOnReceivedResponse: the description's responseData wins when set
-	// (n8n's default for it is the text "firstEntryJson"), then the node's webhookResponse.
-	const responseData = owner.webhookData(false).webhookDescription.responseData ?? 'firstEntryJson';
+	// WebhookHelpers.evaluateResponseOptions: responseMode and responseData of the description are
+	// expressions of the node's parameters (n8n's defaults: onReceived, the text "firstEntryJson").
+	const description = owner.webhookData(false).webhookDescription;
+	const responseMode = workflow.expression.getSimpleParameterValue(owner.node, description.responseMode, executionMode, {}, undefined, 'onReceived');
+	const responseData = workflow.expression.getComplexParameterValue(owner.node, description.responseData, executionMode, {}, undefined, 'firstEntryJson');
+	if (responseMode === 'lastNode') {
+		// After the run: "Error in workflow" with 500 when it failed; noData answers an empty 200.
+		const run = await runWorkflow(workflow, owner, executionMode, result.workflowData);
+		started(result.workflowData[0], run);
+		if (run.data.resultData.error) res.status(500).json({ message: 'Error in workflow' });
+		else if (responseData === 'noData') res.status(200).end();
+		else res.status(200).json({ message: 'Workflow executed successfully' });
+		return res.statusCode;
+	}
+	// extractWebhookOnReceivedResponse: responseData wins when set, then the node's webhookResponse.
 	if (responseData === 'noData') res.status(200).end();
 	else if (responseData) res.status(200).send(responseData);
 	else res.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
