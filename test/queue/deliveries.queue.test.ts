@@ -1,14 +1,16 @@
 /**
  * n8n in queue mode (test/support/queue: Postgres, Redis, nginx, main, two webhook processors, two
  * workers) syncing conversations into a CRM table under load: VOICEAI_QUEUE_DELIVERIES deliveries
- * (default 2,000) completed by the sandbox, at most 40 in flight through the balancer, 10% of them a
+ * (default 1,000) completed by the sandbox, at most 40 in flight through the balancer, 10% of them a
  * second delivery of an earlier conversation. Each scenario prints its figures.
  *
  * What each scenario holds is in docs/scaling.md.
  */
 import { formatFigures, QueueRig, type ScenarioFigures } from '../support/queue/rig';
 
-const TOTAL = Number(process.env.VOICEAI_QUEUE_DELIVERIES ?? 2000);
+// 1,000 by default to stay within the CI budget on a 2-core machine; the issue's 2,000 with
+// VOICEAI_QUEUE_DELIVERIES=2000 (docs/scaling.md has the figures of both).
+const TOTAL = Number(process.env.VOICEAI_QUEUE_DELIVERIES ?? 1000);
 const REPEATS = 0.1;
 
 let rig: QueueRig;
@@ -64,9 +66,12 @@ test('b. a webhook processor and a worker stopped with SIGTERM mid-load and star
 });
 
 test('c. a worker killed (SIGKILL) mid-load, answering when finished, the service retrying: none missing', async () => {
+	// No Pass Once here: it records a conversation before the write, so a run killed between the two
+	// would have its retry dropped. The upsert keyed by conversation id makes every repeat harmless;
+	// "written twice" counts the repeats and the retries of runs killed after their write.
 	const f = await scenario({
 		name: 'c',
-		passOnce: true,
+		passOnce: false,
 		respondWhen: 'lastNode',
 		total: TOTAL,
 		repeatShare: REPEATS,
@@ -82,6 +87,7 @@ test('c. a worker killed (SIGKILL) mid-load, answering when finished, the servic
 	expect(f.undelivered).toBe(0);
 	expect(f.missing).toBe(0);
 	expect(f.rows).toBe(f.distinct);
+	expect(f.retries).toBeGreaterThan(0);
 });
 
 test('d. the same kill, answering when received: the conversations missing are the executions n8n marks failed', async () => {
