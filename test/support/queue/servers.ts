@@ -270,10 +270,14 @@ http {
   access_log ${join(dir, 'access.log')} upstream;
   client_max_body_size 16m;
   map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
-  upstream n8n_main { server 127.0.0.1:${routes.main}; keepalive 16; }
+  # keepalive_timeout below Node's 5 s: nginx must not reuse a connection n8n is closing (a POST
+  # sent on it fails with 502 and is not retried). max_fails=0: a single failed request under load
+  # must not take a processor out of rotation (with both out, nginx answers 502 at once).
+  upstream n8n_main { server 127.0.0.1:${routes.main}; keepalive 16; keepalive_timeout 4s; }
   upstream n8n_webhooks {
-${routes.webhookProcessors.map((port) => `    server 127.0.0.1:${port};`).join('\n')}
+${routes.webhookProcessors.map((port) => `    server 127.0.0.1:${port} max_fails=0;`).join('\n')}
     keepalive 64;
+    keepalive_timeout 4s;
   }
   server {
     listen 127.0.0.1:${routes.port};
