@@ -33,16 +33,21 @@ async function scenario(options: Parameters<QueueRig['run']>[0]): Promise<Scenar
 	return figures;
 }
 
-test('a. no faults: every distinct conversation is written exactly once', async () => {
+// n8n's processed-data store reads and rewrites one record with no lock (docs/scaling.md): two copies
+// of a conversation running at the same moment on two workers can both pass Pass Once. What holds:
+// one CRM row per conversation (the upsert), none missing, and only a copy that reached the other
+// webhook processor (the in-memory check catches the rest) can write a second time.
+test('a. no faults: one CRM row per conversation, none missing; only cross-processor repeats can write twice', async () => {
 	const f = await scenario({ name: 'a', passOnce: true, total: TOTAL, repeatShare: REPEATS });
 	expect(f.delivered).toBe(TOTAL);
 	expect(f.repeatsAcrossProcessors).toBeGreaterThan(0);
 	expect(f.missing).toBe(0);
 	expect(f.rows).toBe(f.distinct);
-	expect(f.writtenTwice).toBe(0);
+	expect(f.writtenTwice).toBeLessThanOrEqual(f.repeatsAcrossProcessors);
+	expect(f.writtenTwiceDeliveredOnce).toBe(0);
 });
 
-test('b. a webhook processor and a worker stopped with SIGTERM mid-load and started again: the same', async () => {
+test('b. a webhook processor and a worker stopped with SIGTERM mid-load and started again: none missing, no run failed', async () => {
 	const f = await scenario({
 		name: 'b',
 		passOnce: true,
@@ -61,7 +66,8 @@ test('b. a webhook processor and a worker stopped with SIGTERM mid-load and star
 	expect(f.delivered).toBe(TOTAL);
 	expect(f.missing).toBe(0);
 	expect(f.rows).toBe(f.distinct);
-	expect(f.writtenTwice).toBe(0);
+	// A stop does not run a delivery twice: only repeated conversations can be written twice.
+	expect(f.writtenTwiceDeliveredOnce).toBe(0);
 	expect(f.executionsByStatus.error ?? 0).toBe(0);
 });
 

@@ -22,7 +22,9 @@ export async function createCrmTable(client: Client): Promise<void> {
 }
 
 /** Rows, and rows written more than once, in the CRM table. */
-export async function crmFigures(client: Client): Promise<{ rows: number; writtenTwice: number; ids: Set<string> }> {
+export async function crmFigures(
+	client: Client,
+): Promise<{ rows: number; writtenTwice: number; ids: Set<string>; writtenTwiceIds: Set<string> }> {
 	const { rows } = await client.query<{ conversation_id: string; writes: number }>(
 		'SELECT conversation_id, writes FROM crm_contacts',
 	);
@@ -30,6 +32,7 @@ export async function crmFigures(client: Client): Promise<{ rows: number; writte
 		rows: rows.length,
 		writtenTwice: rows.filter((row) => row.writes > 1).length,
 		ids: new Set(rows.map((row) => row.conversation_id)),
+		writtenTwiceIds: new Set(rows.filter((row) => row.writes > 1).map((row) => row.conversation_id)),
 	};
 }
 

@@ -43,6 +43,8 @@ export interface ScenarioFigures {
 	executionsByStatus: Record<string, number>;
 	rows: number;
 	writtenTwice: number;
+	/** Conversations the service delivered once that were written more than once (a fault's duplicate). */
+	writtenTwiceDeliveredOnce: number;
 	missing: number;
 	/** Repeated conversations whose copies reached different webhook processors. */
 	repeatsAcrossProcessors: number;
@@ -185,6 +187,7 @@ export class QueueRig {
 			executionsByStatus: counts.byStatus,
 			rows: crm.rows,
 			writtenTwice: crm.writtenTwice,
+			writtenTwiceDeliveredOnce: [...crm.writtenTwiceIds].filter((id) => order.indexOf(id) === order.lastIndexOf(id)).length,
 			missing,
 			repeatsAcrossProcessors: [...processorsOf.values()].filter((set) => set.size > 1).length,
 			seconds: Math.round(seconds * 10) / 10,
@@ -204,7 +207,7 @@ export function formatFigures(f: ScenarioFigures): string {
 	return (
 		`scenario ${f.scenario}: delivered ${f.delivered}/${f.deliveries} (gave up ${f.undelivered}, retries ${f.retries}), ` +
 		`distinct ${f.distinct}, executions ${f.executions} ${JSON.stringify(f.executionsByStatus)}, rows ${f.rows}, ` +
-		`written twice ${f.writtenTwice}, missing ${f.missing}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
+		`written twice ${f.writtenTwice} (of them delivered once ${f.writtenTwiceDeliveredOnce}), missing ${f.missing}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
 		`answered in ${f.seconds} s, all executions done in ${f.settledSeconds} s (${f.deliveriesPerSecond} deliveries/s)`
 	);
 }
