@@ -10,6 +10,7 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox } from '../test/sandbox';
 import { connectionFile } from '../test/sandbox/connection';
+import { SandboxAdmin } from '../test/e2e/sandbox-admin';
 import { CRM_TABLE, DEFAULT_OWNER, EXAMPLES_DIR, REPO_ROOT, loadExample } from '../test/e2e/harness';
 import { startQueueDeployment, type QueueDeployment } from '../test/support/queue/deployment';
 
@@ -74,7 +75,8 @@ export async function queueDemo(): Promise<void> {
 		say(`  Postgres     127.0.0.1:${deployment.postgres.port} (user postgres, password in ${join(root, 'postgres.password')})`);
 		say(`  Balancer log ${join(root, 'nginx', 'access.log')} (which process answered each request)`);
 		say(`  Sandbox:     ${sandbox.baseUrl}; the CRM sync workflow is published.`);
-		say(`  Simulate a conversation: npm run simulate -- --org ${acme.id} --var name=Ada --var phone=+14155550199`);
+		const agents = (await new SandboxAdmin(sandbox).state<{ agents: Array<{ id: string }> }>(acme.id)).agents;
+		say(`  Simulate a conversation: npm run simulate -- --url ${sandbox.baseUrl} --org ${acme.id} --agent ${agents[0].id} --var name=Ada --var phone=+14155550199`);
 		say();
 		say('  Ctrl-C stops every process.');
 		say('='.repeat(78));
