@@ -89,7 +89,7 @@ describe('the package as n8n loads it', () => {
 		const names = parameterNames(description.properties);
 		const resource = description.properties.find((property) => property.name === 'resource')!;
 		const resources = resource.options!.map((option) => (option as { value: string }).value);
-		expect(resources.sort()).toEqual(['agent', 'chatbot', 'contact', 'sip', 'trustProduct', 'webhook']);
+		expect(resources.sort()).toEqual(['agent', 'chatbot', 'contact', 'conversation', 'sip', 'trustProduct', 'webhook']);
 
 		const operations: Record<string, string[]> = {};
 		for (const property of description.properties) {
@@ -110,6 +110,7 @@ describe('the package as n8n loads it', () => {
 			agent: ['create', 'getAll'],
 			chatbot: ['update'],
 			contact: ['getListNames'],
+			conversation: ['passOnce'],
 			sip: ['compare', 'detach', 'get', 'update'],
 			trustProduct: ['getAll'],
 			webhook: ['set'],
