@@ -100,8 +100,13 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 			freePort(),
 		]);
 		log(`starting Postgres (port ${pgPort}) and Redis (port ${redisPort})`);
-		const [pg, redis] = await Promise.all([startPostgres(root, pgPort), startRedis(root, redisPort)]);
-		backing.push(pg.server, redis);
+		const [pgStart, redisStart] = await Promise.allSettled([startPostgres(root, pgPort), startRedis(root, redisPort)]);
+		// Whichever started is stopped by close() when the other could not start.
+		if (pgStart.status === 'fulfilled') backing.push(pgStart.value.server);
+		if (redisStart.status === 'fulfilled') backing.push(redisStart.value);
+		if (pgStart.status === 'rejected') throw pgStart.reason;
+		if (redisStart.status === 'rejected') throw redisStart.reason;
+		const pg = pgStart.value;
 		const postgres = { host: pg.host, port: pg.port, user: pg.user, password: pg.password };
 		const admin = new Client({ ...postgres, database: 'postgres' });
 		await admin.connect();

@@ -97,7 +97,11 @@ export async function waitFor(
 	for (;;) {
 		if (!server.running) throw server.fail(`it exited while starting (${what})`);
 		if (await check().catch(() => false)) return;
-		if (Date.now() > deadline) throw server.fail(`no ${what} within ${timeoutMs / 1000} s`);
+		if (Date.now() > deadline) {
+			const error = server.fail(`no ${what} within ${timeoutMs / 1000} s`);
+			await server.stop('SIGKILL');
+			throw error;
+		}
 		await new Promise((r) => setTimeout(r, 200));
 	}
 }
