@@ -1,12 +1,16 @@
 /**
  * `npm run sandbox -- [--port 3001] [--host 127.0.0.1] [--seed demo|none] [--json] [--latency-ms N]
- *  [--rate-limit N] [--quiet] [--admin-token T] [--delivery-attempts N] [--delivery-base-delay-ms N]`
+ *  [--rate-limit N] [--quiet] [--admin-token T] [--delivery-attempts N] [--delivery-base-delay-ms N]
+ *  [--shapes documented|wrapped|minimal]`
+ *
+ * --shapes picks how the answers the spec does not show are shaped (test/sandbox/shapes.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { startSandbox } from './index';
 import { connectionFile } from './connection';
+import { ANSWER_SHAPES, isAnswerShapes } from './shapes';
 
 function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
 	if (value === undefined) return fallback;
@@ -30,12 +34,18 @@ async function main(): Promise<void> {
 			'admin-token': { type: 'string' },
 			'delivery-attempts': { type: 'string' },
 			'delivery-base-delay-ms': { type: 'string' },
+			shapes: { type: 'string' },
 		},
 		strict: true,
 	});
 	const seed = values.seed ?? 'demo';
 	if (seed !== 'demo' && seed !== 'none') {
 		process.stderr.write('--seed must be demo or none\n');
+		process.exit(2);
+	}
+	const shapes = values.shapes ?? 'documented';
+	if (!isAnswerShapes(shapes)) {
+		process.stderr.write(`--shapes must be one of ${ANSWER_SHAPES.join(', ')}\n`);
 		process.exit(2);
 	}
 	const quiet = values.quiet === true;
@@ -50,6 +60,7 @@ async function main(): Promise<void> {
 		quiet,
 		log,
 		adminToken: values['admin-token'],
+		shapes,
 		deliveryRetry: {
 			attempts: wholeNumber(values['delivery-attempts'], '--delivery-attempts', 4),
 			baseDelayMs: wholeNumber(values['delivery-base-delay-ms'], '--delivery-base-delay-ms', 500),
@@ -63,6 +74,7 @@ async function main(): Promise<void> {
 	else if (!quiet) {
 		log(`Voice AI sandbox listening on ${sandbox.baseUrl}`);
 		log(`admin token: ${sandbox.adminToken} (header X-Sandbox-Admin)`);
+		if (shapes !== 'documented') log(`answers the spec does not show come in the "${shapes}" shapes`);
 		for (const org of sandbox.orgs) log(`org ${org.id} "${org.name}" API key: ${org.apiKey}`);
 		log('Ctrl+C stops it.');
 	}
