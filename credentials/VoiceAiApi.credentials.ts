@@ -22,7 +22,7 @@ export class VoiceAiApi implements ICredentialType {
 
 	displayName = 'Voice AI API';
 
-	documentationUrl = 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#credentials';
+	documentationUrl = 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/credentials.md';
 
 	icon = { light: 'file:../nodes/VoiceAi/voiceai.svg', dark: 'file:../nodes/VoiceAi/voiceai.dark.svg' } as const;
 
@@ -35,7 +35,7 @@ export class VoiceAiApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'The {base_url} of the Voice AI API, starting with http:// or https://. Use the sandbox address to try the nodes without an account.',
+				'Base address of the Voice AI API as your account documentation gives it, starting with http:// or https://',
 		},
 		{
 			displayName: 'API Key',
@@ -96,14 +96,14 @@ export class VoiceAiApi implements ICredentialType {
 				properties: {
 					value: 405,
 					message:
-						'The Base URL is not an http:// or https:// address of the Voice AI API. Enter the {base_url} from the API documentation, e.g. https://api.example.com.',
+						'The Base URL is not an http:// or https:// address of the Voice AI API. Enter the base address from your account documentation.',
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'The base URL does not point at the Voice AI API: use the {base_url} from the API documentation.',
+					message: 'The Base URL does not point at the Voice AI API: check it against your account documentation.',
 				},
 			},
 		],

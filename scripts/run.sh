@@ -24,6 +24,14 @@ ensure_deps() {
 
 build() { rm -rf dist && npm run build --silent; }
 
+# The editor check drives Debian's Chromium; a fresh machine gets it from apt.
+ensure_chromium() {
+  command -v chromium >/dev/null && return
+  echo "[voiceai] installing Debian's chromium (apt-get)" >&2
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+}
+
 job="${1:-test}"
 case "$job" in
   test)
@@ -41,6 +49,13 @@ case "$job" in
     node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json .tmp/queue.json
     exit "$status"
     ;;
+  editor)
+    ensure_deps
+    ensure_chromium
+    build
+    export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"
+    exec npx jest --config test/e2e/jest.config.js --runInBand --testMatch '**/*.browser.test.ts'
+    ;;
   demo)
     ensure_deps
     build
@@ -54,7 +69,7 @@ case "$job" in
     exec npx tsx bench/run.ts "${@:2}"
     ;;
   *)
-    echo "usage: scripts/run.sh test|demo|bench" >&2
+    echo "usage: scripts/run.sh test|editor|demo|bench" >&2
     exit 2
     ;;
 esac

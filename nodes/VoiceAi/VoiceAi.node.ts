@@ -11,6 +11,8 @@ import { sipTrunkLoginTest } from './actions/sip/loginTest';
 import * as trustProduct from './actions/trustProduct';
 import * as webhook from './actions/webhook';
 import { requestOptionsDescription } from './helpers/options';
+import { searchAgents } from './listSearch/searchAgents';
+import { searchPhoneNumbers } from './listSearch/searchPhoneNumbers';
 
 export class VoiceAi implements INodeType {
 	description: INodeTypeDescription = {
@@ -19,8 +21,12 @@ export class VoiceAi implements INodeType {
 		icon: { light: 'file:voiceai.svg', dark: 'file:voiceai.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// "Get many: agent", "Update: SIP" rather than the raw values; unknown values show as they are.
+		subtitle:
+			'={{ (({ getAll: "Get many", getListNames: "Get list names", get: "Get", create: "Create", update: "Update", compare: "Compare", detach: "Detach", set: "Set" })[$parameter["operation"]] || $parameter["operation"]) + ": " + (({ sip: "SIP", trustProduct: "trust product" })[$parameter["resource"]] || $parameter["resource"]) }}',
 		description: 'Manage agents, chatbot widgets, SIP trunks, trust products, contact lists and the webhook of a Voice AI organization',
+		// Used as written (n8n appends its tracking query only to codex links, which would cut off an anchor).
+		documentationUrl: 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#the-voice-ai-node-operations',
 		defaults: { name: 'Voice AI' },
 		usableAsTool: true,
 		// Where SIP Get, Update and Compare put SIP passwords; the node itself hides them (docs/sip-credentials.md).
@@ -70,7 +76,7 @@ export class VoiceAi implements INodeType {
 		],
 	};
 
-	methods = { credentialTest: { sipTrunkLoginTest } };
+	methods = { credentialTest: { sipTrunkLoginTest }, listSearch: { searchAgents, searchPhoneNumbers } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -99,7 +99,6 @@ const ENDPOINTS = [
 	'sip:10.0.0.0.1',
 	'http://pbx.example.com',
 ];
-const BUTTONS = Array.from({ length: 5 }, (_, index) => ({ label: `Button ${index}`, icon: 'phone', action_type: 'url', action_value: 'https://example.com' }));
 const image = (mimeType: string, at = 0): InputItem[] =>
 	Array.from({ length: at + 1 }, (_, index) => ({
 		json: {},
@@ -123,9 +122,9 @@ const cases: Case[] = [
 	...literal('trustProducts', 'carrier', 'Carrier', ['twilio/../admin', '../twilio', 'a b', 'twilio?x=1', '.hidden', '%2e%2e', 'twilio#frag']),
 	...bad('trustProducts', 'carrier', 'Carrier', [42, '', { carrier: 'twilio' }]),
 	// chatbot update: colours, enums, booleans, text, ids, binaries
-	...COLOUR_FIELDS.flatMap(([name, label]) => literal('chatbotUpdate', `updateFields.${name}`, label, COLOURS.slice(0, 3))),
-	...literal('chatbotUpdate', 'updateFields.header_color', 'Header Color', COLOURS.slice(3)),
-	...bad('chatbotUpdate', 'updateFields.background_color', 'Background Color', [0x112233, '', null], { good: '#FFFFFF' }),
+	// Only header_color has a stated form (#RRGGBB); the other colours go as written, but must be text.
+	...literal('chatbotUpdate', 'updateFields.header_color', 'Header Color', COLOURS),
+	...COLOUR_FIELDS.slice(1).flatMap(([name, label]) => bad('chatbotUpdate', `updateFields.${name}`, label, [0x112233, { hex: '#FFFFFF' }], { good: '#FFFFFF' })),
 	...bad('chatbotUpdate', 'updateFields.template', 'Template', ['retro', 'Classic', 1, ''], { good: 'modern' }),
 	...bad('chatbotUpdate', 'updateFields.bubble_icon', 'Bubble Icon', ['star', ['bot']], { good: 'bot' }),
 	...bad('chatbotUpdate', 'updateFields.bubble_position', 'Bubble Position', ['top-left', 'bottom_right'], { good: 'bottom-left' }),
@@ -135,24 +134,9 @@ const cases: Case[] = [
 	...bad('chatbotUpdate', 'updateFields.chatbotName', 'Chatbot Name', [42, { name: 'x' }], { good: 'Support' }),
 	...bad('chatbotUpdate', 'updateFields.welcome_message', 'Welcome Message', [{ a: 1 }, ['hi']], { good: 'Hello' }),
 	...bad('chatbotUpdate', 'updateFields.chatbot_title', 'Chatbot Title', [7], { good: 'Title' }),
-	...bad('chatbotUpdate', 'chatbotId', 'Chatbot ID', [42, '', { id: 'cb_acme_support' }, null], { with: { updateFields: { chatbotName: 'x' } } }),
-	{ op: 'chatbotUpdate', path: 'updateFields', bad: {}, label: 'Update Fields', literal: true },
-	// Buttons and the webhook URL belong to the Chatbot object but not to the update form: the node has no
-	// such fields, so n8n drops them from Update Fields when it resolves the parameters, leaving nothing to send.
-	...bad('chatbotUpdate', 'updateFields', 'Update Fields', [{ persistent_buttons: BUTTONS }, { webhook_url: 'https://crm.example.com/hook' }], { literal: true }),
+	...bad('chatbotUpdate', 'chatbotId', 'Chatbot', [42, '', { id: 'cb_acme_support' }, null], { with: { updateFields: { chatbotName: 'x' } } }),
 	{ op: 'chatbotUpdate', path: 'updateFields.chatbotImageProperty', bad: 'logo', label: 'Chatbot Image (Binary Property)', literal: true, items: image('image/png') },
 	{ op: 'chatbotUpdate', path: 'updateFields.chatbotImageProperty', bad: 'data', label: 'Chatbot Image (Binary Property)', literal: true, items: [{ json: {} }] },
-	...['application/pdf', 'text/plain', 'application/octet-stream', 'video/mp4', 'text/html', 'image/tiff'].map(
-		(mimeType, index): Case => ({
-			op: 'chatbotUpdate',
-			path: 'updateFields.bubbleIconImageProperty',
-			bad: 'data',
-			label: 'Bubble Icon Image (Binary Property)',
-			literal: true,
-			at: index % 3,
-			items: image(mimeType, index % 3),
-		}),
-	),
 	...bad('chatbotUpdate', 'updateFields.chatbotImageProperty', 'Chatbot Image (Binary Property)', [5, ''], { good: 'data', items: image('image/png', 2) }),
 	// SIP get and detach
 	...literal('sipGet', 'phoneNumber', 'Phone Number', PHONES_LITERAL.slice(0, 4)),

@@ -5,6 +5,7 @@ import type { InputItem, RunNodeResult } from '../engine';
 import { runNode } from '../engine';
 import type { Sandbox, SandboxOptions } from '../sandbox';
 import { startSandbox } from '../sandbox';
+import type { AnswerShapes } from '../sandbox/shapes';
 import { SandboxAdmin } from '../e2e/sandbox-admin';
 
 export interface LoggedRequest {
@@ -51,8 +52,14 @@ export class SandboxFixture {
 
 	async reset(): Promise<void> {
 		await this.admin('DELETE', '/faults');
-		await this.admin('PUT', '/config', { latencyMs: 0, rateLimit: 0 });
+		await this.admin('PUT', '/config', { latencyMs: 0, rateLimit: 0, shapes: 'documented' });
+		await this.admin('PUT', '/orgs/org_acme/shapes', { shapes: null });
 		await this.admin('DELETE', '/requests');
+	}
+
+	/** How the sandbox shapes the answers the spec does not show, for Acme's requests (test/sandbox/shapes.ts). */
+	async shapes(shapes: AnswerShapes): Promise<void> {
+		await this.admin('PUT', '/orgs/org_acme/shapes', { shapes });
 	}
 
 	async fault(fault: { method?: string; path?: string; kind: string; times?: number; status?: number }): Promise<void> {

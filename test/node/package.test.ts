@@ -136,13 +136,28 @@ describe('the package as n8n loads it', () => {
 				categories: ['Communication'],
 				alias: expect.arrayContaining(['sip', 'phone', 'telephony', 'chatbot', 'agent']),
 				resources: {
-					primaryDocumentation: [{ url: 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#readme' }],
-					credentialDocumentation: [{ url: 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#credentials' }],
+					primaryDocumentation: [{ url: expect.stringMatching(/^https:\/\/github\.com\/n8n-nodes-voiceai\/n8n-nodes-voiceai/) }],
+					credentialDocumentation: [{ url: expect.stringMatching(/^https:\/\/github\.com\/n8n-nodes-voiceai\/n8n-nodes-voiceai/) }],
 				},
 			});
 			const file = JSON.parse(readFileSync(resolve(root, loader.nodeTypes[name].sourcePath.replace(/\.js$/, '.json')), 'utf8')) as Record<string, string>;
 			expect(file).toMatchObject({ node: `${pkg.name}.${name}`, nodeVersion: '1.0', codexVersion: '1.0' });
 		}
+	});
+
+	it('the action node\'s documentation links survive n8n\'s tracking query', () => {
+		// n8n opens a codex link as `${url}?utm_…`, which would cut off an anchor; documentationUrl is used as written.
+		const { codex, documentationUrl } = (loader.nodeTypes.voiceAi.type as INodeType).description;
+		for (const { url } of [...(codex?.resources?.primaryDocumentation ?? []), ...(codex?.resources?.credentialDocumentation ?? [])]) {
+			expect(url).not.toContain('#');
+		}
+		const anchor = String(documentationUrl).split('#')[1];
+		const headings = readFileSync(resolve(root, 'README.md'), 'utf8')
+			.split('\n')
+			.filter((line) => line.startsWith('#'))
+			.map((line) => line.replace(/^#+\s*/, '').toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-'));
+		expect(headings).toContain(anchor);
+		expect(codex?.alias?.slice(0, 5)).toEqual(['sip', 'phone', 'call', 'agent', 'chatbot']);
 	});
 
 	it('the trigger offers its agent list search to the editor', () => {

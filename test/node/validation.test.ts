@@ -1,7 +1,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import type { InputItem } from '../engine';
-import { SandboxFixture } from './fixture';
+import { PNG, SandboxFixture } from './fixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());
@@ -12,7 +12,6 @@ const agent = { resource: 'agent', operation: 'create', phoneNumber: '+141555501
 const chatbot = (updateFields: INodeParameters) => ({ resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields });
 const direction = { sipEndpoint: 'sip:pbx.example.com', port: 5060, transport: 'udp', secureMedia: true };
 const sipUpdate = (inbound: INodeParameters, extra: INodeParameters = {}) => ({ resource: 'sip', operation: 'update', phoneNumber: '+14155550101', directions: { inbound }, ...extra });
-const image = (mimeType: string): InputItem[] => [{ json: {}, binary: { data: { data: 'hello', mimeType, fileName: 'file' } } }];
 
 interface Case {
 	name: string;
@@ -31,15 +30,11 @@ const cases: Case[] = [
 	{ name: 'agent name as an object from an expression', parameters: { ...agent, agentName: '={{ { a: 1 } }}' }, field: /'Agent Name'.*expected text/ },
 	{ name: 'empty voice', parameters: { ...agent, selectedVoice: '={{ "" }}' }, field: /'Voice'/ },
 	{ name: 'colour name instead of #RRGGBB', parameters: chatbot({ header_color: 'red' }), field: /'Header Color'.*#RRGGBB/ },
-	{ name: 'short hex colour', parameters: chatbot({ text_color: '#123' }), field: /'Text Color'/ },
 	{ name: 'unknown template from an expression', parameters: chatbot({ template: '={{ "retro" }}' }), field: /'Template'.*one of classic, modern, glassmorphism/ },
 	{ name: 'unknown bubble size', parameters: chatbot({ bubble_size: '={{ "huge" }}' }), field: /'Bubble Size'/ },
 	{ name: 'boolean field given "yes"', parameters: chatbot({ auto_open: '={{ "yes" }}' }), field: /'Auto Open'.*true or false/ },
-	{ name: 'no update field chosen', parameters: chatbot({}), field: /'Update Fields'.*no field/ },
-	{ name: 'chatbot name chosen but empty', parameters: chatbot({ chatbotName: '={{ "" }}' }), field: /'Chatbot Name'.*required/ },
-	{ name: 'empty chatbot id', parameters: { ...chatbot({ chatbotName: 'x' }), chatbotId: '={{ $json.id }}' }, field: /'Chatbot ID'/ },
+	{ name: 'empty chatbot id', parameters: { ...chatbot({ chatbotName: 'x' }), chatbotId: '={{ $json.id }}' }, field: /'Chatbot'.*required/ },
 	{ name: 'missing binary property', parameters: chatbot({ chatbotImageProperty: 'logo' }), field: /'Chatbot Image \(Binary Property\)'.*no binary property "logo"/ },
-	{ name: 'binary that is not an image', parameters: chatbot({ bubbleIconImageProperty: 'data' }), items: image('application/pdf'), field: /'Bubble Icon Image \(Binary Property\)'.*not an image/ },
 	{ name: 'SIP get with a bad number', parameters: { resource: 'sip', operation: 'get', phoneNumber: '+0123' }, field: /'Phone Number'/ },
 	{ name: 'SIP endpoint without sip:', parameters: sipUpdate({ ...direction, sipEndpoint: 'pbx.example.com' }), field: /'Inbound SIP Endpoint'.*SIP URI/ },
 	{ name: 'SIP endpoint with a user part', parameters: sipUpdate({ ...direction, sipEndpoint: 'sip:alice@pbx.example.com' }), field: /'Inbound SIP Endpoint'/ },
@@ -57,6 +52,49 @@ const cases: Case[] = [
 	{ name: 'base URL without a scheme', parameters: { resource: 'contact', operation: 'getListNames', returnAll: true }, credentials: { baseUrl: 'api.example.com' }, field: /base URL/ },
 	{ name: 'API key without ct_', parameters: { resource: 'contact', operation: 'getListNames', returnAll: true }, credentials: { apiKey: 'sk_live_123' }, field: /does not start with ct_/ },
 ];
+
+describe('values the spec leaves open are sent, and the sandbox accepts them', () => {
+	const chatbotState = async (id: string) =>
+		(await fx.state<{ chatbots: Array<Record<string, unknown>> }>()).chatbots.find((c) => c.id === id)!;
+
+	it('colours other than header_color in any hex form', async () => {
+		const result = await fx.run(chatbot({ text_color: '#123', background_color: '#11223344', input_bg_color: '#abcd' }));
+		expect(result.error).toBeUndefined();
+		expect(await chatbotState('cb_acme_support')).toMatchObject({ text_color: '#123', background_color: '#11223344', input_bg_color: '#abcd' });
+	});
+
+	it('an empty Pathway ID clears the pathway', async () => {
+		await fx.run(chatbot({ pathway_id: 'pw_7' }));
+		expect((await chatbotState('cb_acme_support')).pathway_id).toBe('pw_7');
+		const result = await fx.run(chatbot({ pathway_id: '' }));
+		expect(result.error).toBeUndefined();
+		expect((await chatbotState('cb_acme_support')).pathway_id).toBeNull();
+	});
+
+	it('an update with no field sends an empty PATCH and returns the chatbot as it stands', async () => {
+		const result = await fx.run(chatbot({}));
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json.id)).toEqual(['cb_acme_support']);
+		expect((await fx.requests()).map((request) => [request.method, request.status])).toEqual([['PATCH', 200]]);
+	});
+
+	it('an image its source calls application/octet-stream', async () => {
+		const result = await fx.run(chatbot({ bubbleIconImageProperty: 'data' }), {
+			items: [{ json: {}, binary: { data: { data: PNG, mimeType: 'application/octet-stream', fileName: 'icon' } } }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json.bubble_icon_image).toMatch(/\.png$/);
+		const [upload] = (await fx.state<{ uploads: Array<{ field: string; size: number }> }>()).uploads.slice(-1);
+		expect(upload).toMatchObject({ field: 'bubbleIconImage', size: PNG.length });
+	});
+
+	it('an empty Chatbot Name goes to the service, whose refusal is shown', async () => {
+		const result = await fx.run(chatbot({ chatbotName: '' }));
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(result.error?.message).toMatch(/chatbotName must not be empty/);
+		expect((await fx.requests()).map((request) => request.status)).toEqual([400]);
+	});
+});
 
 describe('invalid input is refused before anything is sent', () => {
 	it.each(cases)('$name', async ({ parameters, field, items, credentials }) => {

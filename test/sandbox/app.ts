@@ -13,6 +13,7 @@ import { contactRoutes } from './routes/contacts';
 import { sipRoutes } from './routes/sip';
 import { trustProductRoutes } from './routes/trustProducts';
 import { webhookRoutes } from './routes/webhook';
+import { answerShapes } from './shapes';
 import type { Store } from './store';
 
 export interface AppDeps {
@@ -50,6 +51,7 @@ export function createApp({ store, deliverer, adminToken, shutdown, log }: AppDe
 	app.use('/__sandbox', adminRoutes({ store, deliverer, adminToken, log }));
 
 	app.use(
+		answerShapes(store),
 		requestLog(store, log),
 		latency(store, shutdown),
 		refuseKeyInQuery(store),

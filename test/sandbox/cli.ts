@@ -1,16 +1,18 @@
 /**
  * `npm run sandbox -- [--port 3001] [--host 127.0.0.1] [--seed demo|none] [--json] [--latency-ms N]
  *  [--rate-limit N] [--quiet] [--admin-token T] [--delivery-attempts N] [--delivery-base-delay-ms N]
- *  [--delivery-concurrency N]`
+ *  [--delivery-concurrency N] [--shapes documented|wrapped|minimal]`
  * Delivery policy (ours; the spec does not say whether the service retries): a non-2xx answer, a
  * network error or no answer within 10 s is tried again after 0.5, 1, 2, ... s (base delay doubling),
  * up to --delivery-attempts attempts in all; --delivery-attempts 1 makes a service that never retries.
+ * --shapes picks how the answers the spec does not show are shaped (test/sandbox/shapes.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { startSandbox } from './index';
 import { connectionFile } from './connection';
+import { ANSWER_SHAPES, isAnswerShapes } from './shapes';
 
 function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
 	if (value === undefined) return fallback;
@@ -35,12 +37,18 @@ async function main(): Promise<void> {
 			'delivery-attempts': { type: 'string' },
 			'delivery-base-delay-ms': { type: 'string' },
 			'delivery-concurrency': { type: 'string' },
+			shapes: { type: 'string' },
 		},
 		strict: true,
 	});
 	const seed = values.seed ?? 'demo';
 	if (seed !== 'demo' && seed !== 'none') {
 		process.stderr.write('--seed must be demo or none\n');
+		process.exit(2);
+	}
+	const shapes = values.shapes ?? 'documented';
+	if (!isAnswerShapes(shapes)) {
+		process.stderr.write(`--shapes must be one of ${ANSWER_SHAPES.join(', ')}\n`);
 		process.exit(2);
 	}
 	const quiet = values.quiet === true;
@@ -55,6 +63,7 @@ async function main(): Promise<void> {
 		quiet,
 		log,
 		adminToken: values['admin-token'],
+		shapes,
 		deliveryRetry: {
 			attempts: wholeNumber(values['delivery-attempts'], '--delivery-attempts', 4),
 			baseDelayMs: wholeNumber(values['delivery-base-delay-ms'], '--delivery-base-delay-ms', 500),
@@ -69,6 +78,7 @@ async function main(): Promise<void> {
 	else if (!quiet) {
 		log(`Voice AI sandbox listening on ${sandbox.baseUrl}`);
 		log(`admin token: ${sandbox.adminToken} (header X-Sandbox-Admin)`);
+		if (shapes !== 'documented') log(`answers the spec does not show come in the "${shapes}" shapes`);
 		for (const org of sandbox.orgs) log(`org ${org.id} "${org.name}" API key: ${org.apiKey}`);
 		log('Ctrl+C stops it.');
 	}

@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 
-/** The one error body every status of the sandbox answers with. */
+import { isPublic, shapesOf } from './shapes';
+
+/** The error body of every status in the documented shapes (the variant shapes answer with text/plain). */
 export interface ErrorBody {
 	error: { status: number; code: string; message: string; field?: string };
 }
@@ -47,7 +49,8 @@ export const unsupportedMedia = (message: string, field?: string) =>
 export function sendError(res: Response, err: ApiError, headers: Record<string, string> = {}): void {
 	if (res.headersSent) return;
 	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-	res.status(err.status).json(err.body());
+	if (isPublic(res) && shapesOf(res) !== 'documented') res.status(err.status).type('text/plain').send(err.message);
+	else res.status(err.status).json(err.body());
 }
 
 /** Errors thrown by the router, body-parser and zlib; mapped to the sandbox's statuses with generic messages. */

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_RETRY, Deliverer } from './delivery';
 import { seedDemo, type SeededOrg } from './seed';
+import type { AnswerShapes } from './shapes';
 import { Store } from './store';
 
 export interface SandboxOptions {
@@ -24,6 +25,8 @@ export interface SandboxOptions {
 	deliveryTimeoutMs?: number;
 	/** A fixed admin token instead of a random one (the CLI's --admin-token). */
 	adminToken?: string;
+	/** Shapes of the answers the spec does not show (the CLI's --shapes); default documented. */
+	shapes?: AnswerShapes;
 }
 
 export interface Sandbox {
@@ -34,7 +37,7 @@ export interface Sandbox {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const store = new Store({ latencyMs: options.latencyMs ?? 0, rateLimit: options.rateLimit ?? 0 });
+	const store = new Store({ latencyMs: options.latencyMs ?? 0, rateLimit: options.rateLimit ?? 0, shapes: options.shapes ?? 'documented' });
 	const deliverer = new Deliverer(store, {
 		attempts: Math.max(1, options.deliveryRetry?.attempts ?? DEFAULT_RETRY.attempts),
 		baseDelayMs: Math.max(0, options.deliveryRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),

@@ -39,6 +39,7 @@ export class Store {
 			trustProducts: new Map(),
 			uploads: [],
 			carrierLog: [],
+			shapes: null,
 		};
 		this.orgs.set(id, org);
 		return org;

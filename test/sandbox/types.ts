@@ -1,3 +1,5 @@
+import type { AnswerShapes } from './shapes';
+
 export interface PersistentButton {
 	label: string;
 	icon: string;
@@ -125,6 +127,8 @@ export interface Org {
 	trustProducts: Map<string, TrustProduct[]>;
 	uploads: Upload[];
 	carrierLog: CarrierOperation[];
+	/** Answer shapes for this organization's requests; null follows the sandbox's setting. */
+	shapes: AnswerShapes | null;
 }
 
 export interface RequestLogEntry {
@@ -195,4 +199,6 @@ export interface Fault {
 export interface SandboxConfig {
 	latencyMs: number;
 	rateLimit: number;
+	/** Shapes of the answers the spec does not show (see shapes.ts). */
+	shapes: AnswerShapes;
 }

@@ -15,8 +15,6 @@ const NUMERIC_HOST = /^sip:[\d.]+$/;
 const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
 const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-export const IMAGE_MIME_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'];
-
 export interface FieldRef {
 	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
 	name: string;
@@ -57,9 +55,10 @@ export function readString(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
-	options: { required?: boolean; fallback?: string; secret?: boolean } = {},
+	options: { required?: boolean; fallback?: string; secret?: boolean; locator?: boolean } = {},
 ): string {
-	const raw = ctx.getNodeParameter(field.name, itemIndex, options.fallback ?? '') as unknown;
+	// A resource locator gives the value of whichever mode is chosen; a plain text value passes through.
+	const raw = ctx.getNodeParameter(field.name, itemIndex, options.fallback ?? '', options.locator ? { extractValue: true } : {}) as unknown;
 	if (raw === undefined || raw === null) {
 		if (options.required) throw invalidField(ctx, itemIndex, field, 'a value is required');
 		return '';

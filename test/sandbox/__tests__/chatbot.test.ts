@@ -135,7 +135,7 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 
 	it.each([
 		['header_color', 'blue'],
-		['background_color', '#FFF'],
+		['background_color', 'white'],
 		['text_color', '#GGGGGG'],
 		['user_message_color', '112233'],
 		['input_bg_color', '#1122334'],

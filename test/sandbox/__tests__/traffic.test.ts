@@ -26,7 +26,7 @@ describe('sandbox rate limiting', () => {
 	});
 
 	it('can be turned off and on through the admin API', async () => {
-		expect((await h.admin('PUT', '/config', { rateLimit: 0, latencyMs: 0 })).body).toEqual({ rateLimit: 0, latencyMs: 0 });
+		expect((await h.admin('PUT', '/config', { rateLimit: 0, latencyMs: 0 })).body).toEqual({ rateLimit: 0, latencyMs: 0, shapes: 'documented' });
 		const burst = await Promise.all(Array.from({ length: 6 }, () => h.api('GET', '/contacts/list-names')));
 		expect(burst.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 200]);
 		expect((await h.admin('PUT', '/config', { rateLimit: -1 })).body.error.field).toBe('rateLimit');

@@ -16,6 +16,7 @@ import { listNames } from './contacts';
 import { addChatbot, findChatbot } from './chatbot';
 import { sipShapeAdminRoutes } from './sip';
 import { addSip } from './sip';
+import { ANSWER_SHAPES, isAnswerShapes } from '../shapes';
 
 export interface AdminDeps {
 	store: Store;
@@ -39,6 +40,11 @@ function nonNegativeInt(value: unknown, field: string): number {
 	if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 600_000) {
 		throw badField(field, 'must be a whole number from 0 to 600000');
 	}
+	return value;
+}
+
+function answerShapes(value: unknown) {
+	if (!isAnswerShapes(value)) throw badField('shapes', `must be one of ${ANSWER_SHAPES.join(', ')}`);
 	return value;
 }
 
@@ -194,13 +200,26 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 		res.json(store.config);
 	});
 	router.put('/config', (req, res) => {
-		const body = objectBody(req.body, ['latencyMs', 'rateLimit']);
+		const body = objectBody(req.body, ['latencyMs', 'rateLimit', 'shapes']);
 		if (has(body, 'latencyMs')) store.config.latencyMs = nonNegativeInt(body.latencyMs, 'latencyMs');
 		if (has(body, 'rateLimit')) store.config.rateLimit = nonNegativeInt(body.rateLimit, 'rateLimit');
+		if (has(body, 'shapes')) store.config.shapes = answerShapes(body.shapes);
 		res.json(store.config);
 	});
 
 	sipShapeAdminRoutes(router, org);
+	// One organization's answer shapes; null follows the sandbox's setting (PUT /config).
+	router.get('/orgs/:org/shapes', (req, res) => {
+		const target = org(req);
+		res.json({ shapes: target.shapes, effective: target.shapes ?? store.config.shapes });
+	});
+	router.put('/orgs/:org/shapes', (req, res) => {
+		const target = org(req);
+		const body = objectBody(req.body, ['shapes']);
+		if (!has(body, 'shapes')) throw badField('shapes', `is required: one of ${ANSWER_SHAPES.join(', ')}, or null`);
+		target.shapes = body.shapes === null ? null : answerShapes(body.shapes);
+		res.json({ shapes: target.shapes, effective: target.shapes ?? store.config.shapes });
+	});
 
 	router.get('/faults', (_req, res) => {
 		res.json(store.faults);

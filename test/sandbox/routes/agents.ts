@@ -4,6 +4,7 @@ import { orgOf, strictRouter } from '../context';
 import { conflict } from '../errors';
 import { newId } from '../keys';
 import { jsonBody } from '../middleware/body';
+import { sendList, shapesOf } from '../shapes';
 import type { Store } from '../store';
 import type { Agent, Org } from '../types';
 import { e164, type JsonObject, objectBody, oneOf, required, text, VOICES } from '../validate';
@@ -38,12 +39,15 @@ export function addAgent(store: Store, org: Org, input: AgentInput, id = newId('
 export function agentRoutes(store: Store): Router {
 	const router = strictRouter();
 	router.get('/callback/standardCampaign', (_req, res) => {
-		res.status(200).json(orgOf(res).agents);
+		sendList(res, orgOf(res).agents, 'agents');
 	});
 	router.post('/callback/standardCampaign', ...jsonBody(store), (req, res) => {
 		const body = objectBody(req.body, AGENT_FIELDS);
 		const agent = addAgent(store, orgOf(res), parseAgent(body));
-		res.status(201).json(agent);
+		const shapes = shapesOf(res);
+		if (shapes === 'wrapped') res.status(201).json({ data: agent });
+		else if (shapes === 'minimal') res.status(200).json({ message: 'Agent created', id: agent.id });
+		else res.status(201).json(agent);
 	});
 	return router;
 }

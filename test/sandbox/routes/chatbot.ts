@@ -49,17 +49,27 @@ export const FORM_FIELDS = [
 	'input_bg_color',
 ] as const;
 export const FILE_FIELDS = ['chatbot_image', 'bubbleIconImage'] as const;
-const COLOUR_FIELDS = ['header_color', 'background_color', 'text_color', 'user_message_color', 'input_bg_color'];
+/** The spec pins header_color to #RRGGBB; the other colours are only "hex colour", so the sandbox takes any hex form. */
+const COLOUR_FIELDS = ['background_color', 'text_color', 'user_message_color', 'input_bg_color'];
+const ANY_HEX_COLOUR = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
+
+function anyHexColour(value: Json, field: string): string {
+	if (typeof value !== 'string' || !ANY_HEX_COLOUR.test(value)) throw badField(field, 'must be a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA)');
+	return value;
+}
 
 /** Validates one settable field; form values are strings, seed values are JSON. */
 export function chatbotField(name: string, value: Json, fromForm: boolean): Json {
-	if (COLOUR_FIELDS.includes(name)) return colour(value, name);
+	if (name === 'header_color') return colour(value, name);
+	if (COLOUR_FIELDS.includes(name)) return anyHexColour(value, name);
 	switch (name) {
 		case 'chatbotName':
 		case 'chatbot_title':
 			return text(value, name, { max: 100 });
 		case 'pathway_id':
-			return value === null && !fromForm ? null : text(value, name, { max: 128 });
+			// An empty form value clears the pathway (the sandbox's reading; the spec does not say how to clear it).
+			if (fromForm ? value === '' : value === null) return null;
+			return text(value, name, { max: 128 });
 		case 'welcome_message':
 			return text(value, name, { max: 1000, allowEmpty: true });
 		case 'input_placeholder':

@@ -3,6 +3,7 @@ import type { Request, Response, Router } from 'express';
 import { orgOf, strictRouter } from '../context';
 import { ApiError, badField, badRequest, conflict } from '../errors';
 import { jsonBody } from '../middleware/body';
+import { sendWriteAnswer } from '../shapes';
 import type { Store } from '../store';
 import type { DirectionType, Org, SipConfig, SipDirection } from '../types';
 import {
@@ -180,12 +181,8 @@ export function sipRoutes(store: Store): Router {
 				...(endpoint && op !== 'detach' ? { sip_endpoint: endpoint } : {}),
 			});
 		}
-		res.status(200).json({
-			message: operations.length ? 'SIP configuration updated' : 'SIP configuration unchanged',
-			phone_number: phone,
-			operations,
-			sip: publicSip(config),
-		});
+		const message = operations.length ? 'SIP configuration updated' : 'SIP configuration unchanged';
+		sendWriteAnswer(res, { message, phone_number: phone, operations, sip: publicSip(config) }, message, { status: 204 });
 	});
 
 	router.post('/sip/detach2', ...jsonBody(store), (req, res) => {
@@ -209,7 +206,9 @@ export function sipRoutes(store: Store): Router {
 		config.directions = config.directions.filter((d) => !types.includes(d.type));
 		const detached = DIRECTION_TYPES.filter((type) => types.includes(type));
 		for (const direction of detached) store.logCarrier(org, { phone_number: phone, op: 'detach', direction });
-		res.status(200).json({ message: 'Phone number detached', phone_number: phone, detached });
+		sendWriteAnswer(res, { message: 'Phone number detached', phone_number: phone, detached }, 'Phone number detached', {
+			status: 200,
+		});
 	});
 
 	return router;

@@ -1,19 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { phoneNumberLocator } from '../../helpers/locators';
 import { checkE164, readString } from '../../helpers/validation';
 import { defineOperation, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Phone Number',
-		name: 'phoneNumber',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: '+14155550101',
-		description: 'The number the agent calls from, in E.164 form',
-	},
+	phoneNumberLocator('The number the agent calls from, in E.164 form. The list shows the numbers of the existing agents.'),
 	{
 		displayName: 'Agent Name',
 		name: 'agentName',
@@ -38,7 +31,14 @@ const properties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'maya',
-		description: 'Name of the voice the agent speaks with, as listed by Voice AI (names are case-sensitive)',
+		description: 'Name of the voice the agent speaks with, as your Voice AI account lists it (the API shows no list of voices)',
+	},
+	{
+		displayName:
+			'This node never repeats Agent Create after a timeout or a 5xx, so no agent is created twice. n8n\'s Retry On Fail (node Settings) would send it again: leave that off here.',
+		name: 'createRetryNotice',
+		type: 'notice',
+		default: '',
 	},
 ];
 
@@ -54,7 +54,7 @@ export const create = defineOperation<CreateAgentInput>({
 	repeatable: false,
 	mayHaveApplied: 'The agent may have been created before the connection failed: look for it with Agent Get Many.',
 	validate(itemIndex) {
-		const phoneNumber = readString(this, itemIndex, { name: 'phoneNumber', label: 'Phone Number' }, { required: true });
+		const phoneNumber = readString(this, itemIndex, { name: 'phoneNumber', label: 'Phone Number' }, { required: true, locator: true });
 		return {
 			phoneNumber: checkE164(this, itemIndex, { name: 'phoneNumber', label: 'Phone Number' }, phoneNumber),
 			agentName: readString(this, itemIndex, { name: 'agentName', label: 'Agent Name' }, { required: true }),

@@ -1,5 +1,5 @@
 import { readListLimit } from '../../helpers/validation';
-import { defineOperation, returnAllFields, toRecords } from '../types';
+import { defineOperation, returnAllFields, toListRecords } from '../types';
 
 export const getAll = defineOperation<{ limit?: number }>({
 	description: returnAllFields('agent', 'getAll', 'agents'),
@@ -8,6 +8,6 @@ export const getAll = defineOperation<{ limit?: number }>({
 		return { limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ limit }, api) {
-		return toRecords(await api('GET', '/callback/standardCampaign'), limit);
+		return toListRecords(await api('GET', '/callback/standardCampaign'), limit);
 	},
 });

@@ -3,7 +3,6 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { FieldRef } from '../../helpers/validation';
 import {
-	IMAGE_MIME_TYPES,
 	checkHexColour,
 	checkOneOf,
 	invalidField,
@@ -11,6 +10,7 @@ import {
 	readCollection,
 	readString,
 } from '../../helpers/validation';
+import { idLocator } from '../../helpers/locators';
 import { buildMultipartBody } from '../../helpers/multipart';
 import { defineOperation, toRecords } from '../types';
 
@@ -21,10 +21,20 @@ const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
 
 // The update form of the spec lists these fields and the two files, nothing else: webhook_url and
 // persistent_buttons belong to the Chatbot object but not to the form, so this operation never sends them.
-const TEXT_FIELDS = ['chatbotName', 'chatbot_title', 'pathway_id', 'welcome_message', 'input_placeholder', 'greeting_text'];
-/** Text fields the Chatbot object cannot hold empty; the messages and placeholders may be cleared. */
-const NON_EMPTY_FIELDS = ['chatbotName', 'chatbot_title', 'pathway_id'];
-const COLOUR_FIELDS = ['header_color', 'background_color', 'text_color', 'user_message_color', 'input_bg_color'];
+// Only the rules the spec states are checked here (header_color is #RRGGBB, the enumerations); every other
+// value, an empty one included, goes to the service as given (docs/service-assumptions.md).
+const TEXT_FIELDS = [
+	'chatbotName',
+	'chatbot_title',
+	'pathway_id',
+	'welcome_message',
+	'input_placeholder',
+	'greeting_text',
+	'background_color',
+	'text_color',
+	'user_message_color',
+	'input_bg_color',
+];
 const ENUM_FIELDS: Record<string, readonly string[]> = {
 	template: TEMPLATES,
 	bubble_icon: BUBBLE_ICONS,
@@ -46,19 +56,12 @@ const colour = (displayName: string, name: string, description: string): INodePr
 	name,
 	type: 'color',
 	default: '#000000',
-	description: `${description}, as #RRGGBB`,
+	description:
+		name === 'header_color' ? `${description}, as #RRGGBB` : `${description}: a hex colour, sent as written`,
 });
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Chatbot ID',
-		name: 'chatbotId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'cb_123',
-		description: 'ID of the chatbot widget to update',
-	},
+	idLocator('Chatbot', 'chatbotId', 'cb_123', 'The chatbot widget to update (the API shows no list of chatbots, so enter its ID)'),
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',
@@ -88,7 +91,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: 'data',
 				description:
-					'Name of the input binary property holding a custom bubble icon (PNG, JPEG, GIF, WebP or SVG, up to 5 MiB); uploaded as bubbleIconImage with its file name and MIME type',
+					'Name of the input binary property holding a custom bubble icon image; uploaded as bubbleIconImage with its file name and MIME type',
 			},
 			{
 				displayName: 'Bubble Position',
@@ -110,7 +113,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: 'data',
 				description:
-					'Name of the input binary property holding the chatbot image (PNG, JPEG, GIF, WebP or SVG, up to 5 MiB); uploaded as chatbot_image with its file name and MIME type',
+					'Name of the input binary property holding the chatbot image; uploaded as chatbot_image with its file name and MIME type',
 			},
 			{
 				displayName: 'Chatbot Name',
@@ -146,6 +149,7 @@ const properties: INodeProperties[] = [
 				name: 'pathway_id',
 				type: 'string',
 				default: '',
+				description: 'Pathway identifier; left empty, an empty value is sent (how the service reads it is not documented)',
 			},
 			{
 				displayName: 'Show Branding',
@@ -196,7 +200,7 @@ export const update = defineOperation<UpdateChatbotInput>({
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	validate(itemIndex) {
-		const chatbotId = readString(this, itemIndex, { name: 'chatbotId', label: 'Chatbot ID' }, { required: true });
+		const chatbotId = readString(this, itemIndex, { name: 'chatbotId', label: 'Chatbot' }, { required: true, locator: true });
 		const updates = readCollection(this, itemIndex, { name: 'updateFields', label: 'Update Fields' });
 		const fields: Array<[string, string]> = [];
 		const images: ImageUpload[] = [];
@@ -205,8 +209,8 @@ export const update = defineOperation<UpdateChatbotInput>({
 		for (const name of Object.keys(updates)) {
 			const field = ref(name);
 			if (TEXT_FIELDS.includes(name)) {
-				fields.push([name, readString(this, itemIndex, field, { required: NON_EMPTY_FIELDS.includes(name) })]);
-			} else if (COLOUR_FIELDS.includes(name)) {
+				fields.push([name, readString(this, itemIndex, field)]);
+			} else if (name === 'header_color') {
 				fields.push([name, checkHexColour(this, itemIndex, field, readString(this, itemIndex, field, { required: true }))]);
 			} else if (name in ENUM_FIELDS) {
 				fields.push([name, checkOneOf(this, itemIndex, field, readString(this, itemIndex, field, { required: true }), ENUM_FIELDS[name])]);
@@ -222,15 +226,12 @@ export const update = defineOperation<UpdateChatbotInput>({
 			if (!binary) {
 				throw invalidField(this, itemIndex, field, `the input item has no binary property "${property}"`, 'Name a binary property of the input item, for example data from a Read File or HTTP Request node.');
 			}
-			const mimeType = (binary.mimeType ?? '').toLowerCase().split(';')[0].trim();
-			if (!IMAGE_MIME_TYPES.includes(mimeType)) {
-				throw invalidField(this, itemIndex, field, `"${property}" is ${mimeType || 'of unknown type'}, not an image`, `Upload one of ${IMAGE_MIME_TYPES.join(', ')}.`);
-			}
+			// The spec names no image types: the file goes with the type its source gave it.
+			const mimeType = (binary.mimeType ?? '').trim() || 'application/octet-stream';
 			images.push({ field: upload, property, binary: { ...binary, mimeType } });
 		}
-		if (fields.length === 0 && images.length === 0) {
-			throw invalidField(this, itemIndex, { name: 'updateFields', label: 'Update Fields' }, 'no field to update was chosen', 'Add at least one field under Update Fields.');
-		}
+		// No field chosen: the PATCH goes out empty. The spec marks no field required, a PATCH without
+		// fields changes nothing, and its answer is the chatbot as it stands.
 		return { chatbotId, fields, images };
 	},
 	async execute({ chatbotId, fields, images }, api, itemIndex) {

@@ -1,5 +1,5 @@
 import { readListLimit } from '../../helpers/validation';
-import { defineOperation, returnAllFields, toRecords } from '../types';
+import { defineOperation, listIn, returnAllFields, toRecords } from '../types';
 
 export const getListNames = defineOperation<{ limit?: number }>({
 	description: returnAllFields('contact', 'getListNames', 'list names'),
@@ -9,8 +9,9 @@ export const getListNames = defineOperation<{ limit?: number }>({
 	},
 	async execute({ limit }, api) {
 		const body = await api('GET', '/contacts/list-names');
-		if (!Array.isArray(body)) return toRecords(body);
-		const names = body.map((name) => (typeof name === 'string' ? { name } : toRecords(name)[0]));
+		const list = listIn(body);
+		if (!list) return toRecords(body);
+		const names = list.map((name) => (typeof name === 'string' ? { name } : toRecords(name)[0]));
 		return limit === undefined ? names : names.slice(0, limit);
 	},
 });

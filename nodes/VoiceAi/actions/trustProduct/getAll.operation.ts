@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkPathSegment, readListLimit, readString } from '../../helpers/validation';
-import { defineOperation, returnAllFields, toRecords } from '../types';
+import { defineOperation, returnAllFields, toListRecords } from '../types';
 
 const properties: INodeProperties[] = [
 	{
@@ -28,6 +28,6 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 		return { carrier, limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ carrier, limit }, api) {
-		return toRecords(await api('GET', `/agency/${encodeURIComponent(carrier)}/trust-products`), limit);
+		return toListRecords(await api('GET', `/agency/${encodeURIComponent(carrier)}/trust-products`), limit);
 	},
 });
