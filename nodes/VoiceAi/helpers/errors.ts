@@ -25,9 +25,12 @@ export interface FailureContext {
 const MAX_SHOWN = 500;
 const NO_SECRETS = new Secrets();
 
-/** One line of at most 500 characters: a service's text is shown, not its layout. */
-function shown(text: string): string {
-	const line = text.replace(/\s+/g, ' ').trim();
+/**
+ * One line of at most 500 characters: a service's text is shown, not its layout. Secrets go first, so
+ * a cut never leaves part of one behind.
+ */
+function shown(text: string, secrets: Secrets): string {
+	const line = secrets.redact(text).replace(/\s+/g, ' ').trim();
 	return line.length > MAX_SHOWN ? `${line.slice(0, MAX_SHOWN - 3)}...` : line;
 }
 
@@ -40,9 +43,9 @@ function htmlTitle(text: string): string | undefined {
 /**
  * Reads what an error answer said. JSON: the shared shape `{ error: { status, code, message, field } }`,
  * or `{ message }`, or a JSON string. Any other text (text/plain and the like) is shown as the message;
- * an HTML page by its title. Secrets are removed later, by `serviceError`.
+ * an HTML page by its title. `secrets` are removed before anything is cut short.
  */
-export function parseServiceFailure(status: number, body: unknown, contentType = ''): ServiceFailure {
+export function parseServiceFailure(status: number, body: unknown, contentType = '', secrets = NO_SECRETS): ServiceFailure {
 	const failure: ServiceFailure = { status };
 	let data = body;
 	if (typeof data === 'string') {
@@ -52,18 +55,18 @@ export function parseServiceFailure(status: number, body: unknown, contentType =
 			data = JSON.parse(text);
 		} catch {
 			const message = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text) ? htmlTitle(text) : text;
-			if (message) failure.message = shown(message);
+			if (message) failure.message = shown(message, secrets);
 			return failure;
 		}
 	}
 	const error = (data as { error?: unknown } | null)?.error ?? data;
 	if (error && typeof error === 'object' && !Array.isArray(error)) {
 		const { code, message, field } = error as Record<string, unknown>;
-		if (typeof code === 'string') failure.code = code.slice(0, 100);
-		if (typeof message === 'string') failure.message = shown(message);
-		if (typeof field === 'string') failure.field = field.slice(0, 100);
+		if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
+		if (typeof message === 'string') failure.message = shown(message, secrets);
+		if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
 	} else if (typeof error === 'string') {
-		failure.message = shown(error);
+		failure.message = shown(error, secrets);
 	}
 	return failure;
 }
@@ -120,7 +123,7 @@ function explain(failure: ServiceFailure, context: FailureContext): { message: s
 		default:
 			if (failure.status >= 500) {
 				return {
-					message: `The Voice AI service failed (${failure.status})${tried}`,
+					message: `The Voice AI service failed (${failure.status})${said}${tried}`,
 					description: context.mayHaveApplied
 						? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
 						: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',

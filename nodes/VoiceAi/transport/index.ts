@@ -339,7 +339,7 @@ export async function voiceAiApiRequest(
 		}
 
 		const said = 'text' in answer ? answer.text : 'value' in answer ? answer.value : undefined;
-		const failure = parseServiceFailure(status, said, header(response, 'content-type'));
+		const failure = parseServiceFailure(status, said, header(response, 'content-type'), secrets);
 		if (status === 429) {
 			const asked = parseRetryAfter(response.headers['retry-after']);
 			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempt, retry.maxWaitMs));
