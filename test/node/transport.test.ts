@@ -6,6 +6,7 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
+import type { InputItem } from '../engine';
 import { runNode } from '../engine';
 import type { Handler, Loopback } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
@@ -21,7 +22,7 @@ beforeEach(() => {
 	service.requests.length = 0;
 });
 
-const run = async (parameters: INodeParameters, handler: Handler, options: { items?: Array<{ json: Record<string, unknown> }>; continueOnFail?: boolean } = {}) => {
+const run = async (parameters: INodeParameters, handler: Handler, options: { items?: InputItem[]; continueOnFail?: boolean } = {}) => {
 	service.handle(handler);
 	return await runNode({ parameters, credentials: { voiceAiApi: { baseUrl: service.url, apiKey: 'ct_transport_test_0123456789' } }, ...options });
 };
@@ -110,6 +111,29 @@ describe('error answers that are not JSON', () => {
 	it('an HTML error page is shown by its title, not its markup', async () => {
 		const result = await run({ ...listNames, options: { maxAttempts: 1 } }, text(502, '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>', 'text/html'));
 		expect(result.error?.message).toBe('The Voice AI service failed (502): 502 Bad Gateway');
+	});
+});
+
+describe('an answer past 25 MiB', () => {
+	it.each([false, true])('(length declared: %s) is refused and its connection closed by the node, within the run', async (declared) => {
+		let closed = false;
+		let sent = 0;
+		const result = await run({ ...listNames, options: { maxAttempts: 1 } }, (_, res) => {
+			const chunk = Buffer.alloc(256 * 1024, 0x20);
+			res.writeHead(200, { 'Content-Type': 'application/json', ...(declared ? { 'Content-Length': String(1024 * 1024 * 1024) } : {}) });
+			res.on('close', () => (closed = true));
+			const pump = (): void => {
+				while (!closed) {
+					sent += chunk.length;
+					if (!res.write(chunk)) return void res.once('drain', pump);
+				}
+			};
+			pump();
+		});
+		expect(result.error?.message).toMatch(/too large for the node \(limit 25 MiB\); the transfer was stopped/);
+		for (let wait = 0; !closed && wait < 40; wait++) await new Promise((resolve) => setTimeout(resolve, 25));
+		expect(closed).toBe(true);
+		expect(sent).toBeLessThan(64 * 1024 * 1024);
 	});
 });
 

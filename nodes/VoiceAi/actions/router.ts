@@ -87,7 +87,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
 			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
-			if (caught instanceof RequestsStopped) throw caught;
+			// Stopped because another item failed: that failure is what the node reports.
+			if (caught instanceof RequestsStopped) return;
 			const error = asNodeError(this, caught, itemIndex);
 			if (!continueOnFail) {
 				gate.close();

@@ -104,8 +104,7 @@ export class RequestGate {
 
 /**
  * Runs `task` for indexes 0..count-1 with at most `concurrency` running at once. Once a task throws,
- * no new index starts; the error of the lowest failing index is rethrown after the running ones finish
- * (an index stopped by RequestsStopped only when no other failed: it did not fail by itself).
+ * no new index starts; the error of the lowest failing index is rethrown after the running ones finish.
  */
 export async function forEachIndex(
 	count: number,
@@ -125,7 +124,5 @@ export async function forEachIndex(
 		}
 	};
 	await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
-	const own = failures.filter(({ error }) => !(error instanceof RequestsStopped));
-	const reported = own.length > 0 ? own : failures;
-	if (reported.length > 0) throw reported.sort((a, b) => a.index - b.index)[0].error;
+	if (failures.length > 0) throw failures.sort((a, b) => a.index - b.index)[0].error;
 }

@@ -179,15 +179,31 @@ function header(response: FullResponse, name: string): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
 }
 
-/** Drops an answer without reading it (a redirect's body is of no use). */
+/**
+ * Leaving a loop over the body closes the connection. Only a loop: n8n's HTTP client hands out a
+ * wrapper stream that closes the connection under it only once reading has started, so a body is
+ * never dropped unread (it would hold the connection until the service gives up).
+ */
+async function close(body: BodyStream): Promise<void> {
+	for await (const chunk of body) {
+		void chunk;
+		break;
+	}
+}
+
+/** Drops an answer without waiting for it (a redirect's body is of no use). */
 function discard(body: unknown): void {
-	if (isStream(body)) body.destroy();
+	if (!isStream(body)) return;
+	close(body).catch((error: unknown) => {
+		// Only the connection of an answer already refused could fail here: nothing to report.
+		void error;
+	});
 }
 
 /**
- * Reads an answer up to `limit` bytes. Past the limit the transfer is stopped (the stream is destroyed,
- * which closes the connection), so memory stays bounded whatever the service sends. `truncate` keeps
- * the first `limit` bytes instead of refusing (for error answers, of which only the start is shown).
+ * Reads an answer up to `limit` bytes. Past the limit (or when the declared length is already past it)
+ * reading stops and the connection is closed, so memory stays bounded whatever the service sends.
+ * `truncate` keeps the first `limit` bytes instead of refusing (error answers: only their start is shown).
  */
 async function readAnswer(response: FullResponse, limit: number, truncate: boolean): Promise<Answer> {
 	const { body } = response;
@@ -197,16 +213,12 @@ async function readAnswer(response: FullResponse, limit: number, truncate: boole
 		return { value: body };
 	}
 	const declared = Number(header(response, 'content-length'));
-	if (!truncate && declared > limit) {
-		body.destroy();
-		return { tooLarge: true, bytes: declared, declared: true };
-	}
 	const chunks: Buffer[] = [];
 	let bytes = 0;
 	for await (const chunk of body) {
+		if (!truncate && declared > limit) return { tooLarge: true, bytes: declared, declared: true };
 		const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 		if (bytes + data.length > limit) {
-			body.destroy();
 			if (!truncate) return { tooLarge: true, bytes: bytes + data.length, declared: false };
 			chunks.push(data.subarray(0, limit - bytes));
 			bytes = limit;

@@ -1,5 +1,5 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { checkOneOf, invalidField } from '../../helpers/validation';
 import { defineOperation, toRecords } from '../types';
@@ -40,11 +40,12 @@ export const detach = defineOperation<{ phone_number: string; directions: Array<
 	async execute(body, api) {
 		try {
 			return toRecords(await api('POST', '/sip/detach2', { ...body }));
-		} catch (error) {
+		} catch (caught) {
+			const error = caught instanceof NodeApiError ? caught : new NodeOperationError(this.getNode(), caught as Error);
 			const status = error instanceof NodeApiError ? Number(error.httpCode) : NaN;
 			if (status !== 404 && status !== 409) throw error;
 			// A detach repeated after its answer was lost finds nothing attached: the wanted state holds.
-			const said = ((error as NodeApiError).errorResponse as IDataObject | undefined)?.serviceMessage;
+			const said = (error.errorResponse as IDataObject | undefined)?.serviceMessage;
 			return [
 				{
 					success: true,
