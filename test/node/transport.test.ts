@@ -145,13 +145,18 @@ describe('values used in request paths', () => {
 		{ id: '..', problem: '".." would address another resource than the one meant' },
 		{ id: 'cb_1/../../contacts', problem: '"cb_1/../../contacts" contains a slash, which would change the request path' },
 		{ id: 'a/b', problem: '"a/b" contains a slash, which would change the request path' },
-		{ id: 'a\\b', problem: '"a\\\\b" contains a slash, which would change the request path' },
 	])('Chatbot ID $id is refused, naming the field and the item, and nothing is sent', async ({ id, problem }) => {
 		const result = await run(chatbot(), (_, res) => json(res, 200, {}), { items: [{ json: { id } }] });
 		expect(result.error?.name).toBe('NodeOperationError');
 		expect(result.error?.message).toBe(`Invalid 'Chatbot ID' in item 0: ${problem}`);
 		expect(result.error?.description).toMatch(/Nothing was sent to Voice AI for this item/);
 		expect(service.requests).toEqual([]);
+	});
+
+	it('anything else is an id the service may accept: sent, encoded', async () => {
+		const result = await run(chatbot(), (_, res) => json(res, 200, { ok: true }), { items: [{ json: { id: 'a\\b c.d' } }, { json: { id: '...' } }] });
+		expect(result.error).toBeUndefined();
+		expect(service.requests.map((request) => request.url).sort()).toEqual(['/chatbot/...', '/chatbot/a%5Cb%20c.d']);
 	});
 
 	it('an empty Chatbot ID is refused before anything is sent', async () => {

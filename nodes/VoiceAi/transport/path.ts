@@ -21,7 +21,7 @@ export function apiPath(pieces: TemplateStringsArray, ...values: PathValue[]): A
 function segmentProblem(value: string): string | undefined {
 	if (value === '') return 'it is empty';
 	if (value === '.' || value === '..') return `${JSON.stringify(value)} would address another resource than the one meant`;
-	if (value.includes('/') || value.includes('\\')) return `${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} contains a slash, which would change the request path`;
+	if (value.includes('/')) return `${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} contains a slash, which would change the request path`;
 	return undefined;
 }
 
