@@ -201,6 +201,21 @@ describe('a hard failure stops the requests of the execution that have not start
 		expect(service.requests.map((request) => request.url).sort()).toEqual(['/sip/%2B14155550001', '/sip/%2B14155550002']);
 	});
 
+	it('the item stopped is not what the node reports, even when its operation handles errors itself (SIP Detach)', async () => {
+		const result = await run(
+			{ ...sipDetach, phoneNumber: '={{ $json.phone }}', options: { concurrency: 2, maxAttempts: 4 } },
+			(request, res) => {
+				const phone = (JSON.parse(request.body.toString('utf8')) as { phone_number: string }).phone_number;
+				if (phone.endsWith('0001')) return json(res, 503, { error: { message: 'busy' } });
+				setTimeout(() => json(res, 400, { error: { message: 'unknown number' } }), 50);
+			},
+			{ items: [{ json: { phone: '+14155550001' } }, { json: { phone: '+14155550002' } }] },
+		);
+		expect(result.error?.message).toBe('Voice AI rejected the request: unknown number');
+		expect(result.error?.context?.itemIndex).toBe(1);
+		expect(service.requests).toHaveLength(2);
+	});
+
 	it('with Continue On Fail the other items carry on', async () => {
 		let busy = 0;
 		const result = await run(

@@ -87,8 +87,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
 			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
-			// Stopped because another item failed: that failure is what the node reports.
-			if (caught instanceof RequestsStopped) return;
+			// Stopped because another item failed (an operation may have wrapped that): the other failure is what the node reports.
+			if (caught instanceof RequestsStopped || (caught as { cause?: unknown })?.cause instanceof RequestsStopped) return;
 			const error = asNodeError(this, caught, itemIndex);
 			if (!continueOnFail) {
 				gate.close();
