@@ -37,7 +37,8 @@ const sipUpdate: INodeParameters = {
 	operation: 'update',
 	phoneNumber: '+14155550102',
 	unlistedDirections: 'detach',
-	directions: { inbound: { sipEndpoint: 'sip:pbx.example.com', port: 5060, transport: 'udp', secureMedia: true } },
+	// Every field filled: SIP Update then writes without reading the current configuration first.
+	directions: { inbound: { sipEndpoint: 'sip:pbx.example.com', port: 5060, transport: 'udp', secureMedia: true, sipUsername: 'frontdesk', sipPassword: 'a long random password' } },
 };
 const sipDetach: INodeParameters = { resource: 'sip', operation: 'detach', phoneNumber: '+14155550101', directions: ['inbound', 'outbound'] };
 const webhookSet: INodeParameters = { resource: 'webhook', operation: 'set', webhookUrl: 'https://crm.example.com/hook' };
