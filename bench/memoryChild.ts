@@ -12,7 +12,7 @@
  * httpRequestWithAuthentication), to show which step holds which copy of the file.
  */
 import './env';
-import './nodeSources';
+import '../test/support/nodeSources';
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';

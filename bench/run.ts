@@ -9,7 +9,7 @@
  * of README.md (Benchmark). VOICEAI_N8N_DIR must name the real n8n install (scripts/run.sh sets it).
  */
 import './env';
-import './nodeSources';
+import '../test/support/nodeSources';
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';

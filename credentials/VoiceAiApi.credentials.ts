@@ -1,4 +1,5 @@
 import type {
+	IAuthenticateRuleResponseCode,
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
@@ -16,6 +17,15 @@ export const API_KEY_PATTERN = /^ct_\S+$/;
 // is malformed on purpose, so a client that someday accepted the POST would still fail, never pass.
 const BASE_URL_OK = '/^https?:\\/\\/[^\\s/?#]+/i.test(String($credentials.baseUrl ?? "").trim())';
 const NOT_HTTP_URL = 'data:not-an-http-base-url';
+
+/** n8n reports a status without a rule by its status text only ("Found"); these say what a redirect means here. */
+const REDIRECT_RULES: IAuthenticateRuleResponseCode[] = [301, 302, 303, 307, 308].map((status) => ({
+	type: 'responseCode',
+	properties: {
+		value: status,
+		message: `The base URL answered ${status}, a redirect. The key is never sent on to another address, so the test stopped there: enter the address the redirect points to as the base URL, if it is the Voice AI API.`,
+	},
+}));
 
 export class VoiceAiApi implements ICredentialType {
 	name = 'voiceAiApi';
@@ -81,8 +91,11 @@ export class VoiceAiApi implements ICredentialType {
 			baseURL: `={{ ${BASE_URL_OK} ? String($credentials.baseUrl).trim().replace(/\\/+$/, "") : "" }}`,
 			url: `={{ ${BASE_URL_OK} ? "/contacts/list-names" : "${NOT_HTTP_URL}" }}`,
 			method: `={{ ${BASE_URL_OK} ? "GET" : "POST" }}` as IHttpRequestMethods,
+			// n8n would follow a redirect to any origin with the key in its header.
+			disableFollowRedirect: true,
 		},
 		rules: [
+			...REDIRECT_RULES,
 			{
 				type: 'responseCode',
 				properties: {

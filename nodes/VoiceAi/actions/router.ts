@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { RequestGate, forEachIndex } from '../helpers/concurrency';
+import { RequestGate, RequestsStopped, forEachIndex } from '../helpers/concurrency';
 import { readRequestOptions } from '../helpers/options';
-import { voiceAiApiRequest, voiceAiCredential } from '../transport';
+import { Secrets, voiceAiApiRequest, voiceAiCredential } from '../transport';
 import { agentOperations } from './agent';
 import { chatbotOperations } from './chatbot';
 import { contactOperations } from './contact';
@@ -39,6 +39,9 @@ function errorItem(error: Error & { description?: unknown; httpCode?: unknown },
 /**
  * Validates every item first (nothing is sent while any item is invalid, unless Continue On Fail turns
  * it into an error item), then sends up to Concurrency items at once. Output keeps input order.
+ * A hard failure (no Continue On Fail) closes the gate: requests not yet started are not sent.
+ * Every secret of the execution (the key, the base URL's user info, SIP passwords and tokens in the
+ * items and in what was sent) is removed from every output item and error.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -52,21 +55,23 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const gate = new RequestGate(concurrency);
 	const continueOnFail = this.continueOnFail();
 	const results: INodeExecutionData[][] = new Array(items.length);
+	const secrets = new Secrets();
 
 	const inputs: unknown[] = new Array(items.length);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			inputs[itemIndex] = await operation.validate.call(this, itemIndex);
+			secrets.collect(inputs[itemIndex]);
 		} catch (caught) {
 			const error = asNodeError(this, caught, itemIndex);
-			if (!continueOnFail) throw error;
+			if (!continueOnFail) throw secrets.redactError(error);
 			results[itemIndex] = [errorItem(error, itemIndex)];
 		}
 	}
 
 	// Checked once per execution: a bad credential stops the node before any request.
 	const toSend = items.length - results.filter(Boolean).length;
-	const credential = toSend > 0 ? await voiceAiCredential.call(this, 0) : undefined;
+	const credential = toSend > 0 ? await voiceAiCredential.call(this, 0, secrets) : undefined;
 
 	await forEachIndex(items.length, concurrency, async (itemIndex) => {
 		if (results[itemIndex]) return;
@@ -84,11 +89,21 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
 			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
+			// Stopped because another item failed (an operation may have wrapped that): the other failure is what the node reports.
+			if (caught instanceof RequestsStopped || (caught as { cause?: unknown })?.cause instanceof RequestsStopped) return;
 			const error = asNodeError(this, caught, itemIndex);
-			if (!continueOnFail) throw error;
+			if (!continueOnFail) {
+				gate.close();
+				throw secrets.redactError(error);
+			}
 			results[itemIndex] = [errorItem(error, itemIndex)];
 		}
 	});
 
-	return [results.flat()];
+	return [
+		results.flat().map((item) => {
+			const json = secrets.redactValue(item.json);
+			return json === item.json ? item : { ...item, json };
+		}),
+	];
 }

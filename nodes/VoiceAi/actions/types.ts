@@ -1,9 +1,15 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-/** A request to the Voice AI API with this item's retry policy already applied. */
+import type { ApiPath } from '../transport/path';
+
+/**
+ * A request to the Voice AI API with this item's retry policy already applied. Ids in the path: build it
+ * with `apiPath` (the error then names the field), or encode them; either way `.`, `..`, empty values and
+ * slashes are refused before anything is sent.
+ */
 export type ApiCall = (
 	method: IHttpRequestMethods,
-	path: string,
+	path: string | ApiPath,
 	body?: IDataObject | IDataObject[] | Buffer,
 	extra?: Partial<IHttpRequestOptions>,
 ) => Promise<unknown>;

@@ -1,5 +1,13 @@
 import { sleep } from 'n8n-workflow';
 
+/** Thrown to a request that had not started when the gate closed (another item of the execution failed). */
+export class RequestsStopped extends Error {
+	constructor() {
+		super('Not sent: another item of this execution failed');
+		this.name = 'RequestsStopped';
+	}
+}
+
 /**
  * Bounds the requests in flight for one execution and backs off together when the service says 429:
  * the allowed number halves and every request waits out the Retry-After; it grows back by one per
@@ -16,8 +24,33 @@ export class RequestGate {
 
 	private readonly waiting: Array<() => void> = [];
 
+	private readonly stopped = new AbortController();
+
+	private combined?: { from: AbortSignal; signal: AbortSignal };
+
 	constructor(private readonly max: number) {
 		this.limit = max;
+	}
+
+	/**
+	 * After a hard failure: no request that has not started goes out. Requests waiting for a slot or a
+	 * pause, and waits between attempts, end at once with RequestsStopped.
+	 */
+	close(): void {
+		if (this.stopped.signal.aborted) return;
+		this.stopped.abort(new RequestsStopped());
+		for (const wake of this.waiting.splice(0)) wake();
+	}
+
+	get closed(): boolean {
+		return this.stopped.signal.aborted;
+	}
+
+	/** A signal for waits between attempts: it fires when the execution is cancelled or the gate closes. */
+	signalWith(signal?: AbortSignal): AbortSignal {
+		if (!signal) return this.stopped.signal;
+		if (this.combined?.from !== signal) this.combined = { from: signal, signal: AbortSignal.any([signal, this.stopped.signal]) };
+		return this.combined.signal;
 	}
 
 	get inFlightLimit(): number {
@@ -27,9 +60,12 @@ export class RequestGate {
 	/** `signal`: the execution's cancel signal, so a stopped execution does not sit out a pause. */
 	async acquire(signal?: AbortSignal): Promise<void> {
 		for (;;) {
+			if (this.closed) throw new RequestsStopped();
 			const pause = this.pausedUntil - Date.now();
 			if (pause > 0) {
-				await sleep(pause, signal);
+				await sleep(pause, this.signalWith(signal)).catch((error: unknown) => {
+					if (!this.closed) throw error;
+				});
 				continue;
 			}
 			if (this.active < this.limit) {

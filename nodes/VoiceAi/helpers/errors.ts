@@ -1,6 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { Secrets } from '../transport/secrets';
+
 /** What the service said, reduced to the fields of its error body (never the request, so never the key). */
 export interface ServiceFailure {
 	status: number;
@@ -16,34 +18,55 @@ export interface FailureContext {
 	/** Set when the request may have created something: the message then says to check before repeating. */
 	mayHaveApplied?: string;
 	attempts: number;
+	/** Removed from every message and description (the key, SIP passwords, tokens the request carried). */
+	secrets?: Secrets;
 }
 
-const KEY_PATTERN = /ct_[A-Za-z0-9_-]+/g;
+const MAX_SHOWN = 500;
+const NO_SECRETS = new Secrets();
 
-/** Removes anything shaped like an API key from text that came from elsewhere. */
-export function redactKeys(text: string): string {
-	return text.replace(KEY_PATTERN, 'ct_***');
+/**
+ * One line of at most 500 characters: a service's text is shown, not its layout. Secrets go first, so
+ * a cut never leaves part of one behind.
+ */
+function shown(text: string, secrets: Secrets): string {
+	const line = secrets.redact(text).replace(/\s+/g, ' ').trim();
+	return line.length > MAX_SHOWN ? `${line.slice(0, MAX_SHOWN - 3)}...` : line;
 }
 
-/** Reads the shared error body `{ error: { status, code, message, field } }`; other shapes give only the status. */
-export function parseServiceFailure(status: number, body: unknown): ServiceFailure {
+/** The title of an HTML page (e.g. a proxy's error page): its markup would say nothing useful. */
+function htmlTitle(text: string): string | undefined {
+	const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+	return title && title.trim() ? title : undefined;
+}
+
+/**
+ * Reads what an error answer said. JSON: the shared shape `{ error: { status, code, message, field } }`,
+ * or `{ message }`, or a JSON string. Any other text (text/plain and the like) is shown as the message;
+ * an HTML page by its title. `secrets` are removed before anything is cut short.
+ */
+export function parseServiceFailure(status: number, body: unknown, contentType = '', secrets = NO_SECRETS): ServiceFailure {
 	const failure: ServiceFailure = { status };
 	let data = body;
 	if (typeof data === 'string') {
+		const text = data.trim();
+		if (text === '') return failure;
 		try {
-			data = JSON.parse(data);
+			data = JSON.parse(text);
 		} catch {
+			const message = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text) ? htmlTitle(text) : text;
+			if (message) failure.message = shown(message, secrets);
 			return failure;
 		}
 	}
 	const error = (data as { error?: unknown } | null)?.error ?? data;
 	if (error && typeof error === 'object' && !Array.isArray(error)) {
 		const { code, message, field } = error as Record<string, unknown>;
-		if (typeof code === 'string') failure.code = code.slice(0, 100);
-		if (typeof message === 'string') failure.message = redactKeys(message.slice(0, 500));
-		if (typeof field === 'string') failure.field = field.slice(0, 100);
+		if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
+		if (typeof message === 'string') failure.message = shown(message, secrets);
+		if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
 	} else if (typeof error === 'string') {
-		failure.message = redactKeys(error.slice(0, 500));
+		failure.message = shown(error, secrets);
 	}
 	return failure;
 }
@@ -100,7 +123,7 @@ function explain(failure: ServiceFailure, context: FailureContext): { message: s
 		default:
 			if (failure.status >= 500) {
 				return {
-					message: `The Voice AI service failed (${failure.status})${tried}`,
+					message: `The Voice AI service failed (${failure.status})${said}${tried}`,
 					description: context.mayHaveApplied
 						? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
 						: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
@@ -115,17 +138,56 @@ function explain(failure: ServiceFailure, context: FailureContext): { message: s
 
 /** A `NodeApiError` for a failed response, with a message a workflow builder can act on. */
 export function serviceError(node: INode, failure: ServiceFailure, context: FailureContext): NodeApiError {
-	const { message, description } = explain(failure, context);
-	const response: JsonObject = { status: failure.status, message };
-	if (failure.code) response.code = failure.code;
-	if (failure.message) response.serviceMessage = failure.message;
-	if (failure.field) response.field = failure.field;
+	const secrets = context.secrets ?? NO_SECRETS;
+	const clean: ServiceFailure = { ...failure };
+	for (const key of ['code', 'message', 'field'] as const) if (clean[key]) clean[key] = secrets.redact(clean[key]);
+	const explained = explain(clean, context);
+	const message = secrets.redact(explained.message);
+	const description = secrets.redact(explained.description);
+	const response: JsonObject = { status: clean.status, message };
+	if (clean.code) response.code = clean.code;
+	if (clean.message) response.serviceMessage = clean.message;
+	if (clean.field) response.field = clean.field;
 	return new NodeApiError(node, response, {
 		message,
 		description,
-		httpCode: String(failure.status),
+		httpCode: String(clean.status),
 		itemIndex: context.itemIndex,
 	});
+}
+
+/** Where a redirect pointed, as scheme, host and port only: a path or query may carry anything. */
+function originOf(location: string | undefined, requestUrl: string): string | undefined {
+	if (!location) return undefined;
+	try {
+		const url = new URL(location, requestUrl);
+		return url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * A 3xx answer. The node never follows one: n8n would send the credential's headers (and, for 307/308,
+ * the body) on to whatever the service names, another origin included.
+ */
+export function redirectError(
+	node: INode,
+	status: number,
+	location: string | undefined,
+	context: FailureContext & { requestUrl: string },
+): NodeApiError {
+	const secrets = context.secrets ?? NO_SECRETS;
+	const origin = originOf(location, context.requestUrl);
+	const where = origin ? secrets.redact(origin) : undefined;
+	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
+	const description = secrets.redact(
+		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential. ` +
+			(where
+				? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
+				: 'Check the base URL of the credential.'),
+	);
+	return new NodeApiError(node, { status, message }, { message, description, httpCode: String(status), itemIndex: context.itemIndex });
 }
 
 /** A `NodeApiError` for a request that got no usable answer (refused connection, timeout, reset, garbage). */
@@ -134,15 +196,19 @@ export function transportError(
 	problem: string,
 	context: FailureContext & { code?: string; baseUrl: string },
 ): NodeApiError {
+	const secrets = context.secrets ?? NO_SECRETS;
 	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
 	const code = context.code ? ` (${context.code})` : '';
-	const description = context.mayHaveApplied
-		? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
-		: `Check that the base URL in the credential (${context.baseUrl}) is right and the service is reachable, then run again.${code}`;
+	const description = secrets.redact(
+		context.mayHaveApplied
+			? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
+			: `Check that the base URL in the credential (${context.baseUrl}) is right and the service is reachable, then run again.${code}`,
+	);
+	const message = secrets.redact(`${problem}${tried}`);
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
-	const response: JsonObject = { message: problem };
+	const response: JsonObject = { message: secrets.redact(problem) };
 	return new NodeApiError(node, response, {
-		message: `${problem}${tried}`,
+		message,
 		description,
 		itemIndex: context.itemIndex,
 	});

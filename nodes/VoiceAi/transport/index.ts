@@ -12,7 +12,14 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
 import type { RequestGate } from '../helpers/concurrency';
-import { parseServiceFailure, redactKeys, serviceError, transportError } from '../helpers/errors';
+import { parseServiceFailure, redirectError, serviceError, transportError } from '../helpers/errors';
+import type { ApiPath } from './path';
+import { buildPath } from './path';
+import { Secrets } from './secrets';
+
+export type { ApiPath, PathValue } from './path';
+export { apiPath } from './path';
+export { Secrets } from './secrets';
 
 export type VoiceAiContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 
@@ -63,10 +70,17 @@ export interface VoiceAiCredential {
 	 * that is a database read per request); the credential's authenticate function still applies it.
 	 */
 	decrypted: ICredentialsDecrypted;
+	/**
+	 * The key, the base URL's user info, and every secret a request of this execution sent: removed from
+	 * every error and (by the router) every output item.
+	 */
+	secrets: Secrets;
 }
 
-/** Larger answers are refused rather than turned into one enormous item. */
+/** Larger answers are refused rather than turned into one enormous item; the transfer stops at the limit. */
 export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
+/** Of an error answer only the start is read: the message shows 500 characters of it at most. */
+const MAX_ERROR_BYTES = 64 * 1024;
 const BASE_URL = /^https?:\/\/[^\s/?#]+/i;
 /** Connection errors where the request certainly never reached the service, so any request may be repeated. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -86,14 +100,27 @@ const TRANSIENT_CODES = new Set([
 interface FullResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
+	/** A readable stream (the request asks for `encoding: 'stream'`); text or parsed JSON from other helpers. */
 	body: unknown;
 }
 
-/** Reads the credential and checks it before anything is sent. */
-export async function voiceAiCredential(this: VoiceAiContext, itemIndex?: number): Promise<VoiceAiCredential> {
+interface BodyStream extends AsyncIterable<Buffer | string> {
+	destroy(error?: Error): void;
+}
+
+/** What was read of an answer: its text, or a value the HTTP helper already parsed, or that it was too large. */
+type Answer = { text: string } | { value: unknown } | { tooLarge: true; bytes: number; declared: boolean };
+
+/**
+ * Reads the credential and checks it before anything is sent. `secrets`: the execution's collection,
+ * which gets the key and the base URL's user info (a new one when not given).
+ */
+export async function voiceAiCredential(this: VoiceAiContext, itemIndex?: number, secrets = new Secrets()): Promise<VoiceAiCredential> {
 	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
 	const node = this.getNode();
 	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+	secrets.add(credentials.apiKey);
+	secrets.addFromUrl(baseUrl);
 	if (!BASE_URL.test(baseUrl)) {
 		throw new NodeOperationError(node, 'The Voice AI credential has no valid base URL', {
 			itemIndex,
@@ -108,7 +135,7 @@ export async function voiceAiCredential(this: VoiceAiContext, itemIndex?: number
 		});
 	}
 	const id = node.credentials?.voiceAiApi?.id ?? '';
-	return { baseUrl, decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials } };
+	return { baseUrl, decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials }, secrets };
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -143,26 +170,94 @@ function backoffMs(attempt: number, capMs: number): number {
 	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-/** A 2xx body must be JSON (or empty); anything else is treated like a failed answer. */
-function readBody(body: unknown): { ok: true; value: unknown } | { ok: false } {
-	if (typeof body !== 'string') return { ok: true, value: body ?? {} };
-	if (body.trim() === '') return { ok: true, value: {} };
+function isStream(body: unknown): body is BodyStream {
+	return body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe === 'function';
+}
+
+function header(response: FullResponse, name: string): string | undefined {
+	const value = response.headers[name];
+	return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Leaving a loop over the body closes the connection. Only a loop: n8n's HTTP client hands out a
+ * wrapper stream that closes the connection under it only once reading has started, so a body is
+ * never dropped unread (it would hold the connection until the service gives up).
+ */
+async function close(body: BodyStream): Promise<void> {
+	for await (const chunk of body) {
+		void chunk;
+		break;
+	}
+}
+
+/** Drops an answer without waiting for it (a redirect's body is of no use). */
+function discard(body: unknown): void {
+	if (!isStream(body)) return;
+	close(body).catch((error: unknown) => {
+		// Only the connection of an answer already refused could fail here: nothing to report.
+		void error;
+	});
+}
+
+/**
+ * Reads an answer up to `limit` bytes. Past the limit (or when the declared length is already past it)
+ * reading stops and the connection is closed, so memory stays bounded whatever the service sends.
+ * `truncate` keeps the first `limit` bytes instead of refusing (error answers: only their start is shown).
+ */
+async function readAnswer(response: FullResponse, limit: number, truncate: boolean): Promise<Answer> {
+	const { body } = response;
+	if (!isStream(body)) {
+		if (typeof body === 'string') return { text: body };
+		if (Buffer.isBuffer(body)) return { text: body.toString('utf8') };
+		return { value: body };
+	}
+	const declared = Number(header(response, 'content-length'));
+	const chunks: Buffer[] = [];
+	let bytes = 0;
+	for await (const chunk of body) {
+		if (!truncate && declared > limit) return { tooLarge: true, bytes: declared, declared: true };
+		const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+		if (bytes + data.length > limit) {
+			if (!truncate) return { tooLarge: true, bytes: bytes + data.length, declared: false };
+			chunks.push(data.subarray(0, limit - bytes));
+			bytes = limit;
+			break;
+		}
+		chunks.push(data);
+		bytes += data.length;
+	}
+	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
+	return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+}
+
+/**
+ * A 2xx answer as the operation gets it. JSON is parsed. An empty body says the call succeeded and
+ * with which status. A write (anything but GET) succeeded whatever it answered, so a body that is not
+ * JSON comes back as text; a read needs JSON, so for a GET that is not a usable answer (`undefined`).
+ */
+function successValue(answer: { text: string } | { value: unknown }, method: IHttpRequestMethods, status: number): unknown {
+	if ('value' in answer) return answer.value ?? { success: true, status };
+	const text = answer.text;
+	if (text.trim() === '') return { success: true, status };
 	try {
-		return { ok: true, value: JSON.parse(body) };
+		return JSON.parse(text);
 	} catch {
-		return { ok: false };
+		return method === 'GET' ? undefined : { success: true, status, body: text };
 	}
 }
 
 /**
- * One call to the Voice AI API with the `voiceAiApi` credential; returns the parsed JSON body.
- * The key travels only in a header (the credential's authenticate block). Failures become NodeApiError.
- * 429 is retried after Retry-After; 5xx, timeouts and resets only when the policy says repeating is safe.
+ * One call to the Voice AI API with the `voiceAiApi` credential; returns the parsed JSON body (or, for a
+ * write answered with no JSON, `{ success, status, body }`). The key travels only in a header (the
+ * credential's authenticate block) and only to the base URL: redirects are never followed. Failures
+ * become NodeApiError without any secret in them. 429 is retried after Retry-After; 5xx, timeouts and
+ * resets only when the policy says repeating is safe.
  */
 export async function voiceAiApiRequest(
 	this: VoiceAiContext,
 	method: IHttpRequestMethods,
-	path: string,
+	path: string | ApiPath,
 	body?: IDataObject | IDataObject[] | Buffer,
 	extra: Partial<IHttpRequestOptions> = {},
 	policy: RequestPolicy = {},
@@ -171,26 +266,36 @@ export async function voiceAiApiRequest(
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const credential = policy.credential ?? (await voiceAiCredential.call(this, itemIndex));
-	const { baseUrl } = credential;
+	const { baseUrl, secrets } = credential;
+	// Before anything is sent: a path value that would change the path is refused, and what the body
+	// carries (SIP passwords, tokens in URLs) is known to the redaction of everything shown later.
+	const url = `${baseUrl}${buildPath(this.getNode(), path, itemIndex)}`;
+	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
 		method,
-		url: `${baseUrl}${path}`,
+		url,
 		json: true,
 		timeout: retry.timeoutMs,
 		...extra,
 		ignoreHttpStatusErrors: true,
 		returnFullResponse: true,
+		// n8n would send the credential's headers (and for 307/308 the body) on to any origin.
+		disableFollowRedirect: true,
+		// Read by the node, so the size limit holds while reading rather than after.
+		encoding: 'stream',
 	};
 	if (body !== undefined) options.body = body;
 	const maxAttempts = Math.max(1, retry.maxAttempts);
-	// Waits end early when the execution is stopped.
+	// Waits end early when the execution is stopped, or when another item failed and the gate closed.
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
+	const waitSignal = gate ? gate.signalWith(signal) : signal;
 
 	for (let attempt = 1; ; attempt++) {
-		const context = { itemIndex, target: policy.target, attempts: attempt, baseUrl };
+		const context = { itemIndex, target: policy.target, attempts: attempt, baseUrl, secrets };
 		const canRetry = attempt < maxAttempts;
 		if (gate) await gate.acquire(signal);
 		let response: FullResponse;
+		let answer: Answer | undefined;
 		try {
 			response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,
@@ -198,16 +303,19 @@ export async function voiceAiApiRequest(
 				{ ...options, headers: { ...options.headers } },
 				{ credentialsDecrypted: credential.decrypted },
 			)) as FullResponse;
+			const status = response.statusCode;
+			if (status >= 300 && status < 400) discard(response.body);
+			else answer = await readAnswer(response, status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BYTES, status >= 300);
 		} catch (error) {
 			gate?.release('other');
 			const code = errorCode(error);
 			const neverSent = code !== undefined && NOT_SENT_CODES.has(code);
 			const transient = code !== undefined && TRANSIENT_CODES.has(code);
 			if (transient && canRetry && retry.serverErrors && (repeatable || code === 'ECONNREFUSED')) {
-				await sleep(backoffMs(attempt, retry.maxWaitMs), signal);
+				await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
 				continue;
 			}
-			const problem = transient || code ? describeCode(code) : `The request to Voice AI failed: ${redactKeys(String((error as Error).message))}`;
+			const problem = transient || code ? describeCode(code) : `The request to Voice AI failed: ${String((error as Error).message)}`;
 			throw transportError(this.getNode(), problem, {
 				...context,
 				code,
@@ -216,19 +324,24 @@ export async function voiceAiApiRequest(
 		}
 
 		const status = response.statusCode;
+		if (answer === undefined) {
+			gate?.release('other');
+			throw redirectError(this.getNode(), status, header(response, 'location'), { ...context, requestUrl: url });
+		}
+
 		if (status >= 200 && status < 300) {
 			gate?.release('success');
-			const size = Math.max(Number(response.headers['content-length']) || 0, typeof response.body === 'string' ? response.body.length : 0);
-			if (size > MAX_ANSWER_BYTES) {
-				throw transportError(this.getNode(), `Voice AI answered with ${(size / 1048576).toFixed(1)} MiB, too large for the node (limit ${MAX_ANSWER_BYTES / 1048576} MiB)`, {
+			if ('tooLarge' in answer) {
+				const size = answer.declared ? `${(answer.bytes / 1048576).toFixed(1)} MiB` : `more than ${MAX_ANSWER_BYTES / 1048576} MiB`;
+				throw transportError(this.getNode(), `Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_BYTES / 1048576} MiB); the transfer was stopped`, {
 					...context,
 					mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
 				});
 			}
-			const parsed = readBody(response.body);
-			if (parsed.ok) return parsed.value;
+			const value = successValue(answer, method, status);
+			if (value !== undefined) return value;
 			if (canRetry && retry.serverErrors && repeatable) {
-				await sleep(backoffMs(attempt, retry.maxWaitMs), signal);
+				await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
 				continue;
 			}
 			throw transportError(this.getNode(), `Voice AI answered ${status} with a body that is not JSON`, {
@@ -237,6 +350,8 @@ export async function voiceAiApiRequest(
 			});
 		}
 
+		const said = 'text' in answer ? answer.text : 'value' in answer ? answer.value : undefined;
+		const failure = parseServiceFailure(status, said, header(response, 'content-type'), secrets);
 		if (status === 429) {
 			const asked = parseRetryAfter(response.headers['retry-after']);
 			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempt, retry.maxWaitMs));
@@ -247,15 +362,15 @@ export async function voiceAiApiRequest(
 				if (!gate) await sleep(wait, signal);
 				continue;
 			}
-			throw serviceError(this.getNode(), parseServiceFailure(status, response.body), context);
+			throw serviceError(this.getNode(), failure, context);
 		}
 
 		gate?.release('other');
 		if (status >= 500 && canRetry && retry.serverErrors && repeatable) {
-			await sleep(backoffMs(attempt, retry.maxWaitMs), signal);
+			await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
 			continue;
 		}
-		throw serviceError(this.getNode(), parseServiceFailure(status, response.body), {
+		throw serviceError(this.getNode(), failure, {
 			...context,
 			mayHaveApplied: status >= 500 && !repeatable ? policy.mayHaveApplied : undefined,
 		});

@@ -12,6 +12,7 @@ import {
 } from '../../helpers/validation';
 import { idLocator } from '../../helpers/locators';
 import { buildMultipartBody } from '../../helpers/multipart';
+import { apiPath } from '../../transport/path';
 import { defineOperation, toRecords } from '../types';
 
 const TEMPLATES = ['classic', 'modern', 'glassmorphism'] as const;
@@ -241,7 +242,7 @@ export const update = defineOperation<UpdateChatbotInput>({
 			mimeType: image.binary.mimeType,
 		}));
 		const { body, contentType } = await buildMultipartBody(this, itemIndex, fields, files);
-		const result = await api('PATCH', `/chatbot/${encodeURIComponent(chatbotId)}`, body, { headers: { 'Content-Type': contentType } });
+		const result = await api('PATCH', apiPath`/chatbot/${{ field: { name: 'chatbotId', label: 'Chatbot ID' }, value: chatbotId }}`, body, { headers: { 'Content-Type': contentType } });
 		return toRecords(result) as IDataObject[];
 	},
 });

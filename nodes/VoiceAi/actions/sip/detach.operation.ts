@@ -1,5 +1,5 @@
-import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { checkOneOf, invalidField } from '../../helpers/validation';
 import { defineOperation, toRecords } from '../types';
@@ -38,6 +38,25 @@ export const detach = defineOperation<{ phone_number: string; directions: Array<
 		return { phone_number, directions: types.map((type) => ({ type })) };
 	},
 	async execute(body, api) {
-		return toRecords(await api('POST', '/sip/detach2', { ...body }));
+		try {
+			return toRecords(await api('POST', '/sip/detach2', { ...body }));
+		} catch (caught) {
+			const error = caught instanceof NodeApiError ? caught : new NodeOperationError(this.getNode(), caught as Error);
+			const status = error instanceof NodeApiError ? Number(error.httpCode) : NaN;
+			if (status !== 404 && status !== 409) throw error;
+			// A detach repeated after its answer was lost finds nothing attached: the wanted state holds.
+			const said = (error.errorResponse as IDataObject | undefined)?.serviceMessage;
+			return [
+				{
+					success: true,
+					status,
+					phone_number: body.phone_number,
+					directions: body.directions.map(({ type }) => type),
+					note:
+						`Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}: nothing of these directions is attached to the number, ` +
+						'so it counts as detached (for example when a detach is repeated after its answer was lost). If you expected it to be attached, check that the number belongs to the organization of the API key.',
+				},
+			];
+		}
 	},
 });

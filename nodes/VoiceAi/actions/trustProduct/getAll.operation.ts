@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkPathSegment, readListLimit, readString } from '../../helpers/validation';
+import { apiPath } from '../../transport/path';
 import { defineOperation, returnAllFields, toListRecords } from '../types';
 
 const properties: INodeProperties[] = [
@@ -28,6 +29,6 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 		return { carrier, limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ carrier, limit }, api) {
-		return toListRecords(await api('GET', `/agency/${encodeURIComponent(carrier)}/trust-products`), limit);
+		return toListRecords(await api('GET', apiPath`/agency/${{ field: { name: 'carrier', label: 'Carrier' }, value: carrier }}/trust-products`), limit);
 	},
 });

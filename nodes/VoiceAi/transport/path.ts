@@ -1,0 +1,67 @@
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/** A value that goes into a request path, with the field it came from (named when it cannot be used). */
+export interface PathValue {
+	field: { name: string; label: string };
+	value: string;
+}
+
+export interface ApiPath {
+	readonly pieces: readonly string[];
+	readonly values: readonly PathValue[];
+}
+
+/** A request path with ids in it: apiPath`/chatbot/${{ field: CHATBOT_ID, value: id }}`. Values are encoded. */
+export function apiPath(pieces: TemplateStringsArray, ...values: PathValue[]): ApiPath {
+	return { pieces: [...pieces], values };
+}
+
+/** Why a value cannot be one path segment, or undefined when it can. */
+function segmentProblem(value: string): string | undefined {
+	if (value === '') return 'it is empty';
+	if (value === '.' || value === '..') return `${JSON.stringify(value)} would address another resource than the one meant`;
+	if (value.includes('/')) return `${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} contains a slash, which would change the request path`;
+	return undefined;
+}
+
+function refuse(node: INode, itemIndex: number | undefined, what: string, problem: string, name?: string): NodeOperationError {
+	const item = itemIndex === undefined ? '' : ` in item ${itemIndex}`;
+	return new NodeOperationError(node, `Invalid '${what}'${item}: ${problem}`, {
+		itemIndex,
+		description: `Correct the '${what}' field${name ? ` (${name})` : ''} and run again. Nothing was sent to Voice AI for this item.`,
+	});
+}
+
+function decoded(segment: string): string {
+	if (!segment.includes('%')) return segment;
+	try {
+		return decodeURIComponent(segment);
+	} catch {
+		return segment;
+	}
+}
+
+/**
+ * The path a request goes to. Values of an `ApiPath` are checked and encoded; a plain path (built by an
+ * operation with encodeURIComponent) is checked segment by segment, so no id can turn into `.`, `..`, an
+ * empty segment or extra segments whatever way the path was built. Throws before anything is sent.
+ */
+export function buildPath(node: INode, path: string | ApiPath, itemIndex?: number): string {
+	if (typeof path !== 'string') {
+		let text = path.pieces[0];
+		path.values.forEach(({ field, value }, index) => {
+			const problem = segmentProblem(String(value));
+			if (problem) throw refuse(node, itemIndex, field.label, problem, field.name);
+			text += encodeURIComponent(String(value)) + path.pieces[index + 1];
+		});
+		return text;
+	}
+	const end = path.search(/[?#]/);
+	const segments = (end === -1 ? path : path.slice(0, end)).split('/');
+	for (let index = 1; index < segments.length; index++) {
+		const problem = segmentProblem(decoded(segments[index]));
+		if (problem) throw refuse(node, itemIndex, 'request path', `in ${path}, ${problem === 'it is empty' ? 'a segment is empty' : problem}`);
+	}
+	return path;
+}

@@ -1,0 +1,152 @@
+/**
+ * Redaction by exact value. A service that echoes everything it received back (in a JSON error, a
+ * text/plain error, a 5xx, a 2xx) gets canary secrets that look like nothing in particular: a SIP
+ * password, a webhook token, the user info of the base URL, the trigger's delivery token. None of them
+ * may appear in an output item, an error message or description, or anything n8n keeps of the run.
+ */
+import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
+
+import type { RunNodeResult } from '../engine';
+import { runNode } from '../engine';
+import type { Loopback, SeenRequest } from '../support/loopback';
+import { json, startLoopback } from '../support/loopback';
+import { TriggerWorkflow } from '../trigger/n8n';
+
+const API_KEY = 'ct_redaction_canary_key_0123456789';
+const SIP_PASSWORD = 'Tulip Harbor/42!';
+const WEBHOOK_TOKEN = 'Mango-River-77';
+const URL_USER = 'ops';
+const URL_PASSWORD = 'Quartz-Lantern-19';
+
+let service: Loopback;
+
+/** Everything the service received, as one text: URL, headers, body. */
+const echo = (request: SeenRequest): string => `${request.method} ${request.url} ${request.body.toString('utf8')} ${JSON.stringify(request.headers)}`;
+
+type Answer = 'json-400' | 'text-400' | 'text-500' | 'json-200' | 'text-200';
+
+function answerWith(kind: Answer): void {
+	service.handle((request, res) => {
+		const said = `rejected what you sent: ${echo(request)}`;
+		if (kind === 'json-400') return json(res, 400, { error: { status: 400, code: 'invalid', message: said } });
+		if (kind === 'json-200') return json(res, 200, { message: 'updated', received: echo(request) });
+		res.writeHead(Number(kind.slice(-3)), { 'Content-Type': 'text/plain; charset=utf-8' });
+		res.end(kind === 'text-200' ? `updated: ${echo(request)}` : said);
+	});
+}
+
+beforeAll(async () => {
+	service = await startLoopback();
+});
+afterAll(async () => await service?.close());
+beforeEach(() => {
+	service.requests.length = 0;
+});
+
+const credentials = (baseUrl = service.url): Record<string, ICredentialDataDecryptedObject> => ({ voiceAiApi: { baseUrl, apiKey: API_KEY } });
+
+const sipUpdate: INodeParameters = {
+	resource: 'sip',
+	operation: 'update',
+	phoneNumber: '+14155550102',
+	unlistedDirections: 'detach',
+	directions: { inbound: { sipEndpoint: 'sip:pbx.example.com', port: 5060, transport: 'udp', secureMedia: true, sipUsername: 'frontdesk', sipPassword: SIP_PASSWORD } },
+	options: { maxAttempts: 1 },
+};
+const webhookSet: INodeParameters = { resource: 'webhook', operation: 'set', webhookUrl: `https://crm.example.com/hook?source=voiceai&token=${WEBHOOK_TOKEN}`, options: { maxAttempts: 1 } };
+
+/**
+ * Every text the node produced: its output items, its error with everything n8n keeps of it (stack,
+ * context, messages, the response it was built from, the error it wraps) and the node's run data. Not
+ * the error's copy of the node's own parameters, which hold what the user typed in (a literal password
+ * typed into the node is a stored-workflow matter, see the SIP credential type).
+ */
+function shown(result: RunNodeResult): string {
+	const withoutNode = (key: string, value: unknown) => (key === 'node' && value !== null && typeof value === 'object' && 'parameters' in value ? undefined : value);
+	const error = result.error ? JSON.stringify({ ...result.error, message: result.error.message, stack: result.error.stack }, withoutNode) : '';
+	return `${JSON.stringify(result.outputs)}\n${error}\n${JSON.stringify(result.run?.data.resultData.runData['Voice AI'] ?? null, withoutNode)}`;
+}
+
+function expectNoneOf(text: string, secrets: string[]): void {
+	for (const secret of secrets) {
+		for (const form of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]) expect({ form, found: text.includes(form) }).toEqual({ form, found: false });
+	}
+}
+
+describe('a service that echoes what it received', () => {
+	const cases: Array<{ what: string; parameters: INodeParameters; secret: string }> = [
+		{ what: 'SIP Update: the SIP password', parameters: sipUpdate, secret: SIP_PASSWORD },
+		{ what: 'Webhook Set: the token of the webhook URL', parameters: webhookSet, secret: WEBHOOK_TOKEN },
+	];
+	const answers: Answer[] = ['json-400', 'text-400', 'text-500', 'json-200', 'text-200'];
+
+	it.each(cases.flatMap((entry) => answers.map((answer) => ({ ...entry, answer }))))('$what, answered $answer: the secret went out but shows nowhere', async ({ parameters, secret, answer }) => {
+		answerWith(answer);
+		for (const continueOnFail of [false, true]) {
+			const result = await runNode({ parameters, credentials: credentials(), continueOnFail });
+			// The canary really went out and really came back: otherwise the test would prove nothing.
+			expect(service.requests.at(-1)!.body.toString('utf8')).toContain(JSON.stringify(secret).slice(1, -1));
+			const text = shown(result);
+			expect(text).toContain('***');
+			expectNoneOf(text, [secret, API_KEY]);
+			if (answer.endsWith('200')) expect(result.error).toBeUndefined();
+			else expect(Boolean(result.error)).toBe(!continueOnFail);
+		}
+	});
+
+	it('a text/plain error shows the service\'s own text (without the secret) instead of a generic message', async () => {
+		answerWith('text-400');
+		const result = await runNode({ parameters: sipUpdate, credentials: credentials() });
+		expect(result.error?.message).toMatch(/^Voice AI rejected the request: rejected what you sent: PATCH \/sip\/sip2 /);
+		expect(result.error?.message).toContain('"sip_password":"***"');
+	});
+
+	it('a long message is cut after the secrets are removed, so no part of one is left at the cut', async () => {
+		for (const pad of [470, 475, 480, 485, 490]) {
+			service.handle((_, res) => {
+				res.writeHead(400, { 'Content-Type': 'text/plain' });
+				res.end(`${'x'.repeat(pad)} ${SIP_PASSWORD} and more text after it`);
+			});
+			const result = await runNode({ parameters: sipUpdate, credentials: credentials() });
+			expect(result.error?.message).toMatch(/^Voice AI rejected the request: x+/);
+			expect(result.error?.message).not.toMatch(/ T(u(l(i(p( (H(a(r)?)?)?)?)?)?)?)?\.\.\.$/);
+		}
+	});
+});
+
+describe('user info in the base URL', () => {
+	const withUserInfo = (url: string) => url.replace('http://', `http://${URL_USER}:${URL_PASSWORD}@`);
+
+	it('never shows in an error about the service', async () => {
+		answerWith('text-500');
+		const result = await runNode({ parameters: { resource: 'contact', operation: 'getListNames', returnAll: true, options: { maxAttempts: 1 } }, credentials: credentials(withUserInfo(service.url)) });
+		expect(result.error?.message).toMatch(/The Voice AI service failed \(500\)/);
+		expectNoneOf(shown(result), [`${URL_USER}:${URL_PASSWORD}`, URL_PASSWORD]);
+	});
+
+	it('never shows in an error about the connection, which names the base URL', async () => {
+		const closed = await startLoopback();
+		const url = closed.url;
+		await closed.close();
+		const result = await runNode({ parameters: { resource: 'contact', operation: 'getListNames', returnAll: true, options: { maxAttempts: 1 } }, credentials: credentials(withUserInfo(url)) });
+		expect(result.error?.message).toMatch(/refused the connection/);
+		expect(result.error?.description).toContain(`http://***@${url.slice('http://'.length)}`);
+		expectNoneOf(shown(result), [`${URL_USER}:${URL_PASSWORD}`, URL_PASSWORD]);
+	});
+});
+
+describe('the trigger\'s registration', () => {
+	it('an error echoing the registered URL shows neither its token nor the key', async () => {
+		answerWith('text-400');
+		const flow = new TriggerWorkflow({ baseUrl: service.url, apiKey: API_KEY });
+		const failure = await flow.activate().then(
+			() => undefined,
+			(error: unknown) => error as Error & { description?: string },
+		);
+		expect(failure?.message).toMatch(/^Voice AI rejected the request: rejected what you sent: POST \/webhook\/insert-webhook/);
+		const sent = JSON.parse(service.requests.at(-1)!.body.toString('utf8')) as { webhook: string };
+		const token = new URL(sent.webhook).searchParams.get('token')!;
+		expect(token.length).toBeGreaterThan(20);
+		expectNoneOf(JSON.stringify(failure, Object.getOwnPropertyNames(failure)), [token, API_KEY]);
+	});
+});

@@ -1,0 +1,56 @@
+/**
+ * A small HTTP server on a free loopback port that records every request (method, URL, headers, body)
+ * and answers through a handler the test sets: a redirecting front, a second origin that must see
+ * nothing, a service that echoes secrets back, an endless answer. Not the sandbox: these answers are
+ * ones the sandbox has no reason to give.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+	method: string;
+	url: string;
+	headers: IncomingHttpHeaders;
+	body: Buffer;
+}
+
+export type Handler = (request: SeenRequest, res: ServerResponse, req: IncomingMessage) => void | Promise<void>;
+
+export interface Loopback {
+	/** http://127.0.0.1:<port>, no trailing slash. */
+	url: string;
+	requests: SeenRequest[];
+	handle(handler: Handler): void;
+	close(): Promise<void>;
+}
+
+export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+	res.end(JSON.stringify(body));
+};
+
+export async function startLoopback(handler: Handler = (_, res) => json(res, 200, [])): Promise<Loopback> {
+	let current = handler;
+	const requests: SeenRequest[] = [];
+	const server: Server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+			requests.push(seen);
+			Promise.resolve(current(seen, res, req)).catch(() => res.destroy());
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		requests,
+		handle: (next) => {
+			current = next;
+		},
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
