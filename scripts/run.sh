@@ -26,11 +26,14 @@ ensure_deps() {
 build() { rm -rf dist && npx tsc -p tsconfig.json && npx gulp build:icons --silent; }
 lint() { npx eslint --max-warnings 0 .; }
 n8n_dir() { bash scripts/n8n-install.sh; }
-# The oldest n8n line the package supports (README, "Compatibility"); the compat suite runs on it too.
+# The oldest n8n the package supports (README, "Compatibility"). On it: the compat suite (install,
+# credential test, trigger publish and delivery) and workflows.e2e (every action operation once).
 OLDEST_N8N="1.123.81"
 compat_on_oldest() {
-  VOICEAI_N8N_DIR="$(VOICEAI_N8N_VERSION="$OLDEST_N8N" n8n_dir)" \
-    npx jest --config test/e2e/jest.config.js --runInBand test/e2e/compat.e2e.test.ts "$@"
+  local dir
+  dir="$(VOICEAI_N8N_VERSION="$OLDEST_N8N" n8n_dir)"
+  VOICEAI_N8N_DIR="$dir" npx jest --config test/e2e/jest.config.js --runInBand \
+    test/e2e/compat.e2e.test.ts test/e2e/workflows.e2e.test.ts "$@"
 }
 
 job="${1:-test}"
