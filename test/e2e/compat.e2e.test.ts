@@ -37,8 +37,10 @@ function triggerWorkflow(): WorkflowJson {
 }
 
 describe(`n8n ${version}`, () => {
-	test('loads both nodes and the credential from the installed community package', async () => {
-		expect(await stack.api.nodeTypeNames()).toEqual(expect.arrayContaining([NODE_TYPES.action, NODE_TYPES.trigger]));
+	test('loads both nodes, the action node as an AI tool, and the credential from the installed community package', async () => {
+		expect(await stack.api.nodeTypeNames()).toEqual(
+			expect.arrayContaining([NODE_TYPES.action, `${NODE_TYPES.action}Tool`, NODE_TYPES.trigger]),
+		);
 		const credentialTypes = await stack.api.request<Array<{ name: string }>>('GET', '/types/credentials.json');
 		expect(credentialTypes.map((type) => type.name)).toContain('voiceAiApi');
 	});
