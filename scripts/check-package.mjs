@@ -136,6 +136,8 @@ async function checkEslintPlugin(unpacked) {
 
 async function checkScanner(unpacked) {
 	const scannerFile = join(dirname(require.resolve('@n8n/scan-community-package/package.json')), 'scanner', 'scanner.mjs');
+	// The scanner makes a temporary folder (for downloads) when loaded; have its tmp remove it on exit.
+	createRequire(scannerFile)('tmp').setGracefulCleanup();
 	const scanner = await import(pathToFileURL(scannerFile).href);
 	const source = await scanner.analyzePackage(root, scanner.SOURCE_FILE_PATTERNS);
 	const tarball = await scanner.analyzePackage(unpacked, ['**/*.js', 'package.json']);

@@ -58,10 +58,11 @@ case "$job" in
   lint) ensure_deps; lint "${@:2}" ;;
   sandbox) ensure_deps; exec npx tsx test/sandbox/cli.ts "${@:2}" ;;
   simulate) ensure_deps; exec npx tsx test/sandbox/simulate.ts "${@:2}" ;;
-  unit) ensure_deps; exec npx jest --config jest.config.js "${@:2}" ;;
-  e2e)
+  unit|e2e)
     ensure_deps
+    # The unit suites load n8n's HTTP Request node from it; the e2e suites run it.
     export VOICEAI_N8N_DIR="${VOICEAI_N8N_DIR:-$(n8n_dir)}"
+    if [ "$job" = unit ]; then exec npx jest --config jest.config.js "${@:2}"; fi
     exec npx jest --config test/e2e/jest.config.js --runInBand "${@:2}"
     ;;
   compat) ensure_deps; build; compat_on_oldest "${@:2}" ;;
