@@ -24,7 +24,7 @@ ensure_deps() {
 }
 
 build() { rm -rf dist && npx tsc -p tsconfig.json && npx gulp build:icons --silent; }
-lint() { npx eslint --max-warnings 0 .; }
+lint() { npx eslint --max-warnings 0 . "$@"; }
 n8n_dir() { bash scripts/n8n-install.sh; }
 # The oldest n8n the package supports (README, "Compatibility"). On it: the compat suite (install,
 # credential test, trigger publish and delivery) and workflows.e2e (every action operation once).
