@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the pinned real n8n into the cache (once per machine) and prints its folder.
+# VOICEAI_N8N_VERSION picks another n8n (the e2e compatibility suite installs the oldest supported one).
 # Facts behind the flags: ../shared/notes/n8n-facts.md (Kafka's native module cannot build offline,
-# linkedom 0.18.15 needs a package missing from the registry, sqlite3 must be rebuilt for Node 24).
+# linkedom 0.18.15 needs a package missing from the registry, sqlite3 must be rebuilt for Node 24,
+# n8n 1.x depends on xlsx from a download URL outside the registry: the registry's 0.18.5 replaces it).
 # The install happens in a scratch folder that is renamed when complete, so an interrupted or
 # concurrent install never leaves a half-installed n8n behind the final name.
 set -euo pipefail
@@ -14,10 +16,12 @@ echo "[voiceai] installing n8n $N8N_VERSION into $dir (first time only, a few mi
 work="$dir.partial.$$"
 trap 'rm -rf "$work"' EXIT
 rm -rf "$work" && mkdir -p "$work"
+overrides='"linkedom": "0.18.12"'
+case "$N8N_VERSION" in 1.*) overrides="$overrides, \"xlsx\": \"0.18.5\"" ;; esac
 cat > "$work/package.json" <<JSON
 { "name": "voiceai-n8n-host", "private": true, "version": "1.0.0",
   "dependencies": { "n8n": "$N8N_VERSION" },
-  "overrides": { "linkedom": "0.18.12" } }
+  "overrides": { $overrides } }
 JSON
 # sqlite3 is n8n's database driver: its native module must match the Node that runs n8n (24).
 nodedir="$(dirname "$(dirname "$(command -v node)")")"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Entry points behind `npm start`, `npm test` and `npm run bench`: they work on a machine that has
-# only Node 20 and npm. Node 24 comes first on PATH, dependencies are installed from the lock file
-# when they are missing or stale, then the job runs.
+# Entry point behind every npm script (`npm start`, `npm test`, `npm run sandbox`, ...): they work on a
+# machine that has only Node 20 and npm. Node 24 comes first on PATH, dependencies are installed from
+# the lock file when they are missing or stale, then the job runs. Extra arguments go to the job's tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/node24.sh
@@ -17,12 +17,24 @@ ensure_deps() {
   [ -f node_modules/.voiceai-deps ] && have="$(cat node_modules/.voiceai-deps)"
   if [ "$(deps_stamp)" != "$have" ]; then
     echo "[voiceai] installing dependencies (npm install, from the lock file)" >&2
-    npm install --no-audit --no-fund --loglevel=error
+    # To stderr: `npm run sandbox -- --json` promises the connection JSON as its first stdout line.
+    npm install --no-audit --no-fund --loglevel=error >&2
     deps_stamp > node_modules/.voiceai-deps
   fi
 }
 
-build() { rm -rf dist && npm run build --silent; }
+build() { rm -rf dist && npx tsc -p tsconfig.json && npx gulp build:icons --silent; }
+lint() { npx eslint --max-warnings 0 . "$@"; }
+n8n_dir() { bash scripts/n8n-install.sh; }
+# The oldest n8n the package supports (README, "Compatibility"). On it: the compat suite (install,
+# credential test, trigger publish and delivery) and workflows.e2e (every action operation once).
+OLDEST_N8N="1.123.81"
+compat_on_oldest() {
+  local dir
+  dir="$(VOICEAI_N8N_VERSION="$OLDEST_N8N" n8n_dir)"
+  VOICEAI_N8N_DIR="$dir" npx jest --config test/e2e/jest.config.js --runInBand \
+    test/e2e/compat.e2e.test.ts test/e2e/workflows.e2e.test.ts "$@"
+}
 
 # The editor check drives Debian's Chromium; a fresh machine gets it from apt.
 ensure_chromium() {
@@ -37,39 +49,56 @@ case "$job" in
   test)
     ensure_deps
     build
-    npm run lint --silent
+    lint
     npx tsc -p tsconfig.test.json
     # Before the jest suites: the HTTP Request node suite loads n8n's own node from this install.
-    export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"
+    export VOICEAI_N8N_DIR="$(n8n_dir)"
     mkdir -p .tmp
+    rm -f .tmp/unit.json .tmp/e2e.json .tmp/queue.json .tmp/compat.json
     status=0
     npx jest --config jest.config.js --json --outputFile=.tmp/unit.json || status=$?
     npx jest --config test/e2e/jest.config.js --runInBand --json --outputFile=.tmp/e2e.json || status=$?
     npx jest --config test/queue/jest.config.js --runInBand --json --outputFile=.tmp/queue.json || status=$?
-    node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json .tmp/queue.json
+    compat_on_oldest --json --outputFile=.tmp/compat.json || status=$?
+    node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json .tmp/queue.json .tmp/compat.json
     exit "$status"
     ;;
   editor)
     ensure_deps
     ensure_chromium
     build
-    export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"
-    exec npx jest --config test/e2e/jest.config.js --runInBand --testMatch '**/*.browser.test.ts'
+    export VOICEAI_N8N_DIR="$(n8n_dir)"
+    exec npx jest --config test/e2e/jest.config.js --runInBand --testMatch '**/*.browser.test.ts' "${@:2}"
     ;;
+  build) ensure_deps; build ;;
+  lint) ensure_deps; lint "${@:2}" ;;
+  sandbox) ensure_deps; exec npx tsx test/sandbox/cli.ts "${@:2}" ;;
+  simulate) ensure_deps; exec npx tsx test/sandbox/simulate.ts "${@:2}" ;;
+  unit|e2e)
+    ensure_deps
+    # The unit suites load n8n's HTTP Request node from it; the e2e suites run it.
+    export VOICEAI_N8N_DIR="${VOICEAI_N8N_DIR:-$(n8n_dir)}"
+    if [ "$job" = unit ]; then exec npx jest --config jest.config.js "${@:2}"; fi
+    exec npx jest --config test/e2e/jest.config.js --runInBand "${@:2}"
+    ;;
+  compat) ensure_deps; build; compat_on_oldest "${@:2}" ;;
+  check-package) ensure_deps; build; exec node scripts/check-package.mjs "${@:2}" ;;
+  format) ensure_deps; exec npx prettier --write . "${@:2}" ;;
+  format-check) ensure_deps; exec npx prettier --check . "${@:2}" ;;
   demo)
     ensure_deps
     build
-    export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"
+    export VOICEAI_N8N_DIR="$(n8n_dir)"
     exec npx tsx scripts/demo.ts "${@:2}"
     ;;
   bench)
     ensure_deps
     build
-    export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"
+    export VOICEAI_N8N_DIR="$(n8n_dir)"
     exec npx tsx bench/run.ts "${@:2}"
     ;;
   *)
-    echo "usage: scripts/run.sh test|editor|demo|bench" >&2
+    echo "usage: scripts/run.sh test|editor|demo|bench|build|lint|sandbox|simulate|unit|e2e|compat|check-package|format|format-check [args]" >&2
     exit 2
     ;;
 esac

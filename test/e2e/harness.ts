@@ -66,6 +66,17 @@ export function n8nDir(): string {
 	return dir;
 }
 
+/** Version of the n8n install in `dir` (VOICEAI_N8N_DIR): the e2e suites run on more than one. */
+export function n8nVersion(dir = n8nDir()): string {
+	return (JSON.parse(readFileSync(join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** Whether this n8n has the backend module `name` (N8N_DISABLED_MODULES accepts only known ones). */
+function knowsModule(dir: string, name: string): boolean {
+	const list = join(dir, 'node_modules', '@n8n', 'backend-common', 'dist', 'modules', 'modules.config.js');
+	return existsSync(list) && readFileSync(list, 'utf8').includes(`'${name}'`);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Waiting
 
@@ -204,8 +215,9 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
-		// Its refresh task calls api.n8n.io and logs a stack trace per attempt when offline.
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// Its refresh task calls api.n8n.io and logs a stack trace per attempt when offline. n8n 1.x has
+		// no such module and refuses to start when an unknown one is named.
+		...(knowsModule(dir, 'mcp-registry') ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
@@ -254,7 +266,10 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 			async () => {
 				if (exited) return 'exited';
 				const res = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
-				return res.ok ? 'ready' : undefined;
+				if (!res.ok) return undefined;
+				// n8n 1.x reports ready once its database is migrated, before its REST routes exist.
+				const rest = await fetch(`${baseUrl}/rest/settings`, { signal: AbortSignal.timeout(2_000) });
+				return rest.ok ? 'ready' : undefined;
 			},
 			{ timeoutMs: options.readyTimeoutMs ?? 120_000, intervalMs: 250, what: `n8n on ${baseUrl}` },
 		).catch((error: Error) => error.message);
@@ -501,7 +516,7 @@ export class N8nApi {
 		const started = await this.request<{ executionId?: string; waitingForWebhook?: boolean }>(
 			'POST',
 			`/rest/workflows/${workflow.id}/run`,
-			{ triggerToStartFrom: { name: triggerNodeName } },
+			await this.manualRunBody(workflow, triggerNodeName),
 		);
 		if (!started.executionId) throw new Error(`n8n did not start a run: ${JSON.stringify(started)}`);
 		const id = started.executionId;
@@ -520,10 +535,23 @@ export class N8nApi {
 	 * one event (the run then shows up in the executions as mode "manual").
 	 */
 	async listenForTestEvent(workflow: { id: string }, triggerNodeName: string): Promise<void> {
-		const answer = await this.request<{ waitingForWebhook?: boolean }>('POST', `/rest/workflows/${workflow.id}/run`, {
-			triggerToStartFrom: { name: triggerNodeName },
-		});
+		const answer = await this.request<{ waitingForWebhook?: boolean }>(
+			'POST',
+			`/rest/workflows/${workflow.id}/run`,
+			await this.manualRunBody(workflow, triggerNodeName),
+		);
 		if (!answer?.waitingForWebhook) throw new Error(`n8n is not listening for a test event: ${JSON.stringify(answer)}`);
+	}
+
+	/**
+	 * Body of a manual run. n8n 1.x runs the workflow the editor sends (`workflowData`); 2.x loads the
+	 * saved one and ignores that field.
+	 */
+	private async manualRunBody(workflow: { id: string }, triggerNodeName: string): Promise<Record<string, unknown>> {
+		return {
+			workflowData: await this.request('GET', `/rest/workflows/${workflow.id}`),
+			triggerToStartFrom: { name: triggerNodeName },
+		};
 	}
 
 	async listExecutions(workflowId?: string): Promise<ExecutionSummary[]> {

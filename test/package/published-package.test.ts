@@ -1,0 +1,123 @@
+/**
+ * The tarball npm would publish, checked by scripts/check-package.mjs: its contents, the metadata npm
+ * provenance and n8n's verification read, the community-nodes ESLint rules on the built dist/ (inline
+ * disabling ignored) and the checks of n8n's community-package scanner on the local files.
+ * A doctored tarball shows each check refuses what it is there to refuse. Needs dist/ (`npm run build`).
+ */
+import { execFile } from 'node:child_process';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+const root = join(__dirname, '..', '..');
+const script = join(root, 'scripts', 'check-package.mjs');
+
+interface Check {
+	name: 'contents' | 'metadata' | 'eslint' | 'scanner';
+	passed: boolean;
+	details: string[];
+}
+
+async function runChecks(args: string[] = []): Promise<{ code: number; checks: Record<string, Check> }> {
+	const result = await execFileAsync(process.execPath, [script, '--json', ...args], { cwd: root, maxBuffer: 1 << 24 }).then(
+		(r) => ({ code: 0, stdout: r.stdout }),
+		(e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+	);
+	const report = JSON.parse(result.stdout.trim().split('\n').pop()!) as { checks: Check[] };
+	return { code: result.code, checks: Object.fromEntries(report.checks.map((c) => [c.name, c])) };
+}
+
+let work: string;
+beforeAll(() => {
+	work = mkdtempSync(join(tmpdir(), 'voiceai-package-test-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the tarball npm publishes', () => {
+	let result: Awaited<ReturnType<typeof runChecks>>;
+	beforeAll(async () => {
+		result = await runChecks();
+	}, 120_000);
+
+	test.each(['contents', 'metadata', 'eslint', 'scanner'])('%s check passes', (name) => {
+		const check = result.checks[name];
+		expect(check.passed ? 'passed' : check.details.join('\n')).toBe('passed');
+	});
+
+	test('the script exits 0', () => {
+		expect(result.code).toBe(0);
+	});
+});
+
+describe('a doctored tarball', () => {
+	let result: Awaited<ReturnType<typeof runChecks>>;
+	beforeAll(async () => {
+		const { stdout } = await execFileAsync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root });
+		const packed = join(work, (JSON.parse(stdout) as Array<{ filename: string }>)[0].filename);
+		const dir = join(work, 'package');
+		mkdirSync(dir);
+		await execFileAsync('tar', ['-xzf', packed, '-C', dir, '--strip-components=1']);
+
+		// Node code that breaks community-node rules, each line excused by an inline comment.
+		const node = join(dir, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js');
+		appendFileSync(
+			node,
+			[
+				'',
+				'// eslint-disable-next-line',
+				'setTimeout(() => undefined, 1); // eslint-disable-line',
+				'/* eslint-disable */',
+				'exports.leak = process.env.VOICEAI_SECRET;',
+				'//# sourceMappingURL=VoiceAi.node.js.map',
+				'',
+			].join('\n'),
+		);
+		// Files that must never ship, and metadata that does not match itself.
+		mkdirSync(join(dir, 'test'));
+		writeFileSync(join(dir, 'test', 'sandbox.js'), 'module.exports = {};\n');
+		copyFileSync(node, join(dir, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js.map'));
+		const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+		pkg.homepage = 'https://example.com';
+		pkg.dependencies = { undici: '8.12.4' };
+		writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
+
+		const doctored = join(work, 'doctored.tgz');
+		await execFileAsync('tar', ['-czf', doctored, '-C', work, 'package']);
+		result = await runChecks(['--tarball', doctored]);
+	}, 120_000);
+
+	test('is refused: exit code 1', () => {
+		expect(result.code).toBe(1);
+	});
+
+	test('contents: names the stray files and the source map reference', () => {
+		expect(result.checks.contents.passed).toBe(false);
+		expect(result.checks.contents.details).toEqual(
+			expect.arrayContaining([
+				'not to be published: test/sandbox.js',
+				'not to be published: dist/nodes/VoiceAi/VoiceAi.node.js.map',
+				'source map reference in dist/nodes/VoiceAi/VoiceAi.node.js',
+			]),
+		);
+	});
+
+	test('metadata: names the homepage that does not match the repository and the runtime dependency', () => {
+		expect(result.checks.metadata.passed).toBe(false);
+		expect(result.checks.metadata.details.join('\n')).toMatch(/homepage must be https:\/\/github\.com\/.+#readme/);
+		expect(result.checks.metadata.details).toContain('runtime dependencies are not allowed');
+	});
+
+	test('eslint: the inline disabling comments do not hide the global timer and the env read', () => {
+		expect(result.checks.eslint.passed).toBe(false);
+		const details = result.checks.eslint.details.join('\n');
+		expect(details).toMatch(/VoiceAi\.node\.js:\d+ @n8n\/community-nodes\/no-restricted-globals/);
+		expect(details).toMatch(/no-runtime-dependencies/);
+	});
+
+	test("scanner: n8n's scanner refuses the packed files", () => {
+		expect(result.checks.scanner.passed).toBe(false);
+		expect(result.checks.scanner.details.find((d) => d.startsWith('tarball:'))).toMatch(/ESLint violations found/);
+	});
+});
