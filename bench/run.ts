@@ -2,11 +2,14 @@
  * `npm run bench`: the throughput benchmark of issue 6. Starts one sandbox (its own process), runs the
  * scenarios one after another, prints each table and writes bench/results.md.
  *
- *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers] [--quick] [--no-write]
+ *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers,trigger] [--quick] [--no-write]
+ *                        [--trigger-settings defaults,likeForLike,lazy]
  *
  * --quick shrinks items and rounds for a smoke run (its numbers are not the benchmark's); --no-write
- * leaves bench/results.md alone (so do --quick and --only). A full run also updates the results section
- * of README.md (Benchmark). VOICEAI_N8N_DIR must name the real n8n install (scripts/run.sh sets it).
+ * leaves bench/results.md alone (so does --quick). Each scenario's last result is kept in
+ * bench/results.json, and bench/results.md is written from it, so `--only trigger` replaces the trigger
+ * scenario's section and keeps the others. Only a full run updates the results section of README.md
+ * (Benchmark). VOICEAI_N8N_DIR must name the real n8n install (scripts/run.sh sets it).
  */
 import './env';
 import '../test/support/nodeSources';
@@ -27,10 +30,20 @@ import { overhead } from './scenarios/overhead';
 import { queueWorkers } from './scenarios/queueWorkers';
 import { rateLimited } from './scenarios/rateLimited';
 import { realN8n } from './scenarios/realN8n';
+import { triggerVsWebhook } from './scenarios/triggerVsWebhook';
+import { TRIGGER_SETTINGS, type TriggerSetting } from './triggerWorkflows';
 import { fmt } from './stats';
 
 const ROOT = join(__dirname, '..');
-const SCENARIOS = ['overhead', 'latency', 'rateLimit', 'memory', 'realN8n', 'queueWorkers'] as const;
+const SCENARIOS = ['overhead', 'latency', 'rateLimit', 'memory', 'realN8n', 'queueWorkers', 'trigger'] as const;
+const RESULTS_JSON = join(__dirname, 'results.json');
+
+interface StoredResult {
+	scenario: string;
+	ranAt: string;
+	commit: string;
+	result: ScenarioResult;
+}
 
 function loadBuiltNode(): AnyNodeType {
 	const file = join(ROOT, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js');
@@ -40,8 +53,14 @@ function loadBuiltNode(): AnyNodeType {
 }
 
 async function main(): Promise<void> {
-	const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean' }, 'no-write': { type: 'boolean' } } });
+	const { values } = parseArgs({
+		options: { only: { type: 'string' }, quick: { type: 'boolean' }, 'no-write': { type: 'boolean' }, 'trigger-settings': { type: 'string' } },
+	});
 	const only = values.only ? values.only.split(',') : [...SCENARIOS];
+	const triggerSettings = (values['trigger-settings']?.split(',') ?? Object.keys(TRIGGER_SETTINGS)) as TriggerSetting[];
+	for (const setting of triggerSettings) {
+		if (!(setting in TRIGGER_SETTINGS)) throw new Error(`unknown trigger setting "${setting}" (known: ${Object.keys(TRIGGER_SETTINGS).join(', ')})`);
+	}
 	const quick = values.quick === true;
 	const n8nDir = process.env.VOICEAI_N8N_DIR;
 	if (!n8nDir) throw new Error('VOICEAI_N8N_DIR is not set: run `npm run bench` (or export it from scripts/n8n-install.sh)');
@@ -51,7 +70,7 @@ async function main(): Promise<void> {
 	console.log(textTable(['', ''], environment));
 	const sandbox = await spawnSandbox();
 	const ourNode = loadBuiltNode();
-	const results: ScenarioResult[] = [];
+	const results: Array<{ scenario: string; result: ScenarioResult }> = [];
 	try {
 		for (const name of only) {
 			console.log(`\n[bench] ${name} ...`);
@@ -63,9 +82,10 @@ async function main(): Promise<void> {
 			else if (name === 'memory') result = await memory(sandbox, { rounds: quick ? 1 : 3 });
 			else if (name === 'realN8n') result = await realN8n({ items: quick ? 200 : 1000, rounds: quick ? 2 : 3 });
 			else if (name === 'queueWorkers') result = await queueWorkers({ deliveries: quick ? 200 : 1000 });
+			else if (name === 'trigger') result = await triggerVsWebhook({ settings: triggerSettings, rounds: quick ? 2 : 5, sequential: quick ? 10 : 20, parallel: quick ? 20 : 60 });
 			else throw new Error(`unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
 			result.notes.push(`Machine load (1-minute average) at the start and end of this scenario: ${loadBefore.toFixed(1)} and ${loadavg()[0].toFixed(1)}, on ${cpus().length} logical cores.`);
-			results.push(result);
+			results.push({ scenario: name, result });
 			console.log(`\n${result.title}\n${textTable(result.header, result.rows)}\n\n${textTable(['Check', 'Target', 'Measured', 'Result'], result.checks.map((c) => [c.name, c.target, c.measured, c.pass ? 'pass' : 'FAIL']))}`);
 		}
 	} finally {
@@ -73,19 +93,28 @@ async function main(): Promise<void> {
 	}
 
 	const elapsed = Date.now() - started;
-	const checks = results.flatMap((result) => result.checks);
-	const failed = checks.filter((check) => !check.pass).length;
-	console.log(`\n[bench] ${checks.length - failed}/${checks.length} checks pass; whole run ${fmt.ms(elapsed)}`);
+	const ranChecks = results.flatMap(({ result }) => result.checks);
+	const failed = ranChecks.filter((check) => !check.pass).length;
+	console.log(`\n[bench] ${ranChecks.length - failed}/${ranChecks.length} checks pass; whole run ${fmt.ms(elapsed)}`);
 	if (quick || values['no-write']) return;
-	if (only.length !== SCENARIOS.length) {
-		console.log('[bench] not all scenarios ran: bench/results.md left as it was');
-		return;
+
+	const ranAt = new Date(started).toISOString();
+	const commit = environment.find(([key]) => key === 'n8n-nodes-voiceai')?.[1] ?? '';
+	const stored = new Map<string, StoredResult>();
+	if (only.length !== SCENARIOS.length && existsSync(RESULTS_JSON)) {
+		for (const entry of JSON.parse(readFileSync(RESULTS_JSON, 'utf8')) as StoredResult[]) stored.set(entry.scenario, entry);
 	}
+	for (const { scenario, result } of results) stored.set(scenario, { scenario, ranAt, commit, result });
+	const kept = SCENARIOS.flatMap((scenario) => stored.get(scenario) ?? []);
+	writeFileSync(RESULTS_JSON, `${JSON.stringify(kept, null, '\t')}\n`);
+	const checks = kept.flatMap((entry) => entry.result.checks);
 
 	const markdown = [
 		'# Benchmark results',
 		'',
-		`Generated by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString()}; the whole run took ${fmt.ms(elapsed)}.`,
+		only.length === SCENARIOS.length
+			? `Generated by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString()}; the whole run took ${fmt.ms(elapsed)}.`
+			: `Written by \`npm run bench -- --only ${only.join(',')}\` on ${new Date().toISOString()} from bench/results.json: each section says when it ran.`,
 		'All ratios compare runs made in this one run against the same sandbox; see the Benchmark section of README.md for what each scenario measures.',
 		'',
 		'## Machine and versions',
@@ -96,11 +125,11 @@ async function main(): Promise<void> {
 		'',
 		checksTable(checks),
 		'',
-		...results.map(scenarioMarkdown),
+		...kept.map((entry, index) => scenarioMarkdown({ ...entry.result, title: `${index + 1}. ${entry.result.title.replace(/^\d+\.\s*/, '')}`, notes: [...entry.result.notes, `Ran ${entry.ranAt.slice(0, 16).replace('T', ' ')} UTC, n8n-nodes-voiceai ${entry.commit}.`] })),
 	].join('\n');
 	writeFileSync(join(__dirname, 'results.md'), markdown);
-	console.log('[bench] wrote bench/results.md');
-	updateDocs(environment, checks, started, elapsed);
+	console.log('[bench] wrote bench/results.md and bench/results.json');
+	if (only.length === SCENARIOS.length) updateDocs(environment, checks, started, elapsed);
 }
 
 /** Replaces the results section of README.md's Benchmark part (between its markers) with this run's summary. */

@@ -97,8 +97,14 @@ case "$job" in
     export VOICEAI_N8N_DIR="$(n8n_dir)"
     exec npx tsx bench/run.ts "${@:2}"
     ;;
+  bench-profile)
+    ensure_deps
+    build
+    export VOICEAI_N8N_DIR="$(n8n_dir)"
+    exec npx tsx bench/profileTrigger.ts "${@:2}"
+    ;;
   *)
-    echo "usage: scripts/run.sh test|editor|demo|bench|build|lint|sandbox|simulate|unit|e2e|compat|check-package|format|format-check [args]" >&2
+    echo "usage: scripts/run.sh test|editor|demo|bench|bench-profile|build|lint|sandbox|simulate|unit|e2e|compat|check-package|format|format-check [args]" >&2
     exit 2
     ;;
 esac

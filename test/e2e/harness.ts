@@ -170,6 +170,8 @@ export interface StartN8nOptions {
 	readyTimeoutMs?: number;
 	/** Copy n8n's output to this process's stdout (the demo's --verbose). */
 	echo?: boolean;
+	/** Extra Node.js flags for the n8n process (the benchmark's `--cpu-prof`). */
+	nodeArgs?: string[];
 	/** Called when n8n exits without stop(), restart() or close() asking it to. */
 	onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
 }
@@ -180,6 +182,8 @@ export interface N8nProcess {
 	userFolder: string;
 	logFile: string;
 	webhookBase: string;
+	/** Process id of the running n8n (undefined while stopped): the benchmark reads its CPU from /proc. */
+	pid(): number | undefined;
 	/** Last lines of n8n's output. */
 	tail(lines?: number): string;
 	stop(): Promise<void>;
@@ -242,7 +246,7 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 
 	const launch = async () => {
 		const stream = createWriteStream(logFile, { flags: 'a' });
-		const proc = spawn(process.execPath, [join(dir, 'node_modules', 'n8n', 'bin', 'n8n'), 'start'], {
+		const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), join(dir, 'node_modules', 'n8n', 'bin', 'n8n'), 'start'], {
 			cwd: userFolder,
 			env,
 			stdio: ['ignore', 'pipe', 'pipe'],
@@ -309,6 +313,7 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		userFolder,
 		logFile,
 		webhookBase,
+		pid: () => child?.pid,
 		tail,
 		stop,
 		restart: async () => {
