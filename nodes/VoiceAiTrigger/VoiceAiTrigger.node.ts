@@ -24,7 +24,12 @@ export class VoiceAiTrigger implements INodeType {
 		name: 'voiceAiTrigger',
 		icon: { light: 'file:voiceAiTrigger.svg', dark: 'file:voiceAiTrigger.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 behaves as 1. n8n evaluates an expression (a version-1 Webhook node's binaryData option)
+		// for every request to a start node of version 1, which costs an expression isolate per
+		// delivery; from 1.1 on it does not, and leaves bodies other than JSON, text, form and XML
+		// for the node to read (see webhook()). docs/trigger-performance.md has the measurements.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["output"] === "raw" ? "Raw deliveries" : "Conversation variables" }}',
 		description: 'Starts the workflow with the variables extracted from each completed Voice AI conversation',
 		defaults: { name: 'Voice AI Trigger' },
@@ -84,7 +89,11 @@ export class VoiceAiTrigger implements INodeType {
 		if (record?.kind === 'production' && record.accountKey !== undefined) noteReceiver.call(this, record);
 
 		const headers = this.getHeaderData();
-		const request = this.getRequestObject() as { rawBody?: Buffer };
+		const request = this.getRequestObject() as { rawBody?: Buffer; readRawBody?: () => Promise<void> };
+		if (request.rawBody === undefined && !isMultipart(headers['content-type']) && typeof request.readRawBody === 'function') {
+			// Version 1.1: n8n left this body (an application/*+json type, no type) unread.
+			await request.readRawBody();
+		}
 		const read = readDeliveries(headers['content-type'], this.getBodyData(), request.rawBody);
 		if ('problem' in read) return refuse(read.status, read.problem);
 
@@ -165,6 +174,11 @@ function noteReceiver(this: IWebhookFunctions, record: Registration): void {
 		productionUrl: record.webhookUrl,
 		claimedAt: record.claimedAt ?? 0,
 	});
+}
+
+/** n8n has already consumed a multipart body (its form parser), so it cannot be read again. */
+function isMultipart(contentType: string | undefined): boolean {
+	return (contentType ?? '').trim().toLowerCase().startsWith('multipart/');
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -143,6 +143,22 @@ test('a forged delivery is refused with 401 and starts no execution', async () =
 	expect(rows.filter((row) => row.name === 'Mallory')).toEqual([]);
 });
 
+test('the example\'s trigger (version 1.1) reads a delivery that n8n leaves unparsed (application/*+json)', async () => {
+	expect(workflow.nodes.find((node) => node.name === TRIGGER)?.typeVersion).toBe(1.1);
+	const before = await executionCount();
+	const registered = (await stack.admin.accountWebhook(stack.org.id))!;
+	const caller: Caller = { name: 'Dorothy Vaughan', phone: '+14155550206', email: 'dv@example.com', intent: 'vendor json' };
+	const res = await fetch(registered, {
+		method: 'POST',
+		headers: { 'content-type': 'application/vnd.voiceai+json' },
+		body: JSON.stringify({ event: 'conversation.completed', conversation_id: 'conv_vendor_json', source: 'account_webhook', agent_id: agentId, completed_at: new Date().toISOString(), variables: caller }),
+	});
+	expect({ status: res.status, body: await res.json() }).toEqual({ status: 200, body: expect.objectContaining({ started: true, items: 1 }) });
+	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
+	const rows = await stack.api.dataTableRows(tableId);
+	expect(rows.filter((row) => row.conversation_id === 'conv_vendor_json')).toEqual([expect.objectContaining(caller)]);
+});
+
 test('"Listen for test event" takes one delivery at the test URL, then the production URL is restored', async () => {
 	const before = await executionCount();
 	await stack.api.listenForTestEvent(workflow, TRIGGER);

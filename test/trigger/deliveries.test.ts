@@ -27,12 +27,13 @@ afterAll(async () => {
 	await sandbox.close();
 });
 
-async function activeTrigger(parameters = {}): Promise<{ flow: TriggerWorkflow; url: string }> {
+async function activeTrigger(parameters = {}, typeVersion?: number): Promise<{ flow: TriggerWorkflow; url: string }> {
 	const flow = new TriggerWorkflow({
 		baseUrl: sandbox.baseUrl,
 		apiKey: sandbox.orgs[0].apiKey,
 		parameters,
 		n8nBaseUrl: receiver.baseUrl,
+		typeVersion,
 	});
 	receiver.add(flow);
 	// Each trigger as if in its own n8n process: one account, one published owner per process.
@@ -45,7 +46,7 @@ function executionsOf(flow: TriggerWorkflow) {
 	return receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
 }
 
-async function post(url: string, body: string | undefined, contentType = 'application/json', headers: Record<string, string> = {}) {
+async function post(url: string, body: string | Buffer | undefined, contentType = 'application/json', headers: Record<string, string> = {}) {
 	const res = await fetch(url, {
 		method: 'POST',
 		headers: { ...(contentType ? { 'content-type': contentType } : {}), ...headers },
@@ -383,14 +384,25 @@ describe('every delivered field reaches the workflow', () => {
 		]);
 	});
 
-	test('JSON sent as text/plain or without a content type, and form fields, are accepted', async () => {
-		const { flow, url } = await activeTrigger();
+	// From version 1.1 n8n reads only JSON, text, form and XML bodies before the node; the node reads the rest.
+	test.each([1, 1.1])('version %s: JSON sent as text/plain or without a content type, and form fields, are accepted', async (typeVersion) => {
+		const { flow, url } = await activeTrigger({}, typeVersion);
 		expect((await post(url, JSON.stringify({ conversation_id: 'txt_1', variables: { name: 'Ida' } }), 'text/plain')).status).toBe(200);
 		expect((await post(url, JSON.stringify({ conversation_id: 'none_1', variables: { name: 'Jo' } }), '')).status).toBe(200);
 		const form = new URLSearchParams({ conversation_id: 'form_1', variables: '{"name":"Kai"}' }).toString();
 		expect((await post(url, form, 'application/x-www-form-urlencoded')).status).toBe(200);
 		const items = executionsOf(flow).map((e) => e.items[0].json as { name: string });
 		expect(items.map((json) => json.name)).toEqual(['Ida', 'Jo', 'Kai']);
+	});
+
+	test.each([1, 1.1])('version %s: JSON sent as application/*+json, or as bytes with no content type at all, is accepted', async (typeVersion) => {
+		const { flow, url } = await activeTrigger({}, typeVersion);
+		const vendor = await post(url, JSON.stringify({ conversation_id: 'vnd_1', variables: { name: 'Lu' } }), 'application/vnd.voiceai+json');
+		expect(vendor).toEqual({ status: 200, body: expect.objectContaining({ started: true, items: 1 }) });
+		// A string body would get fetch's text/plain; bytes go without any content type.
+		const bytes = await post(url, Buffer.from(JSON.stringify({ conversation_id: 'raw_1', variables: { name: 'Mo' } })), '');
+		expect(bytes).toEqual({ status: 200, body: expect.objectContaining({ started: true, items: 1 }) });
+		expect(executionsOf(flow).map((e) => (e.items[0].json as { name: string }).name)).toEqual(['Lu', 'Mo']);
 	});
 });
 

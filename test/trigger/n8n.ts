@@ -69,6 +69,8 @@ export interface TriggerSetup {
 	workflowId?: string;
 	/** The workflow's name, as n8n hands it to the node (ownership errors name it). */
 	name?: string;
+	/** The node's version in the workflow; default the one the editor gives a new node. */
+	typeVersion?: number;
 }
 
 /** One workflow holding one Voice AI Trigger, in an n8n that keeps its static data in `saved`. */
@@ -97,7 +99,7 @@ export class TriggerWorkflow {
 			id: randomUUID(),
 			name: TRIGGER_NAME,
 			type: TRIGGER_TYPE,
-			typeVersion: 1,
+			typeVersion: setup.typeVersion ?? (trigger as INodeType).description.defaultVersion ?? 1,
 			position: [0, 0],
 			webhookId: randomUUID(),
 			parameters: setup.parameters ?? {},
@@ -334,10 +336,21 @@ async function runWebhook(
 	res: express.Response,
 	started: (items: INodeExecutionData[], run: IRun) => void,
 ): Promise<number> {
-	const rawBody = await readRawBody(req);
-	const request = req as express.Request & { rawBody: Buffer };
-	request.rawBody = rawBody;
+	const request = req as express.Request & { rawBody?: Buffer; readRawBody(): Promise<void> };
+	request.readRawBody = async () => {
+		request.rawBody ??= await readRawBody(req);
+	};
 	const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
+	// parseRequestBody: for a start node of version 1 n8n reads every body; from 1.1 on only JSON,
+	// text, form and XML ones, and the node reads the rest with readRawBody().
+	const n8nReads =
+		owner.node.typeVersion === 1 ||
+		['application/json', 'text/plain', 'application/x-www-form-urlencoded'].some((type) => contentType.startsWith(type)) ||
+		contentType.endsWith('/xml') ||
+		contentType.endsWith('+xml') ||
+		contentType === 'multipart/form-data'; // n8n's own form parser, in both versions
+	if (n8nReads) await request.readRawBody();
+	const rawBody = request.rawBody ?? Buffer.alloc(0);
 	if (contentType === 'application/json' && rawBody.length > 0) {
 		try {
 			request.body = JSON.parse(rawBody.toString('utf8'));
