@@ -22,7 +22,7 @@ import { Inspector } from './inspector';
 import { cpuBetween, sampleCpu, waitUntilQuiet } from './procCpu';
 import { summarize } from './profileSummary';
 import { markdownTable } from './report';
-import { post, publish, RECEIVER_LABEL, RECEIVERS, TRIGGER_SETTINGS, type TriggerSetting } from './triggerWorkflows';
+import { post, publish, receivers, TRIGGER_SETTINGS, type TriggerSetting } from './triggerWorkflows';
 
 const CONCURRENCY = 10;
 
@@ -43,31 +43,32 @@ async function main(): Promise<void> {
 		try {
 			const pid = stack.n8n.pid();
 			if (pid === undefined) throw new Error('n8n is not running');
-			const { urls } = await publish(stack);
-			for (const receiver of RECEIVERS) for (let index = 0; index < 20; index++) await post(urls[receiver]);
+			const list = receivers();
+			const { urls } = await publish(stack, list);
+			for (const receiver of list) for (let index = 0; index < 20; index++) await post(urls[receiver.key]);
 			await waitUntilQuiet(pid);
 			const inspector = await Inspector.connect('127.0.0.1', inspectPort);
 			const lines = [`## ${TRIGGER_SETTINGS[setting].label}: ${deliveries} deliveries, ${CONCURRENCY} in flight, per delivery`, ''];
-			for (const receiver of RECEIVERS) {
+			for (const receiver of list) {
 				const before = sampleCpu(pid);
 				await inspector.startProfiling(250);
 				let next = 0;
 				const worker = async () => {
 					while (next < deliveries) {
 						next++;
-						await post(urls[receiver]);
+						await post(urls[receiver.key]);
 					}
 				};
 				await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 				await waitUntilQuiet(pid);
 				const profile = await inspector.stopProfiling();
 				const cpu = cpuBetween(before, sampleCpu(pid));
-				const file = join(out, `${setting}-${receiver}.cpuprofile`);
+				const file = join(out, `${setting}-${receiver.key}.cpuprofile`);
 				writeFileSync(file, JSON.stringify(profile));
 				const summary = summarize(profile, WATCH);
 				const per = (ms: number) => `${(ms / deliveries).toFixed(2)} ms`;
 				lines.push(
-					`### ${RECEIVER_LABEL[receiver]} (${file})`,
+					`### ${receiver.label} (${file})`,
 					'',
 					`n8n CPU per delivery (/proc): ${per(cpu.totalMs)}, main thread ${per(cpu.mainMs)}, other threads ${per(cpu.otherMs)}.`,
 					'',

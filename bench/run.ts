@@ -82,7 +82,7 @@ async function main(): Promise<void> {
 			else if (name === 'memory') result = await memory(sandbox, { rounds: quick ? 1 : 3 });
 			else if (name === 'realN8n') result = await realN8n({ items: quick ? 200 : 1000, rounds: quick ? 2 : 3 });
 			else if (name === 'queueWorkers') result = await queueWorkers({ deliveries: quick ? 200 : 1000 });
-			else if (name === 'trigger') result = await triggerVsWebhook({ settings: triggerSettings, rounds: quick ? 2 : 5, sequential: quick ? 10 : 20, parallel: quick ? 20 : 60 });
+			else if (name === 'trigger') result = await triggerVsWebhook({ settings: triggerSettings, rounds: quick ? 2 : 4, sequential: quick ? 5 : 10, parallel: quick ? 20 : 40 });
 			else throw new Error(`unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
 			result.notes.push(`Machine load (1-minute average) at the start and end of this scenario: ${loadBefore.toFixed(1)} and ${loadavg()[0].toFixed(1)}, on ${cpus().length} logical cores.`);
 			results.push({ scenario: name, result });
@@ -100,11 +100,17 @@ async function main(): Promise<void> {
 
 	const ranAt = new Date(started).toISOString();
 	const commit = environment.find(([key]) => key === 'n8n-nodes-voiceai')?.[1] ?? '';
+	const fresh = results.map(({ scenario, result }) => ({ scenario, ranAt, commit, result }));
+	const partial = only.length !== SCENARIOS.length;
+	if (partial && !existsSync(RESULTS_JSON)) {
+		replaceSections(fresh);
+		return;
+	}
 	const stored = new Map<string, StoredResult>();
-	if (only.length !== SCENARIOS.length && existsSync(RESULTS_JSON)) {
+	if (partial) {
 		for (const entry of JSON.parse(readFileSync(RESULTS_JSON, 'utf8')) as StoredResult[]) stored.set(entry.scenario, entry);
 	}
-	for (const { scenario, result } of results) stored.set(scenario, { scenario, ranAt, commit, result });
+	for (const entry of fresh) stored.set(entry.scenario, entry);
 	const kept = SCENARIOS.flatMap((scenario) => stored.get(scenario) ?? []);
 	writeFileSync(RESULTS_JSON, `${JSON.stringify(kept, null, '\t')}\n`);
 	const checks = kept.flatMap((entry) => entry.result.checks);
@@ -125,11 +131,40 @@ async function main(): Promise<void> {
 		'',
 		checksTable(checks),
 		'',
-		...kept.map((entry, index) => scenarioMarkdown({ ...entry.result, title: `${index + 1}. ${entry.result.title.replace(/^\d+\.\s*/, '')}`, notes: [...entry.result.notes, `Ran ${entry.ranAt.slice(0, 16).replace('T', ' ')} UTC, n8n-nodes-voiceai ${entry.commit}.`] })),
+		...kept.map(storedMarkdown),
 	].join('\n');
 	writeFileSync(join(__dirname, 'results.md'), markdown);
 	console.log('[bench] wrote bench/results.md and bench/results.json');
 	if (only.length === SCENARIOS.length) updateDocs(environment, checks, started, elapsed);
+}
+
+/** A scenario's section, numbered in the order of SCENARIOS and saying when it ran. */
+function storedMarkdown(entry: StoredResult): string {
+	const number = SCENARIOS.indexOf(entry.scenario as (typeof SCENARIOS)[number]) + 1;
+	const when = `Ran ${entry.ranAt.slice(0, 16).replace('T', ' ')} UTC, n8n-nodes-voiceai ${entry.commit}.`;
+	return scenarioMarkdown({ ...entry.result, title: `${number}. ${entry.result.title.replace(/^\d+\.\s*/, '')}`, notes: [...entry.result.notes, when] });
+}
+
+/**
+ * A scenario run alone before bench/results.json existed (results.md came from a full run of an older
+ * bench): replace that scenario's section of results.md, or add it at the end, and leave the rest.
+ */
+function replaceSections(entries: StoredResult[]): void {
+	const file = join(__dirname, 'results.md');
+	let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+	for (const entry of entries) {
+		const section = storedMarkdown(entry);
+		const heading = section.slice(0, section.indexOf('\n'));
+		const at = text.indexOf(`\n${heading}\n`);
+		if (at === -1) {
+			text = `${text.trimEnd()}\n\n${section}`;
+			continue;
+		}
+		const next = text.indexOf('\n## ', at + heading.length + 1);
+		text = `${text.slice(0, at + 1)}${section}${next === -1 ? '' : text.slice(next)}`;
+	}
+	writeFileSync(file, text);
+	console.log('[bench] replaced the sections of this run in bench/results.md (the full run writes bench/results.json)');
 }
 
 /** Replaces the results section of README.md's Benchmark part (between its markers) with this run's summary. */

@@ -1,20 +1,14 @@
 /**
  * What the trigger scenario (scenarios/triggerVsWebhook.ts) and its profiler (profileTrigger.ts) share:
- * the two published workflows, Voice AI Trigger → No Op and n8n's Webhook node → No Op, and the
- * delivery posted to each.
+ * the published workflows, n8n's Webhook node → No Op and Voice AI Trigger → No Op (one per version
+ * of the built node: workflows saved with an older version keep it), and the delivery posted to each.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 
 import { NODE_TYPES, pollUntil } from '../test/e2e/harness';
-import type { WorkflowJson } from '../test/e2e/harness';
+import type { CredentialRef, WorkflowJson } from '../test/e2e/harness';
 import type { Stack } from '../test/e2e/stack';
-
-export type Receiver = 'trigger' | 'webhook';
-export const RECEIVERS: Receiver[] = ['trigger', 'webhook'];
-export const RECEIVER_LABEL: Record<Receiver, string> = {
-	trigger: 'Voice AI Trigger → No Op',
-	webhook: "n8n's Webhook node 2.1 (POST, Respond Immediately) → No Op",
-};
 
 /** n8n settings the comparison runs under (each in its own n8n process). */
 export const TRIGGER_SETTINGS = {
@@ -30,9 +24,40 @@ export const TRIGGER_SETTINGS = {
 } as const;
 export type TriggerSetting = keyof typeof TRIGGER_SETTINGS;
 
+export const WEBHOOK = 'webhook';
+
+export interface Receiver {
+	key: string;
+	label: string;
+	/** Trigger receivers: the node version in the workflow. */
+	typeVersion?: number;
+}
+
+/** The versions of the built Voice AI Trigger, and the one n8n's editor gives a newly added node. */
+export function triggerVersions(): { versions: number[]; defaultVersion: number } {
+	const file = join(__dirname, '..', 'dist', 'nodes', 'VoiceAiTrigger', 'VoiceAiTrigger.node.js');
+	const { VoiceAiTrigger } = require(file) as { VoiceAiTrigger: new () => { description: { version: number | number[]; defaultVersion?: number } } };
+	const { version, defaultVersion } = new VoiceAiTrigger().description;
+	const versions = Array.isArray(version) ? version : [version];
+	return { versions, defaultVersion: defaultVersion ?? Math.max(...versions) };
+}
+
+/** n8n's Webhook node, then the trigger at each of its versions (the default one marked). */
+export function receivers(): Receiver[] {
+	const { versions, defaultVersion } = triggerVersions();
+	return [
+		{ key: WEBHOOK, label: "n8n's Webhook node 2.1 (POST, Respond Immediately) → No Op" },
+		...versions.map((typeVersion) => ({
+			key: `trigger-${typeVersion}`,
+			label: `Voice AI Trigger ${typeVersion}${typeVersion === defaultVersion ? ' (a new node)' : ' (saved workflows)'} → No Op`,
+			typeVersion,
+		})),
+	];
+}
+
 export interface Published {
-	urls: Record<Receiver, string>;
-	workflowIds: Record<Receiver, string>;
+	urls: Record<string, string>;
+	workflowIds: Record<string, string>;
 }
 
 function noOpWorkflow(name: string, start: WorkflowJson['nodes'][number]): WorkflowJson {
@@ -45,12 +70,11 @@ function noOpWorkflow(name: string, start: WorkflowJson['nodes'][number]): Workf
 }
 
 /** One completed conversation as the sandbox delivers it (test/sandbox/delivery.ts), with a fresh id. */
-export function delivery(): { body: string; headers: Record<string, string> } {
-	const conversationId = `conv_bench_${randomUUID()}`;
+function delivery(): { body: string; headers: Record<string, string> } {
 	return {
 		body: JSON.stringify({
 			event: 'conversation.completed',
-			conversation_id: conversationId,
+			conversation_id: `conv_bench_${randomUUID()}`,
 			source: 'account_webhook',
 			agent_id: 'agent_acme_reception',
 			chatbot_id: null,
@@ -61,16 +85,23 @@ export function delivery(): { body: string; headers: Record<string, string> } {
 	};
 }
 
-/** Deliveries answered 200 per receiver URL (each starts one execution). */
-export const answered = new Map<string, number>();
+/** Answers per receiver URL: 200s (each starts one execution) and anything else (n8n overloaded). */
+export const answered = new Map<string, { ok: number; failed: number; lastFailure?: number }>();
 
-export async function post(url: string): Promise<number> {
+/** Posts one delivery; returns the time to n8n's answer (ms), or undefined when it was not 200. */
+export async function post(url: string): Promise<number | undefined> {
 	const { body, headers } = delivery();
 	const started = performance.now();
 	const response = await fetch(url, { method: 'POST', headers, body });
 	await response.arrayBuffer();
-	if (response.status !== 200) throw new Error(`${url.replace(/\?.*/, '')} answered ${response.status}`);
-	answered.set(url, (answered.get(url) ?? 0) + 1);
+	const count = answered.get(url) ?? { ok: 0, failed: 0 };
+	answered.set(url, count);
+	if (response.status !== 200) {
+		count.failed++;
+		count.lastFailure = response.status;
+		return undefined;
+	}
+	count.ok++;
 	return performance.now() - started;
 }
 
@@ -79,44 +110,62 @@ export async function executionCount(stack: Stack, workflowId: string): Promise<
 	return (await stack.api.request<{ count: number }>('GET', `/rest/executions?filter=${filter}&limit=1`)).count;
 }
 
-/** Publishes both workflows and returns the URL each receiver is called at (the trigger's with its token). */
-export async function publish(stack: Stack): Promise<Published> {
-	const webhookPath = `bench-webhook-${randomUUID()}`;
-	const triggerNode = {
-		name: 'Voice AI Trigger',
-		type: NODE_TYPES.trigger,
-		typeVersion: 1,
-		position: [0, 0],
-		webhookId: randomUUID(),
-		parameters: { output: 'variables', options: {} },
-		credentials: { voiceAiApi: stack.credential },
-	};
-	const webhookNode = {
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2.1,
-		position: [0, 0],
-		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
-	};
-	const trigger = await stack.api.importWorkflow(noOpWorkflow('Bench: Voice AI Trigger', triggerNode), { voiceAiApi: stack.credential });
-	const webhook = await stack.api.importWorkflow(noOpWorkflow("Bench: n8n's Webhook node", webhookNode));
-	await stack.api.activateWorkflow(trigger);
-	await stack.api.activateWorkflow(webhook);
-
-	const triggerId = trigger.nodes.find((node) => node.name === 'Voice AI Trigger')?.webhookId ?? '';
-	// Publishing returns before the trigger has registered its URL (with the token) at the service.
-	const triggerUrl = await pollUntil(
-		async () => {
-			const registered = await stack.admin.accountWebhook(stack.org.id);
-			return registered?.includes(triggerId) ? registered : undefined;
-		},
-		{ what: 'the trigger to register its URL at the sandbox' },
-	);
-	const urls = { trigger: triggerUrl, webhook: `${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${webhookPath}` };
-	for (const receiver of RECEIVERS) {
-		await pollUntil(async () => (await post(urls[receiver])) > 0, { what: `the ${receiver} URL to answer 200` });
+/**
+ * Publishes one workflow per receiver and returns the URL each is called at (a trigger's with its
+ * token). Each trigger gets an account of its own: one account has one webhook, held by one workflow.
+ */
+export async function publish(stack: Stack, list: Receiver[]): Promise<Published> {
+	const urls: Record<string, string> = {};
+	const workflowIds: Record<string, string> = {};
+	let account = 0;
+	for (const receiver of list) {
+		if (receiver.typeVersion === undefined) {
+			const path = `bench-webhook-${randomUUID()}`;
+			const node = {
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+			};
+			const saved = await stack.api.importWorkflow(noOpWorkflow("Bench: n8n's Webhook node", node));
+			await stack.api.activateWorkflow(saved);
+			urls[receiver.key] = `${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`;
+			workflowIds[receiver.key] = saved.id;
+			continue;
+		}
+		const org = stack.sandbox.orgs[account++];
+		if (org === undefined) throw new Error('the sandbox has fewer organizations than trigger versions');
+		const credential: CredentialRef = org.id === stack.org.id
+			? stack.credential
+			: await stack.api.createVoiceAiCredential({ baseUrl: stack.sandbox.baseUrl, apiKey: org.apiKey }, `Voice AI sandbox (${org.name})`);
+		const node = {
+			name: 'Voice AI Trigger',
+			type: NODE_TYPES.trigger,
+			typeVersion: receiver.typeVersion,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: { output: 'variables', options: {} },
+			credentials: { voiceAiApi: credential },
+		};
+		const saved = await stack.api.importWorkflow(noOpWorkflow(`Bench: Voice AI Trigger ${receiver.typeVersion}`, node), { voiceAiApi: credential });
+		await stack.api.activateWorkflow(saved);
+		const webhookId = saved.nodes.find((n) => n.name === 'Voice AI Trigger')?.webhookId ?? '';
+		// Publishing returns before the trigger has registered its URL (with the token) at the service.
+		urls[receiver.key] = await pollUntil(
+			async () => {
+				const registered = await stack.admin.accountWebhook(org.id);
+				return registered?.includes(webhookId) ? registered : undefined;
+			},
+			{ what: `trigger ${receiver.typeVersion} to register its URL at the sandbox` },
+		);
+		workflowIds[receiver.key] = saved.id;
 	}
-	return { urls, workflowIds: { trigger: trigger.id, webhook: webhook.id } };
+	for (const receiver of list) {
+		await pollUntil(async () => (await post(urls[receiver.key])) !== undefined, { what: `${receiver.label} to answer 200` });
+		// The 404s before the URL went live are not n8n failing a delivery.
+		answered.set(urls[receiver.key], { ok: answered.get(urls[receiver.key])?.ok ?? 0, failed: 0 });
+	}
+	return { urls, workflowIds };
 }
-
