@@ -39,7 +39,7 @@ async function main(): Promise<void> {
 
 	for (const setting of settings) {
 		const inspectPort = await freePort();
-		const stack = await startStack({ n8n: { env: TRIGGER_SETTINGS[setting].env, nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`] } });
+		const stack = await startStack({ n8n: { env: TRIGGER_SETTINGS[setting].env, nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`], readyTimeoutMs: 600_000 } });
 		try {
 			const pid = stack.n8n.pid();
 			if (pid === undefined) throw new Error('n8n is not running');

@@ -59,7 +59,8 @@ interface SettingFigures {
 
 async function measureSetting(setting: TriggerSetting, list: Receiver[], options: TriggerOptions): Promise<SettingFigures> {
 	const loadAtStart = loadavg()[0];
-	const stack = await startStack({ n8n: { env: TRIGGER_SETTINGS[setting].env } });
+	// n8n's first start runs its database migrations: minutes on a busy machine.
+	const stack = await startStack({ n8n: { env: TRIGGER_SETTINGS[setting].env, readyTimeoutMs: 600_000 } });
 	try {
 		const pid = stack.n8n.pid();
 		if (pid === undefined) throw new Error('n8n is not running');
