@@ -190,8 +190,9 @@ test('malformed and oversized bodies are refused, n8n keeps serving, a genuine d
 		['truncated JSON', '{"event": "conversation.completed", "conversation_id": ', 'application/json', 'POST', [400, 422]],
 		['not JSON at all', 'hello world', 'application/json', 'POST', [400, 422]],
 		// the trigger's own checks
-		['plain text content type', delivery('conv_text'), 'text/plain', 'POST', trigger400],
-		['form content type', 'conversation_id=conv_form', 'application/x-www-form-urlencoded', 'POST', trigger400],
+		// JSON sent as text/plain and form fields are deliveries (test/e2e/ownership.e2e.test.ts); these are not
+		['plain text that is not JSON', 'hello world', 'text/plain', 'POST', trigger400],
+		['an XML body', '<conversation id="conv_xml"/>', 'application/xml', 'POST', [400, 415]],
 		['empty body', '', 'application/json', 'POST', trigger400],
 		['empty object', '{}', 'application/json', 'POST', trigger400],
 		['empty array', '[]', 'application/json', 'POST', trigger400],

@@ -146,10 +146,10 @@ describe('values used in request paths', () => {
 		{ id: '..', problem: '".." would address another resource than the one meant' },
 		{ id: 'cb_1/../../contacts', problem: '"cb_1/../../contacts" contains a slash, which would change the request path' },
 		{ id: 'a/b', problem: '"a/b" contains a slash, which would change the request path' },
-	])('Chatbot ID $id is refused, naming the field and the item, and nothing is sent', async ({ id, problem }) => {
+	])('Chatbot $id is refused, naming the field and the item, and nothing is sent', async ({ id, problem }) => {
 		const result = await run(chatbot(), (_, res) => json(res, 200, {}), { items: [{ json: { id } }] });
 		expect(result.error?.name).toBe('NodeOperationError');
-		expect(result.error?.message).toBe(`Invalid 'Chatbot ID' in item 0: ${problem}`);
+		expect(result.error?.message).toBe(`Invalid 'Chatbot' in item 0: ${problem}`);
 		expect(result.error?.description).toMatch(/Nothing was sent to Voice AI for this item/);
 		expect(service.requests).toEqual([]);
 	});
@@ -162,7 +162,7 @@ describe('values used in request paths', () => {
 
 	it('an empty Chatbot ID is refused before anything is sent', async () => {
 		const result = await run(chatbot(), (_, res) => json(res, 200, {}), { items: [{ json: { id: '' } }] });
-		expect(result.error?.message).toMatch(/^Invalid 'Chatbot ID' in item 0: /);
+		expect(result.error?.message).toMatch(/^Invalid 'Chatbot' in item 0: /);
 		expect(service.requests).toEqual([]);
 	});
 
@@ -171,7 +171,7 @@ describe('values used in request paths', () => {
 			items: [{ json: { id: 'cb_1' } }, { json: { id: '..' } }, { json: { id: 'cb_2' } }],
 			continueOnFail: true,
 		});
-		expect(result.items.map((item) => item.json.id ?? item.json.error)).toEqual(['cb_1', expect.stringMatching(/^Invalid 'Chatbot ID' in item 1:/), 'cb_2']);
+		expect(result.items.map((item) => item.json.id ?? item.json.error)).toEqual(['cb_1', expect.stringMatching(/^Invalid 'Chatbot' in item 1:/), 'cb_2']);
 		expect(service.requests.map((request) => request.url).sort()).toEqual(['/chatbot/cb_1', '/chatbot/cb_2']);
 	});
 

@@ -242,7 +242,7 @@ export const update = defineOperation<UpdateChatbotInput>({
 			mimeType: image.binary.mimeType,
 		}));
 		const { body, contentType } = await buildMultipartBody(this, itemIndex, fields, files);
-		const result = await api('PATCH', apiPath`/chatbot/${{ field: { name: 'chatbotId', label: 'Chatbot ID' }, value: chatbotId }}`, body, { headers: { 'Content-Type': contentType } });
+		const result = await api('PATCH', apiPath`/chatbot/${{ field: { name: 'chatbotId', label: 'Chatbot' }, value: chatbotId }}`, body, { headers: { 'Content-Type': contentType } });
 		return toRecords(result) as IDataObject[];
 	},
 });
