@@ -24,7 +24,8 @@ ensure_deps() {
 }
 
 build() { rm -rf dist && npx tsc -p tsconfig.json && npx gulp build:icons --silent; }
-lint() { npx eslint --max-warnings 0 . "$@"; }
+# ESLint (n8n's community-node rules) and prettier (n8n's starter settings, .prettierrc.js).
+lint() { npx eslint --max-warnings 0 . "$@" && npx prettier --check --log-level warn .; }
 n8n_dir() { bash scripts/n8n-install.sh; }
 # The oldest n8n the package supports (README, "Compatibility"). On it: the compat suite (install,
 # credential test, trigger publish and delivery) and workflows.e2e (every action operation once).
