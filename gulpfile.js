@@ -2,9 +2,10 @@
 const { src, dest } = require('gulp');
 
 function copyIcons() {
-	return src(['nodes/**/*.{png,svg,json}', 'credentials/**/*.{png,svg}'], { base: '.', encoding: false }).pipe(
-		dest('dist'),
-	);
+	return src(['nodes/**/*.{png,svg,json}', 'credentials/**/*.{png,svg}'], {
+		base: '.',
+		encoding: false,
+	}).pipe(dest('dist'));
 }
 
 exports['build:icons'] = copyIcons;

@@ -20,10 +20,23 @@ type Resolve = (request: string, parent: NodeModule | undefined, ...rest: unknow
 export function loadHttpRequestNode(n8nDir: string): { node: IVersionedNodeType; version: string } {
 	const installModules = join(n8nDir, 'node_modules');
 	const ours = require.resolve('n8n-workflow');
-	const theirs = require.resolve('n8n-workflow', { paths: [join(installModules, 'n8n-nodes-base')] });
-	const version = (file: string) => (require(join(file.slice(0, file.lastIndexOf(`${sep}n8n-workflow${sep}`)), 'n8n-workflow', 'package.json')) as { version: string }).version;
+	const theirs = require.resolve('n8n-workflow', {
+		paths: [join(installModules, 'n8n-nodes-base')],
+	});
+	const version = (file: string) =>
+		(
+			require(
+				join(
+					file.slice(0, file.lastIndexOf(`${sep}n8n-workflow${sep}`)),
+					'n8n-workflow',
+					'package.json',
+				),
+			) as { version: string }
+		).version;
 	if (version(ours) !== version(theirs)) {
-		throw new Error(`n8n-workflow differs: repo ${version(ours)}, n8n install ${version(theirs)}; pin the same version`);
+		throw new Error(
+			`n8n-workflow differs: repo ${version(ours)}, n8n install ${version(theirs)}; pin the same version`,
+		);
 	}
 
 	const moduleWithResolve = Module as unknown as { _resolveFilename: Resolve };
@@ -33,9 +46,18 @@ export function loadHttpRequestNode(n8nDir: string): { node: IVersionedNodeType;
 		return original.call(this, request, parent, ...rest);
 	};
 	try {
-		const file = join(installModules, 'n8n-nodes-base', 'dist', 'nodes', 'HttpRequest', 'HttpRequest.node.js');
+		const file = join(
+			installModules,
+			'n8n-nodes-base',
+			'dist',
+			'nodes',
+			'HttpRequest',
+			'HttpRequest.node.js',
+		);
 		const { HttpRequest } = require(file) as { HttpRequest: new () => IVersionedNodeType };
-		const base = require(join(installModules, 'n8n-nodes-base', 'package.json')) as { version: string };
+		const base = require(join(installModules, 'n8n-nodes-base', 'package.json')) as {
+			version: string;
+		};
 		return { node: new HttpRequest(), version: base.version };
 	} finally {
 		moduleWithResolve._resolveFilename = original;

@@ -18,11 +18,18 @@ export interface CpuProfile {
 
 export class Inspector {
 	private nextId = 1;
-	private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+	private readonly pending = new Map<
+		number,
+		{ resolve: (value: unknown) => void; reject: (error: Error) => void }
+	>();
 
 	private constructor(private readonly socket: WebSocket) {
 		socket.addEventListener('message', (event) => {
-			const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+			const message = JSON.parse(String(event.data)) as {
+				id?: number;
+				result?: unknown;
+				error?: { message: string };
+			};
 			const waiter = message.id === undefined ? undefined : this.pending.get(message.id);
 			if (!waiter || message.id === undefined) return;
 			this.pending.delete(message.id);
@@ -32,18 +39,26 @@ export class Inspector {
 	}
 
 	static async connect(host: string, port: number): Promise<Inspector> {
-		const targets = (await (await fetch(`http://${host}:${port}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
+		const targets = (await (await fetch(`http://${host}:${port}/json/list`)).json()) as Array<{
+			webSocketDebuggerUrl: string;
+		}>;
 		const socket = new WebSocket(targets[0].webSocketDebuggerUrl);
 		await new Promise<void>((resolve, reject) => {
 			socket.addEventListener('open', () => resolve(), { once: true });
-			socket.addEventListener('error', () => reject(new Error(`cannot open the inspector on ${host}:${port}`)), { once: true });
+			socket.addEventListener(
+				'error',
+				() => reject(new Error(`cannot open the inspector on ${host}:${port}`)),
+				{ once: true },
+			);
 		});
 		return new Inspector(socket);
 	}
 
 	async send<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
 		const id = this.nextId++;
-		const answer = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+		const answer = new Promise<unknown>((resolve, reject) =>
+			this.pending.set(id, { resolve, reject }),
+		);
 		this.socket.send(JSON.stringify({ id, method, params }));
 		return (await answer) as T;
 	}

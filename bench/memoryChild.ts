@@ -39,7 +39,11 @@ function uploadSteps(steps: Steps, baseUrl: string): INodeType {
 		const data = await this.helpers.getBinaryDataBuffer(0, 'data');
 		if (steps === 'read') return [[{ json: { size: data.length } }]];
 		const form = new FormData();
-		form.append('chatbot_image', new Blob([data as unknown as Uint8Array<ArrayBuffer>], { type: 'image/png' }), 'logo.png');
+		form.append(
+			'chatbot_image',
+			new Blob([data as unknown as Uint8Array<ArrayBuffer>], { type: 'image/png' }),
+			'logo.png',
+		);
 		if (steps === 'blob') return [[{ json: { size: data.length } }]];
 		const json = await this.helpers.httpRequestWithAuthentication.call(this, 'voiceAiApi', {
 			method: 'PATCH',
@@ -53,16 +57,41 @@ function uploadSteps(steps: Steps, baseUrl: string): INodeType {
 }
 
 async function main(): Promise<void> {
-	const { baseUrl, apiKey, size, steps = 'node' } = JSON.parse(process.argv[2]) as { baseUrl: string; apiKey: string; size: number; steps?: Steps };
-	const { VoiceAi } = require(join(__dirname, '..', 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js')) as { VoiceAi: new () => AnyNodeType };
+	const {
+		baseUrl,
+		apiKey,
+		size,
+		steps = 'node',
+	} = JSON.parse(process.argv[2]) as {
+		baseUrl: string;
+		apiKey: string;
+		size: number;
+		steps?: Steps;
+	};
+	const { VoiceAi } = require(
+		join(__dirname, '..', 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js'),
+	) as { VoiceAi: new () => AnyNodeType };
 	const nodeType = steps === 'node' ? 'n8n-nodes-voiceai.voiceAi' : 'bench.uploadSteps';
 	const update = async (image: Buffer) =>
 		await runNode({
 			nodeType,
 			nodeTypes: { [nodeType]: steps === 'node' ? new VoiceAi() : uploadSteps(steps, baseUrl) },
-			parameters: steps === 'node' ? { resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields: { chatbotImageProperty: 'data' } } : {},
+			parameters:
+				steps === 'node'
+					? {
+							resource: 'chatbot',
+							operation: 'update',
+							chatbotId: 'cb_acme_support',
+							updateFields: { chatbotImageProperty: 'data' },
+						}
+					: {},
 			credentials: { voiceAiApi: { baseUrl, apiKey } },
-			items: [{ json: {}, binary: { data: { data: image, mimeType: 'image/png', fileName: 'logo.png' } } }],
+			items: [
+				{
+					json: {},
+					binary: { data: { data: image, mimeType: 'image/png', fileName: 'logo.png' } },
+				},
+			],
 		});
 
 	for (let warm = 0; warm < 2; warm++) {

@@ -14,7 +14,8 @@ let ticksPerSecond: number | undefined;
 function clockTicks(): number {
 	if (ticksPerSecond === undefined) {
 		try {
-			ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+			ticksPerSecond =
+				Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 		} catch {
 			ticksPerSecond = 100;
 		}
@@ -82,7 +83,9 @@ function busyNs(pid: number): Map<string, number> {
 	const busy = new Map<string, number>();
 	for (const tid of readdirSync(`/proc/${pid}/task`)) {
 		try {
-			const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+			const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')
+				.split(' ')
+				.map(Number);
 			busy.set(tid, run + wait);
 		} catch {
 			// exited meanwhile

@@ -24,9 +24,25 @@ export function codeOf(frame: CpuProfileNode['callFrame']): string {
 	if (name === 'n8n') return 'n8n (server: webhooks, executions, database layer)';
 	if (name === 'n8n-core') return 'n8n-core';
 	if (name === 'n8n-workflow') return 'n8n-workflow';
-	if (name === '@n8n/expression-runtime' || name === 'isolated-vm') return 'expression engine (@n8n/expression-runtime, isolated-vm)';
-	if (['typeorm', 'sqlite3', '@n8n/db', '@n8n/typeorm'].includes(name)) return 'database (typeorm, sqlite3)';
-	if (['express', 'body-parser', 'raw-body', 'router', 'finalhandler', 'send', 'qs', 'iconv-lite', 'type-is', 'content-type'].includes(name)) return 'HTTP framework (express, body-parser)';
+	if (name === '@n8n/expression-runtime' || name === 'isolated-vm')
+		return 'expression engine (@n8n/expression-runtime, isolated-vm)';
+	if (['typeorm', 'sqlite3', '@n8n/db', '@n8n/typeorm'].includes(name))
+		return 'database (typeorm, sqlite3)';
+	if (
+		[
+			'express',
+			'body-parser',
+			'raw-body',
+			'router',
+			'finalhandler',
+			'send',
+			'qs',
+			'iconv-lite',
+			'type-is',
+			'content-type',
+		].includes(name)
+	)
+		return 'HTTP framework (express, body-parser)';
 	return 'other packages';
 }
 
@@ -55,7 +71,8 @@ function frameName(frame: CpuProfileNode['callFrame']): string {
 export function summarize(profile: CpuProfile, watch: RegExp): Summary {
 	const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 	const parent = new Map<number, number>();
-	for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+	for (const node of profile.nodes)
+		for (const child of node.children ?? []) parent.set(child, node.id);
 	const durations = sampleDurations(profile);
 	/** Code of the nearest caller with a script: native frames (isolated-vm, crypto) count for it. */
 	const nativeCaller = (id: number): string => {

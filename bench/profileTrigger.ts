@@ -22,7 +22,13 @@ import { Inspector } from './inspector';
 import { cpuBetween, sampleCpu, waitUntilQuiet } from './procCpu';
 import { summarize } from './profileSummary';
 import { markdownTable } from './report';
-import { post, publish, receivers, TRIGGER_SETTINGS, type TriggerSetting } from './triggerWorkflows';
+import {
+	post,
+	publish,
+	receivers,
+	TRIGGER_SETTINGS,
+	type TriggerSetting,
+} from './triggerWorkflows';
 
 const CONCURRENCY = 10;
 
@@ -31,7 +37,13 @@ const WATCH =
 	/^(webhook|hasValidToken|apiKeyOf|getCredentials|_getCredentials|getDecrypted|getCredentialsEntity|decrypt|getNodeParameter|_getNodeParameter|getParameterValue|resolveSimpleParameterValue|evaluate|acquire|release|acquireIsolate|releaseIsolate|withIsolate|executeWebhook|runWebhook|getWorkflowStaticData|getNodeWebhookUrl|getWebhookMethods|checkProcessedAndRecord|runWorkflow|run|processRunExecutionData|saveExecution|updateExistingExecution|createNewExecution)$/;
 
 async function main(): Promise<void> {
-	const { values } = parseArgs({ options: { settings: { type: 'string' }, deliveries: { type: 'string' }, out: { type: 'string' } } });
+	const { values } = parseArgs({
+		options: {
+			settings: { type: 'string' },
+			deliveries: { type: 'string' },
+			out: { type: 'string' },
+		},
+	});
 	const settings = (values.settings?.split(',') ?? ['lazy', 'likeForLike']) as TriggerSetting[];
 	const deliveries = Number(values.deliveries ?? 200);
 	const out = values.out ?? join(__dirname, '..', '.tmp', 'profile');
@@ -39,16 +51,26 @@ async function main(): Promise<void> {
 
 	for (const setting of settings) {
 		const inspectPort = await freePort();
-		const stack = await startStack({ n8n: { env: TRIGGER_SETTINGS[setting].env, nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`], readyTimeoutMs: 600_000 } });
+		const stack = await startStack({
+			n8n: {
+				env: TRIGGER_SETTINGS[setting].env,
+				nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`],
+				readyTimeoutMs: 600_000,
+			},
+		});
 		try {
 			const pid = stack.n8n.pid();
 			if (pid === undefined) throw new Error('n8n is not running');
 			const list = receivers();
 			const { urls } = await publish(stack, list);
-			for (const receiver of list) for (let index = 0; index < 20; index++) await post(urls[receiver.key]);
+			for (const receiver of list)
+				for (let index = 0; index < 20; index++) await post(urls[receiver.key]);
 			await waitUntilQuiet(pid);
 			const inspector = await Inspector.connect('127.0.0.1', inspectPort);
-			const lines = [`## ${TRIGGER_SETTINGS[setting].label}: ${deliveries} deliveries, ${CONCURRENCY} in flight, per delivery`, ''];
+			const lines = [
+				`## ${TRIGGER_SETTINGS[setting].label}: ${deliveries} deliveries, ${CONCURRENCY} in flight, per delivery`,
+				'',
+			];
 			for (const receiver of list) {
 				const before = sampleCpu(pid);
 				await inspector.startProfiling(250);
@@ -74,18 +96,26 @@ async function main(): Promise<void> {
 					'',
 					markdownTable(
 						['Thread (name)', 'CPU per delivery'],
-						[...cpu.byName].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([name, ms]) => [name, per(ms)]),
+						[...cpu.byName]
+							.filter(([, ms]) => ms > 0)
+							.sort((a, b) => b[1] - a[1])
+							.map(([name, ms]) => [name, per(ms)]),
 					),
 					'',
 					`Main thread, profiled (${per(summary.totalMs)} sampled, idle excluded), self time by code:`,
 					'',
-					markdownTable(['Code', 'Self time per delivery'], summary.byCode.map(([code, ms]) => [code, per(ms)])),
+					markdownTable(
+						['Code', 'Self time per delivery'],
+						summary.byCode.map(([code, ms]) => [code, per(ms)]),
+					),
 					'',
 					'Inclusive time of watched functions (over 0.05 ms per delivery):',
 					'',
 					markdownTable(
 						['Function (file:line)', 'Inclusive per delivery'],
-						summary.inclusive.filter((entry) => entry.ms / deliveries >= 0.05).map((entry) => [entry.name, per(entry.ms)]),
+						summary.inclusive
+							.filter((entry) => entry.ms / deliveries >= 0.05)
+							.map((entry) => [entry.name, per(entry.ms)]),
 					),
 					'',
 				);

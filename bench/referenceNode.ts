@@ -4,7 +4,12 @@
  * Sequential by default; `concurrency` > 1 keeps that many requests in flight with a plain worker pool
  * (used as the engine's floor in the latency-bound scenario).
  */
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 export const REFERENCE_TYPE = 'bench.bareReference';
 

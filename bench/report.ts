@@ -25,7 +25,12 @@ export function markdownTable(header: string[], rows: string[][]): string {
 export function checksTable(checks: Check[]): string {
 	return markdownTable(
 		['Check', 'Target', 'Measured', 'Result'],
-		checks.map((check) => [check.name, check.target, check.measured, check.pass ? 'pass' : '**FAIL**']),
+		checks.map((check) => [
+			check.name,
+			check.target,
+			check.measured,
+			check.pass ? 'pass' : '**FAIL**',
+		]),
 	);
 }
 
@@ -45,7 +50,14 @@ export function scenarioMarkdown(result: ScenarioResult): string {
 
 /** Plain-text table for the terminal. */
 export function textTable(header: string[], rows: string[][]): string {
-	const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
-	const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ');
-	return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+	const widths = header.map((cell, column) =>
+		Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)),
+	);
+	const line = (cells: string[]) =>
+		cells.map((cell, column) => cell.padEnd(widths[column])).join('  ');
+	return [
+		line(header),
+		widths.map((width) => '-'.repeat(width)).join('  '),
+		...rows.map(line),
+	].join('\n');
 }

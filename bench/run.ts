@@ -35,7 +35,15 @@ import { TRIGGER_SETTINGS, type TriggerSetting } from './triggerWorkflows';
 import { fmt } from './stats';
 
 const ROOT = join(__dirname, '..');
-const SCENARIOS = ['overhead', 'latency', 'rateLimit', 'memory', 'realN8n', 'queueWorkers', 'trigger'] as const;
+const SCENARIOS = [
+	'overhead',
+	'latency',
+	'rateLimit',
+	'memory',
+	'realN8n',
+	'queueWorkers',
+	'trigger',
+] as const;
 const RESULTS_JSON = join(__dirname, 'results.json');
 
 interface StoredResult {
@@ -54,16 +62,28 @@ function loadBuiltNode(): AnyNodeType {
 
 async function main(): Promise<void> {
 	const { values } = parseArgs({
-		options: { only: { type: 'string' }, quick: { type: 'boolean' }, 'no-write': { type: 'boolean' }, 'trigger-settings': { type: 'string' } },
+		options: {
+			only: { type: 'string' },
+			quick: { type: 'boolean' },
+			'no-write': { type: 'boolean' },
+			'trigger-settings': { type: 'string' },
+		},
 	});
 	const only = values.only ? values.only.split(',') : [...SCENARIOS];
-	const triggerSettings = (values['trigger-settings']?.split(',') ?? Object.keys(TRIGGER_SETTINGS)) as TriggerSetting[];
+	const triggerSettings = (values['trigger-settings']?.split(',') ??
+		Object.keys(TRIGGER_SETTINGS)) as TriggerSetting[];
 	for (const setting of triggerSettings) {
-		if (!(setting in TRIGGER_SETTINGS)) throw new Error(`unknown trigger setting "${setting}" (known: ${Object.keys(TRIGGER_SETTINGS).join(', ')})`);
+		if (!(setting in TRIGGER_SETTINGS))
+			throw new Error(
+				`unknown trigger setting "${setting}" (known: ${Object.keys(TRIGGER_SETTINGS).join(', ')})`,
+			);
 	}
 	const quick = values.quick === true;
 	const n8nDir = process.env.VOICEAI_N8N_DIR;
-	if (!n8nDir) throw new Error('VOICEAI_N8N_DIR is not set: run `npm run bench` (or export it from scripts/n8n-install.sh)');
+	if (!n8nDir)
+		throw new Error(
+			'VOICEAI_N8N_DIR is not set: run `npm run bench` (or export it from scripts/n8n-install.sh)',
+		);
 
 	const started = Date.now();
 	const environment = describeEnvironment(n8nDir);
@@ -76,17 +96,44 @@ async function main(): Promise<void> {
 			console.log(`\n[bench] ${name} ...`);
 			const loadBefore = loadavg()[0];
 			let result: ScenarioResult;
-			if (name === 'overhead') result = await overhead(sandbox, { items: quick ? 200 : 2000, rounds: quick ? 2 : 5, n8nDir, ourNode });
+			if (name === 'overhead')
+				result = await overhead(sandbox, {
+					items: quick ? 200 : 2000,
+					rounds: quick ? 2 : 5,
+					n8nDir,
+					ourNode,
+				});
 			else if (name === 'latency') result = await latencyBound(sandbox, { quick, ourNode });
-			else if (name === 'rateLimit') result = await rateLimited(sandbox, { items: quick ? 120 : 600, rateLimit: 50, rounds: quick ? 1 : 3, ourNode });
+			else if (name === 'rateLimit')
+				result = await rateLimited(sandbox, {
+					items: quick ? 120 : 600,
+					rateLimit: 50,
+					rounds: quick ? 1 : 3,
+					ourNode,
+				});
 			else if (name === 'memory') result = await memory(sandbox, { rounds: quick ? 1 : 3 });
-			else if (name === 'realN8n') result = await realN8n({ items: quick ? 200 : 1000, rounds: quick ? 2 : 3 });
-			else if (name === 'queueWorkers') result = await queueWorkers({ deliveries: quick ? 200 : 1000 });
-			else if (name === 'trigger') result = await triggerVsWebhook({ settings: triggerSettings, rounds: quick ? 2 : 4, sequential: quick ? 5 : 10, parallel: quick ? 20 : 40 });
+			else if (name === 'realN8n')
+				result = await realN8n({ items: quick ? 200 : 1000, rounds: quick ? 2 : 3 });
+			else if (name === 'queueWorkers')
+				result = await queueWorkers({ deliveries: quick ? 200 : 1000 });
+			else if (name === 'trigger')
+				result = await triggerVsWebhook({
+					settings: triggerSettings,
+					rounds: quick ? 2 : 4,
+					sequential: quick ? 5 : 10,
+					parallel: quick ? 20 : 40,
+				});
 			else throw new Error(`unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
-			result.notes.push(`Machine load (1-minute average) at the start and end of this scenario: ${loadBefore.toFixed(1)} and ${loadavg()[0].toFixed(1)}, on ${cpus().length} logical cores.`);
+			result.notes.push(
+				`Machine load (1-minute average) at the start and end of this scenario: ${loadBefore.toFixed(1)} and ${loadavg()[0].toFixed(1)}, on ${cpus().length} logical cores.`,
+			);
 			results.push({ scenario: name, result });
-			console.log(`\n${result.title}\n${textTable(result.header, result.rows)}\n\n${textTable(['Check', 'Target', 'Measured', 'Result'], result.checks.map((c) => [c.name, c.target, c.measured, c.pass ? 'pass' : 'FAIL']))}`);
+			console.log(
+				`\n${result.title}\n${textTable(result.header, result.rows)}\n\n${textTable(
+					['Check', 'Target', 'Measured', 'Result'],
+					result.checks.map((c) => [c.name, c.target, c.measured, c.pass ? 'pass' : 'FAIL']),
+				)}`,
+			);
 		}
 	} finally {
 		await sandbox.close();
@@ -95,7 +142,9 @@ async function main(): Promise<void> {
 	const elapsed = Date.now() - started;
 	const ranChecks = results.flatMap(({ result }) => result.checks);
 	const failed = ranChecks.filter((check) => !check.pass).length;
-	console.log(`\n[bench] ${ranChecks.length - failed}/${ranChecks.length} checks pass; whole run ${fmt.ms(elapsed)}`);
+	console.log(
+		`\n[bench] ${ranChecks.length - failed}/${ranChecks.length} checks pass; whole run ${fmt.ms(elapsed)}`,
+	);
 	if (quick || values['no-write']) return;
 
 	const ranAt = new Date(started).toISOString();
@@ -108,7 +157,8 @@ async function main(): Promise<void> {
 	}
 	const stored = new Map<string, StoredResult>();
 	if (partial) {
-		for (const entry of JSON.parse(readFileSync(RESULTS_JSON, 'utf8')) as StoredResult[]) stored.set(entry.scenario, entry);
+		for (const entry of JSON.parse(readFileSync(RESULTS_JSON, 'utf8')) as StoredResult[])
+			stored.set(entry.scenario, entry);
 	}
 	for (const entry of fresh) stored.set(entry.scenario, entry);
 	const kept = SCENARIOS.flatMap((scenario) => stored.get(scenario) ?? []);
@@ -142,7 +192,11 @@ async function main(): Promise<void> {
 function storedMarkdown(entry: StoredResult): string {
 	const number = SCENARIOS.indexOf(entry.scenario as (typeof SCENARIOS)[number]) + 1;
 	const when = `Ran ${entry.ranAt.slice(0, 16).replace('T', ' ')} UTC, n8n-nodes-voiceai ${entry.commit}.`;
-	return scenarioMarkdown({ ...entry.result, title: `${number}. ${entry.result.title.replace(/^\d+\.\s*/, '')}`, notes: [...entry.result.notes, when] });
+	return scenarioMarkdown({
+		...entry.result,
+		title: `${number}. ${entry.result.title.replace(/^\d+\.\s*/, '')}`,
+		notes: [...entry.result.notes, when],
+	});
 }
 
 /**
@@ -164,11 +218,18 @@ function replaceSections(entries: StoredResult[]): void {
 		text = `${text.slice(0, at + 1)}${section}${next === -1 ? '' : text.slice(next)}`;
 	}
 	writeFileSync(file, text);
-	console.log('[bench] replaced the sections of this run in bench/results.md (the full run writes bench/results.json)');
+	console.log(
+		'[bench] replaced the sections of this run in bench/results.md (the full run writes bench/results.json)',
+	);
 }
 
 /** Replaces the results section of README.md's Benchmark part (between its markers) with this run's summary. */
-function updateDocs(environment: string[][], checks: Check[], started: number, elapsed: number): void {
+function updateDocs(
+	environment: string[][],
+	checks: Check[],
+	started: number,
+	elapsed: number,
+): void {
 	const file = join(ROOT, 'README.md');
 	if (!existsSync(file)) return;
 	const text = readFileSync(file, 'utf8');
@@ -183,12 +244,17 @@ function updateDocs(environment: string[][], checks: Check[], started: number, e
 		checksTable(checks),
 		end,
 	].join('\n');
-	writeFileSync(file, text.slice(0, text.indexOf(start)) + section + text.slice(text.indexOf(end) + end.length));
+	writeFileSync(
+		file,
+		text.slice(0, text.indexOf(start)) + section + text.slice(text.indexOf(end) + end.length),
+	);
 	console.log('[bench] updated the results section of README.md');
 }
 
 function textTableMarkdown(rows: string[][]): string {
-	return ['| | |', '| --- | --- |', ...rows.map(([key, value]) => `| ${key} | ${value} |`)].join('\n');
+	return ['| | |', '| --- | --- |', ...rows.map(([key, value]) => `| ${key} | ${value} |`)].join(
+		'\n',
+	);
 }
 
 main().catch((error: unknown) => {

@@ -17,10 +17,14 @@ export interface BenchSandbox {
 }
 
 export async function spawnSandbox(): Promise<BenchSandbox> {
-	const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'sandboxProcess.ts'), '{}'], {
-		stdio: ['pipe', 'pipe', 'inherit'],
-		cwd: join(__dirname, '..'),
-	});
+	const child = spawn(
+		process.execPath,
+		['--import', 'tsx', join(__dirname, 'sandboxProcess.ts'), '{}'],
+		{
+			stdio: ['pipe', 'pipe', 'inherit'],
+			cwd: join(__dirname, '..'),
+		},
+	);
 	const lines = createInterface({ input: child.stdout });
 	const [first] = (await Promise.race([
 		once(lines, 'line'),
@@ -28,11 +32,18 @@ export async function spawnSandbox(): Promise<BenchSandbox> {
 			throw new Error('the sandbox process exited before it printed its connection');
 		}),
 	])) as [string];
-	const info = JSON.parse(first) as { baseUrl: string; adminToken: string; orgs: Array<{ id: string; apiKey: string }> };
+	const info = JSON.parse(first) as {
+		baseUrl: string;
+		adminToken: string;
+		orgs: Array<{ id: string; apiKey: string }>;
+	};
 	const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
 		const res = await fetch(`${info.baseUrl}/__sandbox${path}`, {
 			method,
-			headers: { 'X-Sandbox-Admin': info.adminToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+			headers: {
+				'X-Sandbox-Admin': info.adminToken,
+				...(body === undefined ? {} : { 'content-type': 'application/json' }),
+			},
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await res.text();
@@ -49,7 +60,9 @@ export async function spawnSandbox(): Promise<BenchSandbox> {
 		},
 		newOrg: async (name) => {
 			const org = await admin<{ id: string }>('POST', '/orgs', { name });
-			const key = await admin<{ apiKey: string }>('POST', `/orgs/${org.id}/keys`, { name: 'bench' });
+			const key = await admin<{ apiKey: string }>('POST', `/orgs/${org.id}/keys`, {
+				name: 'bench',
+			});
 			return { id: org.id, apiKey: key.apiKey };
 		},
 		close: async () => {

@@ -8,7 +8,9 @@ import { startSandbox } from '../test/sandbox';
 async function main(): Promise<void> {
 	const options = JSON.parse(process.argv[2] ?? '{}') as { latencyMs?: number; rateLimit?: number };
 	const sandbox = await startSandbox({ ...options, port: 0, seed: 'demo', quiet: true });
-	process.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken, orgs: sandbox.orgs })}\n`);
+	process.stdout.write(
+		`${JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken, orgs: sandbox.orgs })}\n`,
+	);
 	const stop = () => void sandbox.close().then(() => process.exit(0));
 	process.stdin.on('end', stop);
 	process.stdin.resume();

@@ -51,7 +51,12 @@ export function rotate<T>(list: T[], round: number): T[] {
 }
 
 export const fmt = {
-	ms: (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`),
+	ms: (ms: number) =>
+		ms >= 10_000
+			? `${(ms / 1000).toFixed(1)} s`
+			: ms >= 1000
+				? `${(ms / 1000).toFixed(2)} s`
+				: `${ms.toFixed(0)} ms`,
 	ms1: (ms: number) => `${ms.toFixed(1)} ms`,
 	ratio: (ratio: number) => `${ratio.toFixed(2)}x`,
 	share: (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`,

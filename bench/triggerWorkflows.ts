@@ -36,7 +36,11 @@ export interface Receiver {
 /** The versions of the built Voice AI Trigger, and the one n8n's editor gives a newly added node. */
 export function triggerVersions(): { versions: number[]; defaultVersion: number } {
 	const file = join(__dirname, '..', 'dist', 'nodes', 'VoiceAiTrigger', 'VoiceAiTrigger.node.js');
-	const { VoiceAiTrigger } = require(file) as { VoiceAiTrigger: new () => { description: { version: number | number[]; defaultVersion?: number } } };
+	const { VoiceAiTrigger } = require(file) as {
+		VoiceAiTrigger: new () => {
+			description: { version: number | number[]; defaultVersion?: number };
+		};
+	};
 	const { version, defaultVersion } = new VoiceAiTrigger().description;
 	const versions = Array.isArray(version) ? version : [version];
 	return { versions, defaultVersion: defaultVersion ?? Math.max(...versions) };
@@ -63,7 +67,16 @@ export interface Published {
 function noOpWorkflow(name: string, start: WorkflowJson['nodes'][number]): WorkflowJson {
 	return {
 		name,
-		nodes: [start, { name: 'No Op', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} }],
+		nodes: [
+			start,
+			{
+				name: 'No Op',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {},
+			},
+		],
 		connections: { [start.name]: { main: [[{ node: 'No Op', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 	};
@@ -79,9 +92,18 @@ function delivery(): { body: string; headers: Record<string, string> } {
 			agent_id: 'agent_acme_reception',
 			chatbot_id: null,
 			completed_at: new Date().toISOString(),
-			variables: { name: 'Bench Caller', phone: '+14155550100', email: 'caller@example.com', intent: 'book' },
+			variables: {
+				name: 'Bench Caller',
+				phone: '+14155550100',
+				email: 'caller@example.com',
+				intent: 'book',
+			},
 		}),
-		headers: { 'content-type': 'application/json', 'x-voiceai-delivery': `dlv_${randomUUID()}`, 'x-voiceai-attempt': '1' },
+		headers: {
+			'content-type': 'application/json',
+			'x-voiceai-delivery': `dlv_${randomUUID()}`,
+			'x-voiceai-attempt': '1',
+		},
 	};
 }
 
@@ -107,7 +129,9 @@ export async function post(url: string): Promise<number | undefined> {
 
 export async function executionCount(stack: Stack, workflowId: string): Promise<number> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	return (await stack.api.request<{ count: number }>('GET', `/rest/executions?filter=${filter}&limit=1`)).count;
+	return (
+		await stack.api.request<{ count: number }>('GET', `/rest/executions?filter=${filter}&limit=1`)
+	).count;
 }
 
 /**
@@ -136,10 +160,15 @@ export async function publish(stack: Stack, list: Receiver[]): Promise<Published
 			continue;
 		}
 		const org = stack.sandbox.orgs[account++];
-		if (org === undefined) throw new Error('the sandbox has fewer organizations than trigger versions');
-		const credential: CredentialRef = org.id === stack.org.id
-			? stack.credential
-			: await stack.api.createVoiceAiCredential({ baseUrl: stack.sandbox.baseUrl, apiKey: org.apiKey }, `Voice AI sandbox (${org.name})`);
+		if (org === undefined)
+			throw new Error('the sandbox has fewer organizations than trigger versions');
+		const credential: CredentialRef =
+			org.id === stack.org.id
+				? stack.credential
+				: await stack.api.createVoiceAiCredential(
+						{ baseUrl: stack.sandbox.baseUrl, apiKey: org.apiKey },
+						`Voice AI sandbox (${org.name})`,
+					);
 		const node = {
 			name: 'Voice AI Trigger',
 			type: NODE_TYPES.trigger,
@@ -149,7 +178,10 @@ export async function publish(stack: Stack, list: Receiver[]): Promise<Published
 			parameters: { output: 'variables', options: {} },
 			credentials: { voiceAiApi: credential },
 		};
-		const saved = await stack.api.importWorkflow(noOpWorkflow(`Bench: Voice AI Trigger ${receiver.typeVersion}`, node), { voiceAiApi: credential });
+		const saved = await stack.api.importWorkflow(
+			noOpWorkflow(`Bench: Voice AI Trigger ${receiver.typeVersion}`, node),
+			{ voiceAiApi: credential },
+		);
 		await stack.api.activateWorkflow(saved);
 		const webhookId = saved.nodes.find((n) => n.name === 'Voice AI Trigger')?.webhookId ?? '';
 		// Publishing returns before the trigger has registered its URL (with the token) at the service.
@@ -163,7 +195,9 @@ export async function publish(stack: Stack, list: Receiver[]): Promise<Published
 		workflowIds[receiver.key] = saved.id;
 	}
 	for (const receiver of list) {
-		await pollUntil(async () => (await post(urls[receiver.key])) !== undefined, { what: `${receiver.label} to answer 200` });
+		await pollUntil(async () => (await post(urls[receiver.key])) !== undefined, {
+			what: `${receiver.label} to answer 200`,
+		});
 		// The 404s before the URL went live are not n8n failing a delivery.
 		answered.set(urls[receiver.key], { ok: answered.get(urls[receiver.key])?.ok ?? 0, failed: 0 });
 	}

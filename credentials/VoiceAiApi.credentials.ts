@@ -32,9 +32,13 @@ export class VoiceAiApi implements ICredentialType {
 
 	displayName = 'Voice AI API';
 
-	documentationUrl = 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/credentials.md';
+	documentationUrl =
+		'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/credentials.md';
 
-	icon = { light: 'file:../nodes/VoiceAi/voiceai.svg', dark: 'file:../nodes/VoiceAi/voiceai.dark.svg' } as const;
+	icon = {
+		light: 'file:../nodes/VoiceAi/voiceai.svg',
+		dark: 'file:../nodes/VoiceAi/voiceai.dark.svg',
+	} as const;
 
 	properties: INodeProperties[] = [
 		{
@@ -77,7 +81,10 @@ export class VoiceAiApi implements ICredentialType {
 	 * anything). A function rather than a generic block: n8n runs it for every request, and a generic block
 	 * costs two expression evaluations each time.
 	 */
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		const key = String(credentials.apiKey ?? '').trim();
 		const value = API_KEY_PATTERN.test(key) ? key : '';
 		requestOptions.headers = { ...requestOptions.headers };
@@ -116,7 +123,8 @@ export class VoiceAiApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'The Base URL does not point at the Voice AI API: check it against your account documentation.',
+					message:
+						'The Base URL does not point at the Voice AI API: check it against your account documentation.',
 				},
 			},
 		],

@@ -11,9 +11,13 @@ export class VoiceAiSipLoginApi implements ICredentialType {
 
 	displayName = 'Voice AI SIP Trunk Login API';
 
-	documentationUrl = 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/sip-credentials.md';
+	documentationUrl =
+		'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/sip-credentials.md';
 
-	icon = { light: 'file:../nodes/VoiceAi/voiceai.svg', dark: 'file:../nodes/VoiceAi/voiceai.dark.svg' } as const;
+	icon = {
+		light: 'file:../nodes/VoiceAi/voiceai.svg',
+		dark: 'file:../nodes/VoiceAi/voiceai.dark.svg',
+	} as const;
 
 	properties: INodeProperties[] = [
 		{
@@ -31,7 +35,8 @@ export class VoiceAiSipLoginApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'Password of the SIP trunk login, sent as sip_password. n8n stores it encrypted; workflows hold only a reference to this credential.',
+			description:
+				'Password of the SIP trunk login, sent as sip_password. n8n stores it encrypted; workflows hold only a reference to this credential.',
 		},
 	];
 }

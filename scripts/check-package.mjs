@@ -47,11 +47,15 @@ const ALWAYS_SHIPPED = ['package.json', 'README.md', 'LICENSE'];
 const DIST_FILE = /^dist\/(nodes|credentials)\/[\w./-]+\.(js|svg|png|json)$/;
 
 function pack(into) {
-	const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', into], {
-		cwd: root,
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	const out = execFileSync(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', into],
+		{
+			cwd: root,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
 	return join(into, JSON.parse(out)[0].filename);
 }
 
@@ -67,7 +71,8 @@ function checkContents(unpacked, pkg) {
 	for (const file of files) {
 		if (ALWAYS_SHIPPED.includes(file)) continue;
 		if (!DIST_FILE.test(file)) problems.push(`not to be published: ${file}`);
-		else if (file.endsWith('.json') && !file.endsWith('.node.json')) problems.push(`not a node codex file: ${file}`);
+		else if (file.endsWith('.json') && !file.endsWith('.node.json'))
+			problems.push(`not a node codex file: ${file}`);
 	}
 	for (const needed of [...ALWAYS_SHIPPED, ...pkg.n8n.nodes, ...pkg.n8n.credentials]) {
 		if (!files.includes(needed)) problems.push(`missing: ${needed}`);
@@ -80,7 +85,10 @@ function checkContents(unpacked, pkg) {
 		const leaked = localPaths.find((p) => text.includes(p));
 		if (leaked) problems.push(`local path ${leaked} in ${file}`);
 	}
-	return { passed: problems.length === 0, details: problems.length ? problems : [`${files.length} files`] };
+	return {
+		passed: problems.length === 0,
+		details: problems.length ? problems : [`${files.length} files`],
+	};
 }
 
 function githubRepository(pkg) {
@@ -93,25 +101,37 @@ function checkMetadata(pkg) {
 	const problems = [];
 	const repo = githubRepository(pkg);
 	if (!repo) {
-		problems.push('repository.url must be git+https://github.com/OWNER/NAME.git (npm provenance and n8n verification read it)');
+		problems.push(
+			'repository.url must be git+https://github.com/OWNER/NAME.git (npm provenance and n8n verification read it)',
+		);
 	} else {
 		const web = `https://github.com/${repo.owner}/${repo.name}`;
-		if (pkg.homepage !== `${web}#readme`) problems.push(`homepage must be ${web}#readme, is ${pkg.homepage}`);
-		if (pkg.bugs?.url !== `${web}/issues`) problems.push(`bugs.url must be ${web}/issues, is ${pkg.bugs?.url}`);
+		if (pkg.homepage !== `${web}#readme`)
+			problems.push(`homepage must be ${web}#readme, is ${pkg.homepage}`);
+		if (pkg.bugs?.url !== `${web}/issues`)
+			problems.push(`bugs.url must be ${web}/issues, is ${pkg.bugs?.url}`);
 		if (pkg.author?.url !== `https://github.com/${repo.owner}`) {
 			problems.push(`author.url must be https://github.com/${repo.owner}, is ${pkg.author?.url}`);
 		}
 		if (args.repository && args.repository !== `${repo.owner}/${repo.name}`) {
-			problems.push(`published from ${args.repository} but package.json names ${repo.owner}/${repo.name}`);
+			problems.push(
+				`published from ${args.repository} but package.json names ${repo.owner}/${repo.name}`,
+			);
 		}
 	}
 	if (!pkg.author?.name || !pkg.author?.email) problems.push('author needs a name and an email');
 	if (pkg.license !== 'MIT') problems.push(`license must be MIT, is ${pkg.license}`);
-	if (!pkg.keywords?.includes('n8n-community-node-package')) problems.push('keyword n8n-community-node-package is missing');
-	if (Object.keys(pkg.dependencies ?? {}).length) problems.push('runtime dependencies are not allowed');
+	if (!pkg.keywords?.includes('n8n-community-node-package'))
+		problems.push('keyword n8n-community-node-package is missing');
+	if (Object.keys(pkg.dependencies ?? {}).length)
+		problems.push('runtime dependencies are not allowed');
 	if (pkg.main) problems.push('"main" is not used by n8n; it would ship an extra file');
-	if (args.tag && args.tag !== `v${pkg.version}`) problems.push(`tag ${args.tag} does not match version ${pkg.version}`);
-	return { passed: problems.length === 0, details: problems.length ? problems : [repo ? `${repo.owner}/${repo.name}` : ''] };
+	if (args.tag && args.tag !== `v${pkg.version}`)
+		problems.push(`tag ${args.tag} does not match version ${pkg.version}`);
+	return {
+		passed: problems.length === 0,
+		details: problems.length ? problems : [repo ? `${repo.owner}/${repo.name}` : ''],
+	};
 }
 
 async function checkEslintPlugin(unpacked) {
@@ -122,28 +142,46 @@ async function checkEslintPlugin(unpacked) {
 		cwd: unpacked,
 		allowInlineConfig: false,
 		overrideConfigFile: true,
-		overrideConfig: [n8nCommunityNodesPlugin.configs.recommended, { files: ['**/*.json'], languageOptions: { parser } }],
+		overrideConfig: [
+			n8nCommunityNodesPlugin.configs.recommended,
+			{ files: ['**/*.json'], languageOptions: { parser } },
+		],
 	});
-	const files = ['package.json', ...filesUnder(join(unpacked, 'dist')).filter((f) => f.endsWith('.js'))];
+	const files = [
+		'package.json',
+		...filesUnder(join(unpacked, 'dist')).filter((f) => f.endsWith('.js')),
+	];
 	const results = await eslint.lintFiles(files.map((f) => resolve(unpacked, f)));
 	const errors = results.flatMap((r) =>
 		r.messages
 			.filter((m) => m.severity === 2)
 			.map((m) => `${relative(unpacked, r.filePath)}:${m.line} ${m.ruleId ?? ''} ${m.message}`),
 	);
-	return { passed: errors.length === 0, details: errors.length ? errors : [`${results.length} files`] };
+	return {
+		passed: errors.length === 0,
+		details: errors.length ? errors : [`${results.length} files`],
+	};
 }
 
 async function checkScanner(unpacked) {
-	const scannerFile = join(dirname(require.resolve('@n8n/scan-community-package/package.json')), 'scanner', 'scanner.mjs');
+	const scannerFile = join(
+		dirname(require.resolve('@n8n/scan-community-package/package.json')),
+		'scanner',
+		'scanner.mjs',
+	);
 	// The scanner makes a temporary folder (for downloads) when loaded; have its tmp remove it on exit.
 	createRequire(scannerFile)('tmp').setGracefulCleanup();
 	const scanner = await import(pathToFileURL(scannerFile).href);
 	const source = await scanner.analyzePackage(root, scanner.SOURCE_FILE_PATTERNS);
 	const tarball = await scanner.analyzePackage(unpacked, ['**/*.js', 'package.json']);
 	const details = [];
-	for (const [leg, result] of [['source', source], ['tarball', tarball]]) {
-		details.push(`${leg}: ${result.passed ? 'passed' : `${result.message}\n${result.details ?? ''}`}`);
+	for (const [leg, result] of [
+		['source', source],
+		['tarball', tarball],
+	]) {
+		details.push(
+			`${leg}: ${result.passed ? 'passed' : `${result.message}\n${result.details ?? ''}`}`,
+		);
 	}
 	return { passed: source.passed && tarball.passed, details };
 }
@@ -162,10 +200,13 @@ async function main() {
 			{ name: 'eslint', ...(await checkEslintPlugin(unpacked)) },
 			{ name: 'scanner', ...(await checkScanner(unpacked)) },
 		];
-		if (args.json) process.stdout.write(`${JSON.stringify({ tarball: args.tarball ?? 'packed', checks })}\n`);
+		if (args.json)
+			process.stdout.write(`${JSON.stringify({ tarball: args.tarball ?? 'packed', checks })}\n`);
 		else {
 			for (const check of checks) {
-				process.stdout.write(`${check.passed ? 'ok  ' : 'FAIL'} ${check.name}: ${check.details.join('\n     ')}\n`);
+				process.stdout.write(
+					`${check.passed ? 'ok  ' : 'FAIL'} ${check.name}: ${check.details.join('\n     ')}\n`,
+				);
 			}
 		}
 		process.exitCode = checks.every((check) => check.passed) ? 0 : 1;

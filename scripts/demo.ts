@@ -27,7 +27,8 @@ function option(name: string, fallback: number): number {
 	const index = process.argv.indexOf(`--${name}`);
 	if (index === -1) return fallback;
 	const value = Number(process.argv[index + 1]);
-	if (!Number.isInteger(value) || value <= 0 || value > 65535) throw new Error(`--${name} needs a port number`);
+	if (!Number.isInteger(value) || value <= 0 || value > 65535)
+		throw new Error(`--${name} needs a port number`);
 	return value;
 }
 
@@ -51,9 +52,13 @@ async function main() {
 	});
 	// Lets `npm run simulate` find this sandbox's admin token, as with `npm run sandbox`.
 	const connection = connectionFile(sandbox.baseUrl);
-	writeFileSync(connection, JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken }), {
-		mode: 0o600,
-	});
+	writeFileSync(
+		connection,
+		JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken }),
+		{
+			mode: 0o600,
+		},
+	);
 	let n8n: N8nProcess | undefined;
 	let stopping = false;
 	const stop = async (code: number) => {
@@ -75,7 +80,9 @@ async function main() {
 			port: n8nPort,
 			echo: verbose,
 			onUnexpectedExit: (code) => {
-				process.stderr.write(`[demo] n8n exited unexpectedly (code ${code}); see ${join(stateDir, 'n8n.log')}\n`);
+				process.stderr.write(
+					`[demo] n8n exited unexpectedly (code ${code}); see ${join(stateDir, 'n8n.log')}\n`,
+				);
 				void stop(1);
 			},
 		});
@@ -88,7 +95,9 @@ async function main() {
 		await api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns);
 		const imported: string[] = [];
 		let crmWorkflowId = '';
-		for (const file of readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).sort()) {
+		for (const file of readdirSync(EXAMPLES_DIR)
+			.filter((f) => f.endsWith('.json'))
+			.sort()) {
 			const name = file.replace(/\.json$/, '');
 			const workflow = await api.importWorkflow(loadExample(name), { voiceAiApi: credential });
 			imported.push(`${workflow.name}  ${n8n.baseUrl}/workflow/${workflow.id}`);
@@ -107,16 +116,24 @@ async function main() {
 		say(`  Email:       ${DEFAULT_OWNER.email}`);
 		say(`  Password:    ${DEFAULT_OWNER.password}`);
 		say();
-		say(`  Sandbox:     ${sandbox.baseUrl}  (org ${acme.name}; its API key is in the credential "${credential.name}")`);
+		say(
+			`  Sandbox:     ${sandbox.baseUrl}  (org ${acme.name}; its API key is in the credential "${credential.name}")`,
+		);
 		say('  Workflows:');
 		for (const line of imported) say(`    - ${line}`);
-		say(`  Published:   the CRM sync workflow (id ${crmWorkflowId}); contacts land in the Data Table "${CRM_TABLE.name}"`);
+		say(
+			`  Published:   the CRM sync workflow (id ${crmWorkflowId}); contacts land in the Data Table "${CRM_TABLE.name}"`,
+		);
 		say();
-		const agents = (await new SandboxAdmin(sandbox).state<{ agents: Array<{ id: string }> }>(acme.id)).agents;
+		const agents = (
+			await new SandboxAdmin(sandbox).state<{ agents: Array<{ id: string }> }>(acme.id)
+		).agents;
 		const url = sandboxPort === 3001 ? '' : ` --url ${sandbox.baseUrl}`;
 		say('  Simulate a completed conversation (in another terminal):');
 		say(`    npm run simulate --${url} --org ${acme.id} --agent ${agents[0].id} \\`);
-		say('      --var name="Ada Lovelace" --var phone=+14155550199 --var email=ada@example.com --var intent="book a cleaning"');
+		say(
+			'      --var name="Ada Lovelace" --var phone=+14155550199 --var email=ada@example.com --var intent="book a cleaning"',
+		);
 		say('  then open Executions in n8n, and Overview > Data tables > CRM contacts.');
 		say();
 		say('  Ctrl-C stops n8n and the sandbox.');
@@ -128,7 +145,10 @@ async function main() {
 	}
 }
 
-(process.argv.includes('--queue') ? import('./queue-demo').then((m) => m.queueDemo()) : main()).catch((error: Error) => {
+(process.argv.includes('--queue')
+	? import('./queue-demo').then((m) => m.queueDemo())
+	: main()
+).catch((error: Error) => {
 	process.stderr.write(`[demo] failed: ${error.message}\n`);
 	process.exit(1);
 });

@@ -30,12 +30,23 @@ const CLIENT_LABEL: Record<Client, string> = {
 	undici: 'raw undici pool (floor)',
 };
 
-export async function latencyBound(sandbox: BenchSandbox, options: LatencyOptions): Promise<ScenarioResult> {
-	const numbers = Array.from({ length: NUMBERS }, (_, index) => `+1415700${String(index).padStart(4, '0')}`);
+export async function latencyBound(
+	sandbox: BenchSandbox,
+	options: LatencyOptions,
+): Promise<ScenarioResult> {
+	const numbers = Array.from(
+		{ length: NUMBERS },
+		(_, index) => `+1415700${String(index).padStart(4, '0')}`,
+	);
 	const org = await sandbox.newOrg('Bench SIP audit');
-	await sandbox.admin('POST', `/orgs/${org.id}/seed`, { sip: numbers.map((phone_number) => ({ phone_number, trunkName: 'bench-trunk' })) });
+	await sandbox.admin('POST', `/orgs/${org.id}/seed`, {
+		sip: numbers.map((phone_number) => ({ phone_number, trunkName: 'bench-trunk' })),
+	});
 	const credentials = { voiceAiApi: { baseUrl: sandbox.baseUrl, apiKey: org.apiKey } };
-	const nodeTypes = { 'n8n-nodes-voiceai.voiceAi': options.ourNode, [REFERENCE_TYPE]: new BareReference() };
+	const nodeTypes = {
+		'n8n-nodes-voiceai.voiceAi': options.ourNode,
+		[REFERENCE_TYPE]: new BareReference(),
+	};
 
 	const checkOrder = (phones: unknown[], items: number, what: string) => {
 		if (phones.length !== items || phones.some((phone, index) => phone !== numbers[index])) {
@@ -52,7 +63,11 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 			const worker = async () => {
 				while (next < items) {
 					const index = next++;
-					const response = await pool.request({ method: 'GET', path: `/sip/${encodeURIComponent(numbers[index])}`, headers: { authorization: `Bearer ${org.apiKey}` } });
+					const response = await pool.request({
+						method: 'GET',
+						path: `/sip/${encodeURIComponent(numbers[index])}`,
+						headers: { authorization: `Bearer ${org.apiKey}` },
+					});
 					phones[index] = ((await response.body.json()) as { phone_number?: string }).phone_number;
 				}
 			};
@@ -66,11 +81,20 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 			items: input,
 			parameters:
 				client === 'node'
-					? { resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phoneNumber }}', options: { concurrency } }
+					? {
+							resource: 'sip',
+							operation: 'get',
+							phoneNumber: '={{ $json.phoneNumber }}',
+							options: { concurrency },
+						}
 					: { path: "={{ '/sip/' + encodeURIComponent($json.phoneNumber) }}", concurrency },
 		});
 		if (result.error) throw new Error(`${what} failed: ${result.error.message}`);
-		checkOrder(result.items.map((item) => item.json.phone_number), items, what);
+		checkOrder(
+			result.items.map((item) => item.json.phone_number),
+			items,
+			what,
+		);
 	};
 
 	// At Concurrency 1 the full 1,000 would take 100 s per round; 200 items keep the same per-item
@@ -94,15 +118,29 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 		await sandbox.admin('DELETE', '/requests');
 		const started = Date.now();
 		const { ms, cpuMs, waitMs } = await timed(() => read(client, items, concurrency));
-		const log = await sandbox.admin<Array<{ at: string; status: number }>>('GET', `/requests?org=${org.id}`);
+		const log = await sandbox.admin<Array<{ at: string; status: number }>>(
+			'GET',
+			`/requests?org=${org.id}`,
+		);
 		if (client === 'node') {
 			requestsSeen += log.length;
 			requestsExpected += items;
 			requestsOk &&= log.length === items && log.every((entry) => entry.status === 200);
 		}
-		return { ms, cpuMs, waitMs, first: Math.min(...log.map((entry) => Date.parse(entry.at))) - started };
+		return {
+			ms,
+			cpuMs,
+			waitMs,
+			first: Math.min(...log.map((entry) => Date.parse(entry.at))) - started,
+		};
 	};
-	const row = (client: Client, concurrency: number, items: number, runs: Array<{ ms: number; cpuMs: number; waitMs: number; first: number }>, vsFloor: string) => {
+	const row = (
+		client: Client,
+		concurrency: number,
+		items: number,
+		runs: Array<{ ms: number; cpuMs: number; waitMs: number; first: number }>,
+		vsFloor: string,
+	) => {
 		const ideal = (items * LATENCY_MS) / concurrency;
 		const wall = median(runs.map((run) => run.ms));
 		rows.push([
@@ -124,19 +162,35 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 		await read('node', 20, 10); // warm-up
 		await read('reference', 20, 10);
 		for (const group of groups) {
-			const runs: Record<string, Array<{ ms: number; cpuMs: number; waitMs: number; first: number }>> = { node: [], reference: [], undici: [] };
+			const runs: Record<
+				string,
+				Array<{ ms: number; cpuMs: number; waitMs: number; first: number }>
+			> = { node: [], reference: [], undici: [] };
 			for (let round = 0; round < rounds; round++) {
 				for (const client of round % 2 ? [...group.clients].reverse() : group.clients) {
 					runs[client].push(await measureOnce(client, group.items, group.concurrency));
 				}
 			}
-			if (group.concurrency > 1) runs.undici.push(await measureOnce('undici', group.items, group.concurrency));
+			if (group.concurrency > 1)
+				runs.undici.push(await measureOnce('undici', group.items, group.concurrency));
 			const hasFloor = runs.reference.length > 0;
-			const vsFloor = hasFloor ? fmt.ratio(pairedRatio(runs.node.map((run) => run.ms), runs.reference.map((run) => run.ms))) : '';
+			const vsFloor = hasFloor
+				? fmt.ratio(
+						pairedRatio(
+							runs.node.map((run) => run.ms),
+							runs.reference.map((run) => run.ms),
+						),
+					)
+				: '';
 			const ratio = row('node', group.concurrency, group.items, runs.node, vsFloor);
 			if (hasFloor) row('reference', group.concurrency, group.items, runs.reference, '1.00x');
 			if (runs.undici.length) row('undici', group.concurrency, group.items, runs.undici, '');
-			checks.push({ name: `Concurrency ${group.concurrency}: wall time / ideal`, target: '≤ 1.20x', measured: fmt.ratio(ratio), pass: ratio <= 1.2 });
+			checks.push({
+				name: `Concurrency ${group.concurrency}: wall time / ideal`,
+				target: '≤ 1.20x',
+				measured: fmt.ratio(ratio),
+				pass: ratio <= 1.2,
+			});
 		}
 		checks.push({
 			name: 'Node requests: one 200 per item, no repeats',
@@ -151,7 +205,19 @@ export async function latencyBound(sandbox: BenchSandbox, options: LatencyOption
 	return {
 		title: `2. Latency-bound: SIP audit with ${LATENCY_MS} ms service latency`,
 		setup: `${NUMBERS} numbers seeded with the admin seed API into an organization of their own; the sandbox waits ${LATENCY_MS} ms before handling each request. One Voice AI SIP Get per input item (phone number from an expression), output checked to be every number in input order. Ideal = items x ${LATENCY_MS} ms / concurrency.`,
-		header: ['Client', 'In flight', 'Items', 'Rounds', 'Ideal', 'Median wall time', 'Wall / ideal', 'Wall / engine floor', 'Start to first request', 'CPU per item', 'Waiting for a CPU'],
+		header: [
+			'Client',
+			'In flight',
+			'Items',
+			'Rounds',
+			'Ideal',
+			'Median wall time',
+			'Wall / ideal',
+			'Wall / engine floor',
+			'Start to first request',
+			'CPU per item',
+			'Waiting for a CPU',
+		],
 		rows,
 		checks,
 		notes: [

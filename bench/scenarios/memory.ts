@@ -32,39 +32,87 @@ const STEPS_LABEL: Record<Exclude<Steps, 'node'>, string> = {
 	send: '+ PATCH with httpRequestWithAuthentication',
 };
 
-async function measure(sandbox: BenchSandbox, size: number, steps: Steps = 'node'): Promise<ChildResult> {
-	const args = ['--expose-gc', '--import', 'tsx', join(__dirname, '..', 'memoryChild.ts'), JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, size, steps })];
-	const { stdout } = await run(process.execPath, args, { cwd: join(__dirname, '..', '..'), env: { ...process.env, N8N_USER_FOLDER: '' }, maxBuffer: 1 << 20 });
+async function measure(
+	sandbox: BenchSandbox,
+	size: number,
+	steps: Steps = 'node',
+): Promise<ChildResult> {
+	const args = [
+		'--expose-gc',
+		'--import',
+		'tsx',
+		join(__dirname, '..', 'memoryChild.ts'),
+		JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, size, steps }),
+	];
+	const { stdout } = await run(process.execPath, args, {
+		cwd: join(__dirname, '..', '..'),
+		env: { ...process.env, N8N_USER_FOLDER: '' },
+		maxBuffer: 1 << 20,
+	});
 	return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ChildResult;
 }
 
-export async function memory(sandbox: BenchSandbox, options: { rounds: number }): Promise<ScenarioResult> {
+export async function memory(
+	sandbox: BenchSandbox,
+	options: { rounds: number },
+): Promise<ScenarioResult> {
 	const results: ChildResult[] = [];
-	for (let round = 0; round < options.rounds; round++) results.push(await measure(sandbox, MAX_IMAGE));
+	for (let round = 0; round < options.rounds; round++)
+		results.push(await measure(sandbox, MAX_IMAGE));
 	// One byte more is refused with 413: 5 MiB is the largest image the sandbox accepts.
 	const tooBig = await measure(sandbox, MAX_IMAGE + 1);
 	const breakdown: Array<[Exclude<Steps, 'node'>, ChildResult]> = [];
-	for (const steps of ['read', 'blob', 'send'] as const) breakdown.push([steps, await measure(sandbox, MAX_IMAGE, steps)]);
+	for (const steps of ['read', 'blob', 'send'] as const)
+		breakdown.push([steps, await measure(sandbox, MAX_IMAGE, steps)]);
 
 	const rss = median(results.map((result) => result.rssGrowth));
 	const heap = median(results.map((result) => result.heapExternalGrowth));
-	const rows = [...results.map((result, index) => [`Voice AI node, process ${index + 1}`, result] as const), ...breakdown.map(([steps, result]) => [`bare steps: ${STEPS_LABEL[steps]}`, result] as const)].map(([label, result]) => [
+	const rows = [
+		...results.map((result, index) => [`Voice AI node, process ${index + 1}`, result] as const),
+		...breakdown.map(([steps, result]) => [`bare steps: ${STEPS_LABEL[steps]}`, result] as const),
+	].map(([label, result]) => [
 		label,
-		result.ok ? (result.chatbotImage ? `200, chatbot_image ${result.chatbotImage}` : 'done') : `failed: ${result.error}`,
+		result.ok
+			? result.chatbotImage
+				? `200, chatbot_image ${result.chatbotImage}`
+				: 'done'
+			: `failed: ${result.error}`,
 		fmt.mib(result.rssGrowth),
 		fmt.ratio(result.rssGrowth / MAX_IMAGE),
 		fmt.mib(result.heapExternalGrowth),
 		fmt.ratio(result.heapExternalGrowth / MAX_IMAGE),
 	]);
 	const checks: Check[] = [
-		{ name: 'Upload of 5 MiB accepted, 5 MiB + 1 byte refused', target: '200 and 413', measured: `${results.every((r) => r.ok) ? '200' : 'failed'} and ${tooBig.httpCode ?? (tooBig.ok ? '200' : 'error')}`, pass: results.every((r) => r.ok) && tooBig.httpCode === '413' },
-		{ name: 'Peak RSS growth / file size (median)', target: '≤ 3.00x', measured: `${fmt.ratio(rss / MAX_IMAGE)} (${fmt.mib(rss)})`, pass: rss / MAX_IMAGE <= 3 },
-		{ name: 'Peak heap + external growth / file size (median)', target: '≤ 3.00x', measured: `${fmt.ratio(heap / MAX_IMAGE)} (${fmt.mib(heap)})`, pass: heap / MAX_IMAGE <= 3 },
+		{
+			name: 'Upload of 5 MiB accepted, 5 MiB + 1 byte refused',
+			target: '200 and 413',
+			measured: `${results.every((r) => r.ok) ? '200' : 'failed'} and ${tooBig.httpCode ?? (tooBig.ok ? '200' : 'error')}`,
+			pass: results.every((r) => r.ok) && tooBig.httpCode === '413',
+		},
+		{
+			name: 'Peak RSS growth / file size (median)',
+			target: '≤ 3.00x',
+			measured: `${fmt.ratio(rss / MAX_IMAGE)} (${fmt.mib(rss)})`,
+			pass: rss / MAX_IMAGE <= 3,
+		},
+		{
+			name: 'Peak heap + external growth / file size (median)',
+			target: '≤ 3.00x',
+			measured: `${fmt.ratio(heap / MAX_IMAGE)} (${fmt.mib(heap)})`,
+			pass: heap / MAX_IMAGE <= 3,
+		},
 	];
 	return {
 		title: '4. Memory: Chatbot Update with a 5 MiB image',
 		setup: `A fresh Node process per measurement runs one Chatbot Update (chatbot_image from the input item's binary property) through n8n's engine against the sandbox in another process. Baseline after two warm-up updates with a 1 KiB image and with the 5 MiB file already in memory; peak sampled every millisecond (RSS, V8 heap used + external) and the kernel's peak RSS. ${options.rounds} processes; n8n's binary data mode is its default (filesystem).`,
-		header: ['Run (one fresh process each)', 'Answer', 'Peak RSS growth', 'x file size', 'Peak heap + external growth', 'x file size'],
+		header: [
+			'Run (one fresh process each)',
+			'Answer',
+			'Peak RSS growth',
+			'x file size',
+			'Peak heap + external growth',
+			'x file size',
+		],
 		rows,
 		checks,
 		notes: [

@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import { QueueRig } from '../../test/support/queue/rig';
 import type { Check, ScenarioResult } from '../report';
 
-export async function queueWorkers({ deliveries }: { deliveries: number }): Promise<ScenarioResult> {
+export async function queueWorkers({
+	deliveries,
+}: {
+	deliveries: number;
+}): Promise<ScenarioResult> {
 	const root = mkdtempSync(join(tmpdir(), 'voiceai-bench-queue-'));
 	const rig = await QueueRig.start({ root });
 	const rows: string[][] = [];
@@ -23,7 +27,12 @@ export async function queueWorkers({ deliveries }: { deliveries: number }): Prom
 			if (workers === 1) await second.stop('SIGTERM');
 			else await second.start();
 			const before = rig.deployment.cpuSeconds();
-			const figures = await rig.run({ name: `bench-${workers}w`, passOnce: true, total: deliveries, repeatShare: 0 });
+			const figures = await rig.run({
+				name: `bench-${workers}w`,
+				passOnce: true,
+				total: deliveries,
+				repeatShare: 0,
+			});
 			const after = rig.deployment.cpuSeconds();
 			const used = Object.entries(after)
 				.map(([name, seconds]) => [name, seconds - (before[name] ?? 0)] as const)
@@ -49,7 +58,12 @@ export async function queueWorkers({ deliveries }: { deliveries: number }): Prom
 		`Ratio two workers / one worker: ${ratio.toFixed(2)}. On this 2-core machine every process shares the same two cores, so a second worker adds capacity only while the CPU is not already busy elsewhere.`,
 	);
 	const checks: Check[] = [
-		{ name: 'Deliveries per second, two workers vs one', target: 'measured (ratio)', measured: `${ratio.toFixed(2)}x`, pass: Number.isFinite(ratio) },
+		{
+			name: 'Deliveries per second, two workers vs one',
+			target: 'measured (ratio)',
+			measured: `${ratio.toFixed(2)}x`,
+			pass: Number.isFinite(ratio),
+		},
 		{
 			name: 'Workers are not the bottleneck at two',
 			target: 'the busiest process is not a worker',
@@ -60,7 +74,14 @@ export async function queueWorkers({ deliveries }: { deliveries: number }): Prom
 	return {
 		title: 'Queue mode: one worker against two',
 		setup: `${deliveries} deliveries from the sandbox (40 in flight) through nginx to two webhook processors, the CRM workflow on one worker, then on two (concurrency 10 each).`,
-		header: ['Workers', 'Deliveries/s', 'Until all done', 'Executions', 'Busiest process (CPU)', 'CPU seconds by process'],
+		header: [
+			'Workers',
+			'Deliveries/s',
+			'Until all done',
+			'Executions',
+			'Busiest process (CPU)',
+			'CPU seconds by process',
+		],
 		rows,
 		checks,
 		notes,

@@ -51,7 +51,8 @@ function bursts(arrivals: number[]): { burstMs: number; pauseMs: number } {
 	const gaps: number[] = [];
 	let first = sorted[0];
 	for (let index = 1; index <= sorted.length; index++) {
-		const gap = index < sorted.length ? sorted[index] - sorted[index - 1] : Number.POSITIVE_INFINITY;
+		const gap =
+			index < sorted.length ? sorted[index] - sorted[index - 1] : Number.POSITIVE_INFINITY;
 		if (gap <= 300) continue;
 		lengths.push(sorted[index - 1] - first);
 		if (index < sorted.length) {
@@ -62,7 +63,12 @@ function bursts(arrivals: number[]): { burstMs: number; pauseMs: number } {
 	return { burstMs: median(lengths), pauseMs: median(gaps) };
 }
 
-async function onboardWithNode(sandbox: BenchSandbox, apiKey: string, agents: Agent[], ourNode: AnyNodeType) {
+async function onboardWithNode(
+	sandbox: BenchSandbox,
+	apiKey: string,
+	agents: Agent[],
+	ourNode: AnyNodeType,
+) {
 	return await runNode({
 		nodeTypes: { 'n8n-nodes-voiceai.voiceAi': ourNode },
 		parameters: {
@@ -97,7 +103,10 @@ async function onboardRaw(sandbox: BenchSandbox, apiKey: string, agents: Agent[]
 				await response.body.text();
 				if (response.statusCode === 201) break;
 				if (response.statusCode !== 429) throw new Error(`raw onboarding: ${response.statusCode}`);
-				pausedUntil = Math.max(pausedUntil, Date.now() + Number(response.headers['retry-after'] ?? 1) * 1000);
+				pausedUntil = Math.max(
+					pausedUntil,
+					Date.now() + Number(response.headers['retry-after'] ?? 1) * 1000,
+				);
 			}
 		}
 	};
@@ -109,8 +118,14 @@ async function onboardRaw(sandbox: BenchSandbox, apiKey: string, agents: Agent[]
 }
 
 async function inspect(sandbox: BenchSandbox, orgId: string, agents: Agent[]) {
-	const state = await sandbox.admin<{ agents: Array<{ agentName: string }> }>('GET', `/orgs/${orgId}/state`);
-	const log = await sandbox.admin<Array<{ at: string; status: number }>>('GET', `/requests?org=${orgId}`);
+	const state = await sandbox.admin<{ agents: Array<{ agentName: string }> }>(
+		'GET',
+		`/orgs/${orgId}/state`,
+	);
+	const log = await sandbox.admin<Array<{ at: string; status: number }>>(
+		'GET',
+		`/requests?org=${orgId}`,
+	);
 	const seen = state.agents.map((agent) => agent.agentName);
 	const seenSet = new Set(seen);
 	const expected = new Set(agents.map((agent) => agent.agentName));
@@ -124,7 +139,10 @@ async function inspect(sandbox: BenchSandbox, orgId: string, agents: Agent[]) {
 	};
 }
 
-export async function rateLimited(sandbox: BenchSandbox, options: RateLimitOptions): Promise<ScenarioResult> {
+export async function rateLimited(
+	sandbox: BenchSandbox,
+	options: RateLimitOptions,
+): Promise<ScenarioResult> {
 	const ideal = (options.items / options.rateLimit) * 1000;
 	const node: Outcome[] = [];
 	const raw: Outcome[] = [];
@@ -138,13 +156,31 @@ export async function rateLimited(sandbox: BenchSandbox, options: RateLimitOptio
 				selectedVoice: 'maya',
 			}));
 			const nodeOrg = await sandbox.newOrg(`Bench onboarding ${round}`);
-			const { ms, waitMs, value: result } = await timed(() => onboardWithNode(sandbox, nodeOrg.apiKey, agents, options.ourNode));
-			const outputOk = !result.error && result.items.length === agents.length && result.items.every((item, index) => item.json.agentName === agents[index].agentName);
-			node.push({ ms, waitMs, outputOk, error: result.error?.message, ...(await inspect(sandbox, nodeOrg.id, agents)) });
+			const {
+				ms,
+				waitMs,
+				value: result,
+			} = await timed(() => onboardWithNode(sandbox, nodeOrg.apiKey, agents, options.ourNode));
+			const outputOk =
+				!result.error &&
+				result.items.length === agents.length &&
+				result.items.every((item, index) => item.json.agentName === agents[index].agentName);
+			node.push({
+				ms,
+				waitMs,
+				outputOk,
+				error: result.error?.message,
+				...(await inspect(sandbox, nodeOrg.id, agents)),
+			});
 
 			const rawOrg = await sandbox.newOrg(`Bench onboarding raw ${round}`);
 			const rawRun = await timed(() => onboardRaw(sandbox, rawOrg.apiKey, agents));
-			raw.push({ ms: rawRun.ms, waitMs: rawRun.waitMs, outputOk: true, ...(await inspect(sandbox, rawOrg.id, agents)) });
+			raw.push({
+				ms: rawRun.ms,
+				waitMs: rawRun.waitMs,
+				outputOk: true,
+				...(await inspect(sandbox, rawOrg.id, agents)),
+			});
 		}
 	} finally {
 		await sandbox.configure({ rateLimit: 0 });
@@ -164,20 +200,42 @@ export async function rateLimited(sandbox: BenchSandbox, options: RateLimitOptio
 		fmt.share(outcome.waitMs, outcome.ms),
 		outcome.outputOk ? `${options.items} in order` : `failed: ${outcome.error ?? 'wrong output'}`,
 	];
-	const rows = node.flatMap((outcome, index) => [row('Voice AI node', outcome, index + 1), row('raw undici, 5 in flight', raw[index], index + 1)]);
+	const rows = node.flatMap((outcome, index) => [
+		row('Voice AI node', outcome, index + 1),
+		row('raw undici, 5 in flight', raw[index], index + 1),
+	]);
 	const wall = median(node.map((outcome) => outcome.ms));
 	const rawWall = median(raw.map((outcome) => outcome.ms));
-	const sum = (pick: (outcome: Outcome) => number) => node.reduce((total, outcome) => total + pick(outcome), 0);
+	const sum = (pick: (outcome: Outcome) => number) =>
+		node.reduce((total, outcome) => total + pick(outcome), 0);
 	const checks: Check[] = [
 		{
 			name: 'Agents in the sandbox after each node run',
 			target: `exactly ${options.items}, the expected names`,
 			measured: node.map((outcome) => outcome.agents).join(', '),
-			pass: node.every((outcome) => outcome.agents === options.items && outcome.lost === 0 && outcome.unexpected === 0),
+			pass: node.every(
+				(outcome) =>
+					outcome.agents === options.items && outcome.lost === 0 && outcome.unexpected === 0,
+			),
 		},
-		{ name: 'Lost agents (all node runs)', target: '0', measured: String(sum((o) => o.lost)), pass: sum((o) => o.lost) === 0 },
-		{ name: 'Duplicated agents (all node runs)', target: '0', measured: String(sum((o) => o.duplicated)), pass: sum((o) => o.duplicated) === 0 },
-		{ name: 'Node output: one item per input, in order', target: 'every run', measured: `${node.filter((o) => o.outputOk).length} of ${node.length}`, pass: node.every((o) => o.outputOk) },
+		{
+			name: 'Lost agents (all node runs)',
+			target: '0',
+			measured: String(sum((o) => o.lost)),
+			pass: sum((o) => o.lost) === 0,
+		},
+		{
+			name: 'Duplicated agents (all node runs)',
+			target: '0',
+			measured: String(sum((o) => o.duplicated)),
+			pass: sum((o) => o.duplicated) === 0,
+		},
+		{
+			name: 'Node output: one item per input, in order',
+			target: 'every run',
+			measured: `${node.filter((o) => o.outputOk).length} of ${node.length}`,
+			pass: node.every((o) => o.outputOk),
+		},
 		{
 			name: 'Node: median wall time / ideal',
 			target: `≤ 1.15x (${fmt.ms(ideal * 1.15)})`,
@@ -188,7 +246,20 @@ export async function rateLimited(sandbox: BenchSandbox, options: RateLimitOptio
 	return {
 		title: `3. Rate-limited: ${options.items} Agent Create at ${options.rateLimit} requests/s`,
 		setup: `${options.items} input items, one Agent Create each (fields from expressions), default node options (Concurrency 5, retries on). The sandbox allows ${options.rateLimit} requests per second per key (fixed one-second windows, 429 with Retry-After past it). Ideal = ${options.items} / ${options.rateLimit} s = ${fmt.ms(ideal)}. ${options.rounds} rounds, each in new organizations; afterwards the organization's agents are read from the sandbox's admin state. Each round also runs the raw undici client described below.`,
-		header: ['Round', 'Client', 'Wall time', 'Wall / ideal', 'Agents in sandbox', 'Lost', 'Duplicated', '429 answers', 'Median burst', 'Median pause', 'Waiting for a CPU', 'Output'],
+		header: [
+			'Round',
+			'Client',
+			'Wall time',
+			'Wall / ideal',
+			'Agents in sandbox',
+			'Lost',
+			'Duplicated',
+			'429 answers',
+			'Median burst',
+			'Median pause',
+			'Waiting for a CPU',
+			'Output',
+		],
 		rows,
 		checks,
 		notes: [

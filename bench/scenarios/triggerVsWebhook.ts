@@ -19,10 +19,23 @@ import { startStack } from '../../test/e2e/stack';
 import { cpuBetween, sampleCpu, waitUntilQuiet, type CpuUsed } from '../procCpu';
 import type { Check, ScenarioResult } from '../report';
 import { fmt, median, pairedRatio, rotate } from '../stats';
-import { answered, executionCount, post, publish, receivers, TRIGGER_SETTINGS, triggerVersions, WEBHOOK, type Receiver, type TriggerSetting } from '../triggerWorkflows';
+import {
+	answered,
+	executionCount,
+	post,
+	publish,
+	receivers,
+	TRIGGER_SETTINGS,
+	triggerVersions,
+	WEBHOOK,
+	type Receiver,
+	type TriggerSetting,
+} from '../triggerWorkflows';
 
 /** Targets of issue 20 for the trigger a new node gets. Defaults: none (n8n's isolate, see the notes). */
-const TARGETS: Partial<Record<TriggerSetting, { latency: number; throughput: number; cpu: number }>> = {
+const TARGETS: Partial<
+	Record<TriggerSetting, { latency: number; throughput: number; cpu: number }>
+> = {
 	likeForLike: { latency: 1.05, throughput: 1 / 1.05, cpu: 1.05 },
 	lazy: { latency: 1.1, throughput: 0.9, cpu: 1.1 },
 };
@@ -57,10 +70,16 @@ interface SettingFigures {
 	load: [number, number];
 }
 
-async function measureSetting(setting: TriggerSetting, list: Receiver[], options: TriggerOptions): Promise<SettingFigures> {
+async function measureSetting(
+	setting: TriggerSetting,
+	list: Receiver[],
+	options: TriggerOptions,
+): Promise<SettingFigures> {
 	const loadAtStart = loadavg()[0];
 	// n8n's first start runs its database migrations: minutes on a busy machine.
-	const stack = await startStack({ n8n: { env: TRIGGER_SETTINGS[setting].env, readyTimeoutMs: 600_000 } });
+	const stack = await startStack({
+		n8n: { env: TRIGGER_SETTINGS[setting].env, readyTimeoutMs: 600_000 },
+	});
 	try {
 		const pid = stack.n8n.pid();
 		if (pid === undefined) throw new Error('n8n is not running');
@@ -88,7 +107,9 @@ async function measureSetting(setting: TriggerSetting, list: Receiver[], options
 		for (const receiver of list) await sendSequential(receiver, WARM_UP);
 		await waitUntilQuiet(pid);
 
-		const rounds: Record<string, RoundFigures[]> = Object.fromEntries(list.map((receiver) => [receiver.key, []]));
+		const rounds: Record<string, RoundFigures[]> = Object.fromEntries(
+			list.map((receiver) => [receiver.key, []]),
+		);
 		for (let round = 0; round < options.rounds; round++) {
 			const order = rotate(list, round);
 			const sequential = new Map<string, { latencyMs: number; cpu: CpuUsed }>();
@@ -96,7 +117,10 @@ async function measureSetting(setting: TriggerSetting, list: Receiver[], options
 				const before = sampleCpu(pid);
 				const times = await sendSequential(receiver, options.sequential);
 				await waitUntilQuiet(pid);
-				sequential.set(receiver.key, { latencyMs: median(times), cpu: cpuBetween(before, sampleCpu(pid)) });
+				sequential.set(receiver.key, {
+					latencyMs: median(times),
+					cpu: cpuBetween(before, sampleCpu(pid)),
+				});
 			}
 			for (const receiver of order) {
 				const before = sampleCpu(pid);
@@ -133,7 +157,14 @@ async function measureSetting(setting: TriggerSetting, list: Receiver[], options
 	}
 }
 
-function settingRows(figures: SettingFigures, list: Receiver[], options: TriggerOptions): { rows: string[][]; ratios: Record<string, Record<'latency' | 'perSecond' | 'cpu' | 'cpuSequential', number>> } {
+function settingRows(
+	figures: SettingFigures,
+	list: Receiver[],
+	options: TriggerOptions,
+): {
+	rows: string[][];
+	ratios: Record<string, Record<'latency' | 'perSecond' | 'cpu' | 'cpuSequential', number>>;
+} {
 	const { setting, rounds, executions, expected, failed, load } = figures;
 	const series = (key: string) => ({
 		latency: rounds[key].map((round) => round.latencyMs),
@@ -155,18 +186,30 @@ function settingRows(figures: SettingFigures, list: Receiver[], options: Trigger
 			cpuSequential: pairedRatio(own.cpuSequential, webhook.cpuSequential),
 		};
 		if (receiver.key !== WEBHOOK) ratios[receiver.key] = ratio;
-		const vs = (value: string, r: number) => (receiver.key === WEBHOOK ? value : `${value} (${fmt.ratio(r)})`);
+		const vs = (value: string, r: number) =>
+			receiver.key === WEBHOOK ? value : `${value} (${fmt.ratio(r)})`;
 		rows.push([
 			TRIGGER_SETTINGS[setting].label,
 			receiver.label,
 			vs(fmt.ms1(median(own.latency)), ratio.latency),
 			vs(`${median(own.perSecond).toFixed(1)}/s`, ratio.perSecond),
-			vs(`${fmt.ms1(median(own.cpu))} = ${fmt.ms1(median(own.main))} + ${fmt.ms1(median(own.other))}`, ratio.cpu),
+			vs(
+				`${fmt.ms1(median(own.cpu))} = ${fmt.ms1(median(own.main))} + ${fmt.ms1(median(own.other))}`,
+				ratio.cpu,
+			),
 			vs(fmt.ms1(median(own.cpuSequential)), ratio.cpuSequential),
 			`${executions[receiver.key]} of ${expected[receiver.key]}; not 200: ${failed[receiver.key]}`,
 		]);
 	}
-	rows.push([TRIGGER_SETTINGS[setting].label, `machine load (1-minute average) ${load[0].toFixed(1)} → ${load[1].toFixed(1)}`, '', '', '', '', '']);
+	rows.push([
+		TRIGGER_SETTINGS[setting].label,
+		`machine load (1-minute average) ${load[0].toFixed(1)} → ${load[1].toFixed(1)}`,
+		'',
+		'',
+		'',
+		'',
+		'',
+	]);
 	return { rows, ratios };
 }
 
@@ -196,17 +239,41 @@ export async function triggerVsWebhook(options: TriggerOptions): Promise<Scenari
 		checks.push({
 			name: `Trigger vs Webhook node, ${TRIGGER_SETTINGS[setting].label}: every delivery answered 200 ran once`,
 			target: 'executions = 200 answers, no other answers',
-			measured: list.map((receiver) => `${figures.executions[receiver.key]}/${figures.expected[receiver.key]}, ${figures.failed[receiver.key]}`).join('; '),
-			pass: list.every((receiver) => figures.executions[receiver.key] === figures.expected[receiver.key] && figures.failed[receiver.key] === '0'),
+			measured: list
+				.map(
+					(receiver) =>
+						`${figures.executions[receiver.key]}/${figures.expected[receiver.key]}, ${figures.failed[receiver.key]}`,
+				)
+				.join('; '),
+			pass: list.every(
+				(receiver) =>
+					figures.executions[receiver.key] === figures.expected[receiver.key] &&
+					figures.failed[receiver.key] === '0',
+			),
 		});
 		const target = TARGETS[setting];
 		const ratio = ratios[newNode];
 		if (target && ratio) {
 			const label = `Trigger (a new node) / Webhook node, ${TRIGGER_SETTINGS[setting].label}`;
 			checks.push(
-				{ name: `${label}: latency at concurrency 1`, target: `≤ ${fmt.ratio(target.latency)}`, measured: fmt.ratio(ratio.latency), pass: ratio.latency <= target.latency },
-				{ name: `${label}: throughput at concurrency ${CONCURRENCY}`, target: `≥ ${fmt.ratio(target.throughput)}`, measured: fmt.ratio(ratio.perSecond), pass: ratio.perSecond >= target.throughput },
-				{ name: `${label}: n8n CPU per delivery`, target: `≤ ${fmt.ratio(target.cpu)}`, measured: fmt.ratio(ratio.cpu), pass: ratio.cpu <= target.cpu },
+				{
+					name: `${label}: latency at concurrency 1`,
+					target: `≤ ${fmt.ratio(target.latency)}`,
+					measured: fmt.ratio(ratio.latency),
+					pass: ratio.latency <= target.latency,
+				},
+				{
+					name: `${label}: throughput at concurrency ${CONCURRENCY}`,
+					target: `≥ ${fmt.ratio(target.throughput)}`,
+					measured: fmt.ratio(ratio.perSecond),
+					pass: ratio.perSecond >= target.throughput,
+				},
+				{
+					name: `${label}: n8n CPU per delivery`,
+					target: `≤ ${fmt.ratio(target.cpu)}`,
+					measured: fmt.ratio(ratio.cpu),
+					pass: ratio.cpu <= target.cpu,
+				},
 			);
 		}
 	}

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as agent from './actions/agent';
@@ -24,9 +29,11 @@ export class VoiceAi implements INodeType {
 		// "Get many: agent", "Update: SIP" rather than the raw values; unknown values show as they are.
 		subtitle:
 			'={{ (({ getAll: "Get many", getListNames: "Get list names", get: "Get", create: "Create", update: "Update", compare: "Compare", detach: "Detach", set: "Set" })[$parameter["operation"]] || $parameter["operation"]) + ": " + (({ sip: "SIP", trustProduct: "trust product" })[$parameter["resource"]] || $parameter["resource"]) }}',
-		description: 'Manage agents, chatbot widgets, SIP trunks, trust products, contact lists and the webhook of a Voice AI organization',
+		description:
+			'Manage agents, chatbot widgets, SIP trunks, trust products, contact lists and the webhook of a Voice AI organization',
 		// Used as written (n8n appends its tracking query only to codex links, which would cut off an anchor).
-		documentationUrl: 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#the-voice-ai-node-operations',
+		documentationUrl:
+			'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#the-voice-ai-node-operations',
 		defaults: { name: 'Voice AI' },
 		usableAsTool: true,
 		// Where SIP Get, Update and Compare put SIP passwords; the node itself hides them (docs/sip-credentials.md).
@@ -45,7 +52,9 @@ export class VoiceAi implements INodeType {
 				name: 'voiceAiSipLoginApi',
 				required: true,
 				testedBy: 'sipTrunkLoginTest',
-				displayOptions: { show: { resource: ['sip'], operation: ['update', 'compare'], sipLogin: ['credential'] } },
+				displayOptions: {
+					show: { resource: ['sip'], operation: ['update', 'compare'], sipLogin: ['credential'] },
+				},
 			},
 		],
 		properties: [
@@ -76,7 +85,10 @@ export class VoiceAi implements INodeType {
 		],
 	};
 
-	methods = { credentialTest: { sipTrunkLoginTest }, listSearch: { searchAgents, searchPhoneNumbers } };
+	methods = {
+		credentialTest: { sipTrunkLoginTest },
+		listSearch: { searchAgents, searchPhoneNumbers },
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -13,9 +13,23 @@ import { isDuplicate } from './dedupe';
 import { checkFilter, fieldAt, idList, locatorText, readDeliveries } from './delivery';
 import { toItem } from './output';
 import { triggerProperties } from './properties';
-import { claimForPublish, giveBackAfterTest, holdsAccount, lendForTest, releaseOnUnpublish } from './lifecycle';
+import {
+	claimForPublish,
+	giveBackAfterTest,
+	holdsAccount,
+	lendForTest,
+	releaseOnUnpublish,
+} from './lifecycle';
 import { noteDelivery } from './ownership';
-import { apiKeyOf, hashToken, productionToken, readRegistration, type Registration, TOKEN_PARAMETER, tokenMatches } from './registration';
+import {
+	apiKeyOf,
+	hashToken,
+	productionToken,
+	readRegistration,
+	type Registration,
+	TOKEN_PARAMETER,
+	tokenMatches,
+} from './registration';
 import { memoryDedupeWindowMs, webhookResponseData, webhookResponseMode } from './respondWhen';
 
 export class VoiceAiTrigger implements INodeType {
@@ -31,7 +45,8 @@ export class VoiceAiTrigger implements INodeType {
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["output"] === "raw" ? "Raw deliveries" : "Conversation variables" }}',
-		description: 'Starts the workflow with the variables extracted from each completed Voice AI conversation',
+		description:
+			'Starts the workflow with the variables extracted from each completed Voice AI conversation',
 		defaults: { name: 'Voice AI Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -58,7 +73,12 @@ export class VoiceAiTrigger implements INodeType {
 			/** Only this process knows who holds the account: after a restart, claim it again. */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const activation = this.getActivationMode();
-				if (this.getMode() === 'manual' || activation === 'init' || activation === 'leadershipChange') return false;
+				if (
+					this.getMode() === 'manual' ||
+					activation === 'init' ||
+					activation === 'leadershipChange'
+				)
+					return false;
 				return await holdsAccount.call(this);
 			},
 
@@ -86,11 +106,19 @@ export class VoiceAiTrigger implements INodeType {
 
 		const record = readRegistration(this.getWorkflowStaticData('node'));
 		if (!(await hasValidToken.call(this, record))) return refuse(401, 'Missing or wrong token');
-		if (record?.kind === 'production' && record.accountKey !== undefined) noteReceiver.call(this, record);
+		if (record?.kind === 'production' && record.accountKey !== undefined)
+			noteReceiver.call(this, record);
 
 		const headers = this.getHeaderData();
-		const request = this.getRequestObject() as { rawBody?: Buffer; readRawBody?: () => Promise<void> };
-		if (request.rawBody === undefined && !isMultipart(headers['content-type']) && typeof request.readRawBody === 'function') {
+		const request = this.getRequestObject() as {
+			rawBody?: Buffer;
+			readRawBody?: () => Promise<void>;
+		};
+		if (
+			request.rawBody === undefined &&
+			!isMultipart(headers['content-type']) &&
+			typeof request.readRawBody === 'function'
+		) {
 			// Version 1.1: n8n left this body (an application/*+json type, no type) unread.
 			await request.readRawBody();
 		}
@@ -103,7 +131,10 @@ export class VoiceAiTrigger implements INodeType {
 		const agentIds = idList(locatorText(options.agentIds));
 		const startUnidentified = options.withoutSourceId === 'start';
 		const dedupeField = ((options.dedupeField as string | undefined) ?? 'conversation_id').trim();
-		const windowMs = memoryDedupeWindowMs(this.getNodeParameter('respondWhen', 'onReceived'), Number(options.dedupeWindowMinutes ?? 60) * 60_000);
+		const windowMs = memoryDedupeWindowMs(
+			this.getNodeParameter('respondWhen', 'onReceived'),
+			Number(options.dedupeWindowMinutes ?? 60) * 60_000,
+		);
 		const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;
 		const now = Date.now();
 		const context = {
@@ -144,7 +175,12 @@ export class VoiceAiTrigger implements INodeType {
  * What identifies a delivery for duplicate detection: the configured field, or else the service's
  * delivery id header (with the position in a batch, since one request then carries several).
  */
-function dedupeIdOf(delivery: IDataObject, field: string, deliveryId: string | undefined, index: number | undefined): string | undefined {
+function dedupeIdOf(
+	delivery: IDataObject,
+	field: string,
+	deliveryId: string | undefined,
+	index: number | undefined,
+): string | undefined {
 	const value = field === '' ? undefined : fieldAt(delivery, field);
 	if (value !== undefined) return `field:${value}`;
 	if (field === '' || deliveryId === undefined || deliveryId === '') return undefined;
@@ -155,7 +191,10 @@ function dedupeIdOf(delivery: IDataObject, field: string, deliveryId: string | u
  * Production accepts the token it registered (static data) and the one it would register now:
  * after an API key rotation, a test listen restores the URL with the new key's token.
  */
-async function hasValidToken(this: IWebhookFunctions, record: Registration | undefined): Promise<boolean> {
+async function hasValidToken(
+	this: IWebhookFunctions,
+	record: Registration | undefined,
+): Promise<boolean> {
 	const given = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
 	if (typeof given !== 'string' || given === '') return false;
 	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;

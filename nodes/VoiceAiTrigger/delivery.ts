@@ -14,17 +14,22 @@ export const ENVELOPE_FIELDS = [
 /** One request carries at most this many deliveries; more is refused with 413 and starts nothing. */
 export const MAX_DELIVERIES_PER_REQUEST = 1_000;
 
-export type ReadResult = { deliveries: IDataObject[] } | { problem: string; status: 400 | 413 | 415 };
+export type ReadResult =
+	| { deliveries: IDataObject[] }
+	| { problem: string; status: 400 | 413 | 415 };
 
 export function isPlainObject(value: unknown): value is IDataObject {
-	return value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value);
+	return (
+		value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value)
+	);
 }
 
 type BodyKind = 'json' | 'text' | 'form' | 'other';
 
 function bodyKind(contentType: string | undefined): BodyKind {
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
-	if (type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))) return 'json';
+	if (type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json')))
+		return 'json';
 	// No content type at all, or text: the body may still hold JSON.
 	if (type === '' || type === 'text/plain') return 'text';
 	if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') return 'form';
@@ -40,12 +45,20 @@ function parseJson(text: string): { value: unknown } | undefined {
 }
 
 /** What the request body holds, whichever way n8n's body parser left it. */
-function bodyOf(kind: BodyKind, parsedBody: unknown, rawBody: Buffer | undefined): { value: unknown } | undefined {
-	const parsed = isPlainObject(parsedBody) ? Object.keys(parsedBody).length > 0 : Array.isArray(parsedBody);
+function bodyOf(
+	kind: BodyKind,
+	parsedBody: unknown,
+	rawBody: Buffer | undefined,
+): { value: unknown } | undefined {
+	const parsed = isPlainObject(parsedBody)
+		? Object.keys(parsedBody).length > 0
+		: Array.isArray(parsedBody);
 	const raw = rawBody !== undefined && rawBody.length > 0 ? rawBody.toString('utf8') : undefined;
 	if (kind === 'form') {
 		if (parsed) return { value: parsedBody };
-		return raw === undefined ? { value: {} } : { value: Object.fromEntries(new URLSearchParams(raw)) };
+		return raw === undefined
+			? { value: {} }
+			: { value: Object.fromEntries(new URLSearchParams(raw)) };
 	}
 	if (parsed) return { value: parsedBody };
 	if (typeof parsedBody === 'string' && parsedBody !== '') return parseJson(parsedBody);
@@ -55,9 +68,12 @@ function bodyOf(kind: BodyKind, parsedBody: unknown, rawBody: Buffer | undefined
 /** `{"data":{…}}` and `{"event":…,"data":{…}}` wrap one delivery: take it out, keeping the event. */
 function unwrapEnvelope(delivery: IDataObject): IDataObject {
 	const keys = Object.keys(delivery);
-	if (!isPlainObject(delivery.data) || !keys.every((key) => key === 'data' || key === 'event')) return delivery;
+	if (!isPlainObject(delivery.data) || !keys.every((key) => key === 'data' || key === 'event'))
+		return delivery;
 	const inner = delivery.data;
-	return delivery.event === undefined || inner.event !== undefined ? inner : { event: delivery.event, ...inner };
+	return delivery.event === undefined || inner.event !== undefined
+		? inner
+		: { event: delivery.event, ...inner };
 }
 
 /**
@@ -72,13 +88,17 @@ export function readDeliveries(
 ): ReadResult {
 	const kind = bodyKind(contentType);
 	if (kind === 'other') {
-		return { problem: 'Content-Type must be application/json, text/plain holding JSON, or form fields', status: 415 };
+		return {
+			problem: 'Content-Type must be application/json, text/plain holding JSON, or form fields',
+			status: 415,
+		};
 	}
 	const read = bodyOf(kind, parsedBody, rawBody);
 	if (read === undefined) return { problem: 'Body is not valid JSON', status: 400 };
 	const body = read.value;
 	if (body === undefined) return { problem: 'Body is empty', status: 400 };
-	if (!isPlainObject(body) && !Array.isArray(body)) return { problem: 'Body is not a JSON object', status: 400 };
+	if (!isPlainObject(body) && !Array.isArray(body))
+		return { problem: 'Body is not a JSON object', status: 400 };
 	const deliveries = Array.isArray(body) ? body : [body];
 	if (deliveries.length === 0) return { problem: 'Body is empty', status: 400 };
 	if (deliveries.length > MAX_DELIVERIES_PER_REQUEST) {
@@ -124,7 +144,8 @@ export function locatorText(value: unknown): string | undefined {
 	const inner = isPlainObject(value) ? value.value : value;
 	if (typeof inner === 'string') return inner;
 	if (typeof inner === 'number') return String(inner);
-	if (Array.isArray(inner)) return inner.filter((id) => typeof id === 'string' || typeof id === 'number').join(',');
+	if (Array.isArray(inner))
+		return inner.filter((id) => typeof id === 'string' || typeof id === 'number').join(',');
 	return undefined;
 }
 
@@ -134,12 +155,17 @@ export type FilterResult = 'pass' | 'filtered' | 'unidentified';
  * Whether a delivery passes the chatbot/agent filter (no ids given: everything passes). A delivery
  * that names neither an agent nor a chatbot cannot be matched: `unidentified`, and the caller decides.
  */
-export function checkFilter(delivery: IDataObject, chatbotIds: string[], agentIds: string[]): FilterResult {
+export function checkFilter(
+	delivery: IDataObject,
+	chatbotIds: string[],
+	agentIds: string[],
+): FilterResult {
 	if (chatbotIds.length === 0 && agentIds.length === 0) return 'pass';
 	const chatbotId = fieldAt(delivery, 'chatbot_id');
 	const agentId = fieldAt(delivery, 'agent_id');
 	if (chatbotId === undefined && agentId === undefined) return 'unidentified';
-	return (chatbotId !== undefined && chatbotIds.includes(chatbotId)) || (agentId !== undefined && agentIds.includes(agentId))
+	return (chatbotId !== undefined && chatbotIds.includes(chatbotId)) ||
+		(agentId !== undefined && agentIds.includes(agentId))
 		? 'pass'
 		: 'filtered';
 }

@@ -32,9 +32,16 @@ function claimOf(this: IHookFunctions, productionUrl: string, claimedAt: number)
 	};
 }
 
-async function registerProduction(this: IHookFunctions, apiKey: string, owner: Claim): Promise<void> {
+async function registerProduction(
+	this: IHookFunctions,
+	apiKey: string,
+	owner: Claim,
+): Promise<void> {
 	try {
-		await registerAccountWebhook.call(this, withToken(owner.productionUrl, productionToken(apiKey, owner.productionUrl)));
+		await registerAccountWebhook.call(
+			this,
+			withToken(owner.productionUrl, productionToken(apiKey, owner.productionUrl)),
+		);
 	} catch (error) {
 		const message = `Could not point the Voice AI account webhook at workflow "${owner.workflowName}" (ID ${owner.workflowId}): ${(error as Error).message}`;
 		throw new NodeOperationError(this.getNode(), message, {
@@ -49,10 +56,18 @@ export async function claimForPublish(this: IHookFunctions): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
 	const { apiKey, key } = await accountOf.call(this);
 	if (this.getNodeParameter('onDeactivation') === 'replacementUrl') {
-		assertHttpUrl.call(this, this.getNodeParameter('replacementUrl') as string, 'Replacement Webhook URL');
+		assertHttpUrl.call(
+			this,
+			this.getNodeParameter('replacementUrl') as string,
+			'Replacement Webhook URL',
+		);
 	}
 	const before = readRegistration(staticData);
-	const wanted = claimOf.call(this, webhookUrl, before?.kind === 'production' ? (before.claimedAt ?? Date.now()) : Date.now());
+	const wanted = claimOf.call(
+		this,
+		webhookUrl,
+		before?.kind === 'production' ? (before.claimedAt ?? Date.now()) : Date.now(),
+	);
 	const activation = this.getActivationMode();
 	const claimed = claim(key, wanted, {
 		takeOver: this.getNodeParameter('whenHeld') === 'takeOver',
@@ -71,7 +86,10 @@ export async function claimForPublish(this: IHookFunctions): Promise<void> {
 	if (claimed.outcome === 'register') {
 		let registered = false;
 		try {
-			await registerAccountWebhook.call(this, withToken(webhookUrl, productionToken(apiKey, webhookUrl)));
+			await registerAccountWebhook.call(
+				this,
+				withToken(webhookUrl, productionToken(apiKey, webhookUrl)),
+			);
 			registered = true;
 		} finally {
 			if (!registered) release(key, wanted.id);
@@ -98,7 +116,10 @@ export async function releaseOnUnpublish(this: IHookFunctions): Promise<void> {
 	try {
 		if (released.outcome === 'handOver') {
 			await registerProduction.call(this, apiKey, released.next);
-		} else if (released.outcome === 'lastOut' && this.getNodeParameter('onDeactivation') === 'replacementUrl') {
+		} else if (
+			released.outcome === 'lastOut' &&
+			this.getNodeParameter('onDeactivation') === 'replacementUrl'
+		) {
 			const replacementUrl = this.getNodeParameter('replacementUrl') as string;
 			assertHttpUrl.call(this, replacementUrl, 'Replacement Webhook URL');
 			await registerAccountWebhook.call(this, replacementUrl);
@@ -120,10 +141,14 @@ export async function lendForTest(this: IHookFunctions): Promise<void> {
 	const testUrl = this.getNodeWebhookUrl('default') as string;
 	const { key } = await accountOf.call(this);
 	if (!isKnown(key) && this.getNodeParameter('whenOwnerUnknown') !== 'listen') {
-		throw new NodeOperationError(this.getNode(), 'n8n cannot tell whether a published workflow receives this Voice AI account\'s deliveries', {
-			description:
-				'Nothing has published, unpublished or received a delivery for this account since n8n started, and listening would move the account\'s one webhook away from such a workflow for good. If a workflow with a Voice AI Trigger for this account is published, wait for its next delivery or unpublish and publish it, then listen again. If none is, set "Test Listen When the Holder Is Unknown" to "Listen Anyway".',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
+			{
+				description:
+					'Nothing has published, unpublished or received a delivery for this account since n8n started, and listening would move the account\'s one webhook away from such a workflow for good. If a workflow with a Voice AI Trigger for this account is published, wait for its next delivery or unpublish and publish it, then listen again. If none is, set "Test Listen When the Holder Is Unknown" to "Listen Anyway".',
+			},
+		);
 	}
 	const token = testToken();
 	lend(key, testIdOf.call(this));
@@ -157,6 +182,7 @@ export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 	if (record?.kind !== 'production' || record.webhookUrl !== webhookUrl) return false;
 	const { apiKey, key } = await accountOf.call(this);
 	const holder = holderOf(key);
-	if (holder?.id !== claimOf.call(this, webhookUrl, 0).id || holder.productionUrl !== webhookUrl) return false;
+	if (holder?.id !== claimOf.call(this, webhookUrl, 0).id || holder.productionUrl !== webhookUrl)
+		return false;
 	return record.tokenHash === hashToken(productionToken(apiKey, webhookUrl));
 }

@@ -24,7 +24,10 @@ export const CONVERSATION_KEY = 'conversation';
  * taken as they come: `variables` as a JSON string is parsed; no `variables` key means the body
  * itself (minus the envelope fields) holds them; any other `variables` value is kept under `variables`.
  */
-export function splitDelivery(delivery: IDataObject): { variables: IDataObject; rest: IDataObject } {
+export function splitDelivery(delivery: IDataObject): {
+	variables: IDataObject;
+	rest: IDataObject;
+} {
 	const variables = delivery.variables;
 	const rest: IDataObject = {};
 	if (variables === undefined) {

@@ -93,7 +93,10 @@ export function claim(
  * trigger wants it; `lastOut`: it held the account and nobody else wants it; `none`: it did not hold
  * it (or a test listen does right now, and gives it back to whoever holds it then).
  */
-export function release(key: string, id: string): { outcome: 'none' } | { outcome: 'lastOut' } | { outcome: 'handOver'; next: Claim } {
+export function release(
+	key: string,
+	id: string,
+): { outcome: 'none' } | { outcome: 'lastOut' } | { outcome: 'handOver'; next: Claim } {
 	const account = accounts.get(key);
 	const at = account?.claims.findIndex((c) => c.id === id) ?? -1;
 	if (account === undefined || at === -1) return { outcome: 'none' };

@@ -24,7 +24,8 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Variables and Metadata',
 				value: 'variables',
-				description: 'The extracted variables as fields, a _voiceAi object with conversation ID, source, agent, chatbot and times, and a conversation object with every other delivered field as sent',
+				description:
+					'The extracted variables as fields, a _voiceAi object with conversation ID, source, agent, chatbot and times, and a conversation object with every other delivered field as sent',
 			},
 		],
 	},
@@ -34,7 +35,8 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'whenHeld',
 		type: 'options',
 		default: 'fail',
-		description: 'What publishing does when another published workflow already receives this account\'s deliveries',
+		description:
+			"What publishing does when another published workflow already receives this account's deliveries",
 		options: [
 			{
 				name: 'Fail to Publish',
@@ -44,7 +46,8 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Take Over the Account Webhook',
 				value: 'takeOver',
-				description: 'This workflow receives from now on; unpublishing it gives the account back to the other workflow',
+				description:
+					'This workflow receives from now on; unpublishing it gives the account back to the other workflow',
 			},
 		],
 	},
@@ -53,17 +56,20 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'whenOwnerUnknown',
 		type: 'options',
 		default: 'refuse',
-		description: 'After n8n starts, it cannot tell whether a published workflow holds the account until one is published, unpublished or receives a delivery',
+		description:
+			'After n8n starts, it cannot tell whether a published workflow holds the account until one is published, unpublished or receives a delivery',
 		options: [
 			{
 				name: 'Refuse',
 				value: 'refuse',
-				description: 'The test listen fails and says why, so it cannot cut a published workflow off',
+				description:
+					'The test listen fails and says why, so it cannot cut a published workflow off',
 			},
 			{
 				name: 'Listen Anyway',
 				value: 'listen',
-				description: 'For accounts that no published workflow uses: the account is left on the test URL afterwards',
+				description:
+					'For accounts that no published workflow uses: the account is left on the test URL afterwards',
 			},
 		],
 	},
@@ -72,12 +78,14 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'onDeactivation',
 		type: 'options',
 		default: 'leave',
-		description: 'The service has no way to delete the account webhook. When this workflow is unpublished and no other published workflow wants the account, choose what it points at.',
+		description:
+			'The service has no way to delete the account webhook. When this workflow is unpublished and no other published workflow wants the account, choose what it points at.',
 		options: [
 			{
 				name: 'Leave Account Webhook As Is',
 				value: 'leave',
-				description: "It keeps pointing at this workflow's production URL, which answers 404 while the workflow is unpublished",
+				description:
+					"It keeps pointing at this workflow's production URL, which answers 404 while the workflow is unpublished",
 			},
 			{
 				name: 'Point to a URL I Give',
@@ -93,7 +101,8 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'https://example.com/voice-ai-deliveries',
-		description: 'Registered as the account webhook when this workflow is unpublished and no other published workflow wants the account',
+		description:
+			'Registered as the account webhook when this workflow is unpublished and no other published workflow wants the account',
 		displayOptions: { show: { onDeactivation: ['replacementUrl'] } },
 	},
 	{
@@ -108,7 +117,8 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'dedupeField',
 				type: 'string',
 				default: 'conversation_id',
-				description: 'Field of the delivery (dotted path, e.g. variables.call_id) that identifies a conversation. A second delivery with the same value within the window is answered 200 and starts nothing. A delivery without the field is identified by its X-VoiceAI-Delivery header. Empty: no deduplication.',
+				description:
+					'Field of the delivery (dotted path, e.g. variables.call_id) that identifies a conversation. A second delivery with the same value within the window is answered 200 and starts nothing. A delivery without the field is identified by its X-VoiceAI-Delivery header. Empty: no deduplication.',
 			},
 			{
 				displayName: 'Deduplication Window (Minutes)',
@@ -123,9 +133,14 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'withoutSourceId',
 				type: 'options',
 				default: 'drop',
-				description: 'With Only Agent or Only Chatbot IDs set: what happens to a delivery that names neither an agent nor a chatbot. The answer to the service counts dropped ones as "unidentified".',
+				description:
+					'With Only Agent or Only Chatbot IDs set: what happens to a delivery that names neither an agent nor a chatbot. The answer to the service counts dropped ones as "unidentified".',
 				options: [
-					{ name: 'Drop', value: 'drop', description: 'Start nothing for it; it cannot be matched to the filter' },
+					{
+						name: 'Drop',
+						value: 'drop',
+						description: 'Start nothing for it; it cannot be matched to the filter',
+					},
 					{ name: 'Start the Workflow', value: 'start', description: 'Let it through the filter' },
 				],
 			},
@@ -135,7 +150,8 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'agentIds',
 				type: 'resourceLocator',
 				default: { mode: 'list', value: '' },
-				description: 'Start only for deliveries from this agent. By ID also takes several IDs, comma-separated. With chatbot IDs too, a delivery matching either starts the workflow.',
+				description:
+					'Start only for deliveries from this agent. By ID also takes several IDs, comma-separated. With chatbot IDs too, a delivery matching either starts the workflow.',
 				modes: [
 					{
 						displayName: 'From List',
@@ -158,7 +174,8 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'cb_support, cb_booking',
-				description: 'Start only for deliveries from these chatbots (comma-separated). With agent IDs too, a delivery matching either list starts the workflow.',
+				description:
+					'Start only for deliveries from these chatbots (comma-separated). With agent IDs too, a delivery matching either list starts the workflow.',
 			},
 		],
 	},

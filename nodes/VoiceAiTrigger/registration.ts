@@ -91,7 +91,9 @@ export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promis
 export async function accountOf(this: IHookFunctions): Promise<{ apiKey: string; key: string }> {
 	const credentials = await this.getCredentials('voiceAiApi');
 	const apiKey = String(credentials.apiKey ?? '');
-	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+	const baseUrl = String(credentials.baseUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
 	return { apiKey, key: accountKey(baseUrl, apiKey) };
 }
 
@@ -101,7 +103,14 @@ export async function accountOf(this: IHookFunctions): Promise<{ apiKey: string;
  * (the transport's error holds neither the request, with its key, nor the URL, with its token).
  */
 export async function registerAccountWebhook(this: IHookFunctions, url: string): Promise<void> {
-	await voiceAiApiRequest.call(this, 'POST', '/webhook/insert-webhook', { webhook: url }, {}, { repeatable: true });
+	await voiceAiApiRequest.call(
+		this,
+		'POST',
+		'/webhook/insert-webhook',
+		{ webhook: url },
+		{},
+		{ repeatable: true },
+	);
 }
 
 export function assertHttpUrl(this: IHookFunctions, value: string, what: string): void {

@@ -5,7 +5,14 @@
  * community package, the credential test of n8n's credential dialog, and the trigger published and
  * fed by a delivery.
  */
-import { NODE_TYPES, loadExample, n8nVersion, pollUntil, type SavedWorkflow, type WorkflowJson } from './harness';
+import {
+	NODE_TYPES,
+	loadExample,
+	n8nVersion,
+	pollUntil,
+	type SavedWorkflow,
+	type WorkflowJson,
+} from './harness';
 import { startStack, type Stack } from './stack';
 
 const TRIGGER = 'Conversation completed';
@@ -29,7 +36,13 @@ function triggerWorkflow(): WorkflowJson {
 		name: 'compat trigger',
 		nodes: [
 			trigger,
-			{ name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [260, 0], parameters: {} },
+			{
+				name: 'Received',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [260, 0],
+				parameters: {},
+			},
 		],
 		connections: { [TRIGGER]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
@@ -41,7 +54,10 @@ describe(`n8n ${version}`, () => {
 		expect(await stack.api.nodeTypeNames()).toEqual(
 			expect.arrayContaining([NODE_TYPES.action, `${NODE_TYPES.action}Tool`, NODE_TYPES.trigger]),
 		);
-		const credentialTypes = await stack.api.request<Array<{ name: string }>>('GET', '/types/credentials.json');
+		const credentialTypes = await stack.api.request<Array<{ name: string }>>(
+			'GET',
+			'/types/credentials.json',
+		);
 		expect(credentialTypes.map((type) => type.name)).toContain('voiceAiApi');
 	});
 
@@ -66,25 +82,39 @@ describe(`n8n ${version}`, () => {
 		let productionUrl: string;
 
 		test('publishing registers the production URL as the account webhook', async () => {
-			workflow = await stack.api.importWorkflow(triggerWorkflow(), { voiceAiApi: stack.credential });
+			workflow = await stack.api.importWorkflow(triggerWorkflow(), {
+				voiceAiApi: stack.credential,
+			});
 			productionUrl = stack.api.productionWebhookUrl(stack.n8n.webhookBase, workflow, TRIGGER);
 			await stack.api.activateWorkflow(workflow);
-			const registered = await pollUntil(() => stack.admin.accountWebhook(stack.org.id), { what: 'the account webhook' });
+			const registered = await pollUntil(() => stack.admin.accountWebhook(stack.org.id), {
+				what: 'the account webhook',
+			});
 			expect(registered?.startsWith(`${productionUrl}?token=`)).toBe(true);
 		});
 
 		test('a completed conversation is delivered and runs the workflow once with its variables', async () => {
-			const agentId = (await stack.admin.state<{ agents: Array<{ id: string }> }>(stack.org.id)).agents[0].id;
+			const agentId = (await stack.admin.state<{ agents: Array<{ id: string }> }>(stack.org.id))
+				.agents[0].id;
 			const variables = { name: 'Compat Caller', intent: `n8n ${version}` };
-			const { conversationId } = await stack.admin.simulateConversation(stack.org.id, { agentId, variables });
+			const { conversationId } = await stack.admin.simulateConversation(stack.org.id, {
+				agentId,
+				variables,
+			});
 			const delivery = await pollUntil(
 				async () => {
-					const mine = (await stack.admin.deliveries(stack.org.id)).find((d) => d.conversationId === conversationId);
+					const mine = (await stack.admin.deliveries(stack.org.id)).find(
+						(d) => d.conversationId === conversationId,
+					);
 					return mine && mine.status !== 'pending' ? mine : undefined;
 				},
 				{ timeoutMs: 30_000, what: `the delivery of ${conversationId}` },
 			);
-			expect({ status: delivery.status, codes: delivery.responseCodes, tail: delivery.status === 'delivered' ? '' : stack.n8n.tail() }).toEqual({
+			expect({
+				status: delivery.status,
+				codes: delivery.responseCodes,
+				tail: delivery.status === 'delivered' ? '' : stack.n8n.tail(),
+			}).toEqual({
 				status: 'delivered',
 				codes: [200],
 				tail: '',

@@ -17,9 +17,24 @@ interface Caller {
 }
 
 const CALLERS: Caller[] = [
-	{ name: 'Ada Lovelace', phone: '+14155550201', email: 'ada@example.com', intent: 'book a cleaning' },
-	{ name: 'Grace Hopper', phone: '+14155550202', email: 'grace@example.com', intent: 'move an appointment' },
-	{ name: 'Alan Turing', phone: '+14155550203', email: 'alan@example.com', intent: 'ask about invoices' },
+	{
+		name: 'Ada Lovelace',
+		phone: '+14155550201',
+		email: 'ada@example.com',
+		intent: 'book a cleaning',
+	},
+	{
+		name: 'Grace Hopper',
+		phone: '+14155550202',
+		email: 'grace@example.com',
+		intent: 'move an appointment',
+	},
+	{
+		name: 'Alan Turing',
+		phone: '+14155550203',
+		email: 'alan@example.com',
+		intent: 'ask about invoices',
+	},
 ];
 
 let stack: Stack;
@@ -31,7 +46,9 @@ let agentId: string;
 beforeAll(async () => {
 	stack = await startStack();
 	tableId = (await stack.api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns)).id;
-	workflow = await stack.api.importWorkflow(loadExample('crm-sync'), { voiceAiApi: stack.credential });
+	workflow = await stack.api.importWorkflow(loadExample('crm-sync'), {
+		voiceAiApi: stack.credential,
+	});
 	productionUrl = stack.api.productionWebhookUrl(stack.n8n.webhookBase, workflow, TRIGGER);
 	const state = await stack.admin.state<{ agents: Array<{ id: string }> }>(stack.org.id);
 	agentId = state.agents[0].id;
@@ -80,7 +97,12 @@ async function postToProductionUrl(url: string): Promise<number> {
 			agent_id: agentId,
 			chatbot_id: null,
 			completed_at: new Date().toISOString(),
-			variables: { name: 'Mallory', phone: '+14155550666', email: 'mallory@example.com', intent: 'forge' },
+			variables: {
+				name: 'Mallory',
+				phone: '+14155550666',
+				email: 'mallory@example.com',
+				intent: 'forge',
+			},
 		}),
 	});
 	await res.text();
@@ -114,7 +136,9 @@ test('each completed conversation runs the workflow once and lands in the CRM st
 
 	const executions = await stack.api.waitForExecutions(workflow.id, { count: CALLERS.length });
 	expect(executions).toHaveLength(CALLERS.length);
-	expect(executions.map((e) => [e.mode, e.status])).toEqual(CALLERS.map(() => ['webhook', 'success']));
+	expect(executions.map((e) => [e.mode, e.status])).toEqual(
+		CALLERS.map(() => ['webhook', 'success']),
+	);
 
 	const rows = await stack.api.dataTableRows(tableId);
 	expect(rows).toHaveLength(CALLERS.length);
@@ -143,31 +167,56 @@ test('a forged delivery is refused with 401 and starts no execution', async () =
 	expect(rows.filter((row) => row.name === 'Mallory')).toEqual([]);
 });
 
-test('the example\'s trigger (version 1.1) reads a delivery that n8n leaves unparsed (application/*+json)', async () => {
+test("the example's trigger (version 1.1) reads a delivery that n8n leaves unparsed (application/*+json)", async () => {
 	expect(workflow.nodes.find((node) => node.name === TRIGGER)?.typeVersion).toBe(1.1);
 	const before = await executionCount();
 	const registered = (await stack.admin.accountWebhook(stack.org.id))!;
-	const caller: Caller = { name: 'Dorothy Vaughan', phone: '+14155550206', email: 'dv@example.com', intent: 'vendor json' };
+	const caller: Caller = {
+		name: 'Dorothy Vaughan',
+		phone: '+14155550206',
+		email: 'dv@example.com',
+		intent: 'vendor json',
+	};
 	const res = await fetch(registered, {
 		method: 'POST',
 		headers: { 'content-type': 'application/vnd.voiceai+json' },
-		body: JSON.stringify({ event: 'conversation.completed', conversation_id: 'conv_vendor_json', source: 'account_webhook', agent_id: agentId, completed_at: new Date().toISOString(), variables: caller }),
+		body: JSON.stringify({
+			event: 'conversation.completed',
+			conversation_id: 'conv_vendor_json',
+			source: 'account_webhook',
+			agent_id: agentId,
+			completed_at: new Date().toISOString(),
+			variables: caller,
+		}),
 	});
-	expect({ status: res.status, body: await res.json() }).toEqual({ status: 200, body: expect.objectContaining({ started: true, items: 1 }) });
+	expect({ status: res.status, body: await res.json() }).toEqual({
+		status: 200,
+		body: expect.objectContaining({ started: true, items: 1 }),
+	});
 	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
 	const rows = await stack.api.dataTableRows(tableId);
-	expect(rows.filter((row) => row.conversation_id === 'conv_vendor_json')).toEqual([expect.objectContaining(caller)]);
+	expect(rows.filter((row) => row.conversation_id === 'conv_vendor_json')).toEqual([
+		expect.objectContaining(caller),
+	]);
 });
 
 test('"Listen for test event" takes one delivery at the test URL, then the production URL is restored', async () => {
 	const before = await executionCount();
 	await stack.api.listenForTestEvent(workflow, TRIGGER);
 	const testUrl = productionUrl.replace('/webhook/', '/webhook-test/');
-	await pollUntil(async () => (await stack.admin.accountWebhook(stack.org.id))?.startsWith(`${testUrl}?token=`), {
-		what: 'the test URL as the account webhook',
-	});
+	await pollUntil(
+		async () => (await stack.admin.accountWebhook(stack.org.id))?.startsWith(`${testUrl}?token=`),
+		{
+			what: 'the test URL as the account webhook',
+		},
+	);
 
-	const caller: Caller = { name: 'Mary Jackson', phone: '+14155550205', email: 'mj@example.com', intent: 'test listen' };
+	const caller: Caller = {
+		name: 'Mary Jackson',
+		phone: '+14155550205',
+		email: 'mj@example.com',
+		intent: 'test listen',
+	};
 	const [id] = await simulate([caller]);
 	await waitDelivered([id]);
 	const executions = await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
@@ -175,11 +224,16 @@ test('"Listen for test event" takes one delivery at the test URL, then the produ
 
 	const restored = new URL(productionUrl);
 	restored.searchParams.set('token', productionToken(stack.org.apiKey, productionUrl));
-	await pollUntil(async () => (await stack.admin.accountWebhook(stack.org.id)) === restored.toString(), {
-		what: 'the production URL restored as the account webhook',
-	});
+	await pollUntil(
+		async () => (await stack.admin.accountWebhook(stack.org.id)) === restored.toString(),
+		{
+			what: 'the production URL restored as the account webhook',
+		},
+	);
 	const rows = await stack.api.dataTableRows(tableId);
-	expect(rows.filter((row) => row.conversation_id === id)).toEqual([expect.objectContaining(caller)]);
+	expect(rows.filter((row) => row.conversation_id === id)).toEqual([
+		expect.objectContaining(caller),
+	]);
 });
 
 test('after n8n restarts, the published trigger still receives deliveries', async () => {
@@ -193,39 +247,63 @@ test('after n8n restarts, the published trigger still receives deliveries', asyn
 	expect(registered?.startsWith(`${productionUrl}?token=`)).toBe(true);
 
 	const before = await executionCount();
-	const caller: Caller = { name: 'Katherine Johnson', phone: '+14155550204', email: 'kj@example.com', intent: 'book a checkup' };
+	const caller: Caller = {
+		name: 'Katherine Johnson',
+		phone: '+14155550204',
+		email: 'kj@example.com',
+		intent: 'book a checkup',
+	};
 	const [id] = await simulate([caller]);
 	await waitDelivered([id]);
 	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
 	const rows = await stack.api.dataTableRows(tableId);
-	expect(rows.filter((row) => row.conversation_id === id)).toEqual([expect.objectContaining(caller)]);
+	expect(rows.filter((row) => row.conversation_id === id)).toEqual([
+		expect.objectContaining(caller),
+	]);
 }, 240_000);
 
-test('after the restart, a conversation delivered again runs but Pass Once (n8n\'s database) stops it before the CRM', async () => {
+test("after the restart, a conversation delivered again runs but Pass Once (n8n's database) stops it before the CRM", async () => {
 	const initial = await executionCount();
-	const [first] = await simulate([{ name: 'Dorothy Vaughan', phone: '+14155550206', email: 'dv@example.com', intent: 'first' }]);
+	const [first] = await simulate([
+		{ name: 'Dorothy Vaughan', phone: '+14155550206', email: 'dv@example.com', intent: 'first' },
+	]);
 	await waitDelivered([first]);
 	await stack.api.waitForExecutions(workflow.id, { count: initial + 1 });
 	await stack.n8n.restart();
 	await stack.api.login();
-	await pollUntil(async () => (await postToProductionUrl(productionUrl)) === 401, { what: 'the production webhook after the restart' });
+	await pollUntil(async () => (await postToProductionUrl(productionUrl)) === 401, {
+		what: 'the production webhook after the restart',
+	});
 
 	// The trigger's in-memory check was lost with the process: only the database can recognise the repeat.
 	const before = await executionCount();
 	const { conversationId } = await stack.admin.simulateConversation(stack.org.id, {
 		agentId,
 		conversationId: first,
-		variables: { name: 'Dorothy Vaughan', phone: '+14155550206', email: 'dv@example.com', intent: 'repeated' },
+		variables: {
+			name: 'Dorothy Vaughan',
+			phone: '+14155550206',
+			email: 'dv@example.com',
+			intent: 'repeated',
+		},
 	});
 	expect(conversationId).toBe(first);
-	await pollUntil(async () => (await stack.admin.deliveries(stack.org.id)).filter((d) => d.conversationId === first).every((d) => d.status === 'delivered'), {
-		what: 'the repeated delivery',
-	});
+	await pollUntil(
+		async () =>
+			(await stack.admin.deliveries(stack.org.id))
+				.filter((d) => d.conversationId === first)
+				.every((d) => d.status === 'delivered'),
+		{
+			what: 'the repeated delivery',
+		},
+	);
 	const runs = await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
 	const repeat = await stack.api.getExecution(runs[runs.length - 1].id);
 	expect(repeat.status).toBe('success');
 	expect(repeat.outputs['Pass each conversation once']).toEqual([]);
 	expect(repeat.outputs['Upsert contact (CRM stand-in)']).toBeUndefined();
-	const rows = (await stack.api.dataTableRows(tableId)).filter((row) => row.conversation_id === first);
+	const rows = (await stack.api.dataTableRows(tableId)).filter(
+		(row) => row.conversation_id === first,
+	);
 	expect(rows).toEqual([expect.objectContaining({ intent: 'first' })]);
 }, 240_000);

@@ -15,7 +15,14 @@ import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 import { startSandbox, type Sandbox } from '../sandbox';
-import { N8nApi, REPO_ROOT, type CredentialRef, type N8nProcess, pollUntil, startN8n } from './harness';
+import {
+	N8nApi,
+	REPO_ROOT,
+	type CredentialRef,
+	type N8nProcess,
+	pollUntil,
+	startN8n,
+} from './harness';
 import { SandboxAdmin } from './sandbox-admin';
 
 const CHROMIUM = process.env.VOICEAI_CHROMIUM ?? '/usr/bin/chromium';
@@ -26,7 +33,9 @@ jest.setTimeout(600_000);
 
 // The action node's description as n8n loads it from dist/ (what the editor receives).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { VoiceAi } = require(join(REPO_ROOT, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js')) as { VoiceAi: new () => { description: INodeTypeDescription } };
+const { VoiceAi } = require(join(REPO_ROOT, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js')) as {
+	VoiceAi: new () => { description: INodeTypeDescription };
+};
 const description = new VoiceAi().description;
 
 interface Operation {
@@ -38,18 +47,29 @@ interface Operation {
 
 /** Every operation with its action text and the fields shown by default (top level, not hidden by a default). */
 function operations(): Operation[] {
-	const defaults: Record<string, unknown> = Object.fromEntries(description.properties.map((p) => [p.name, p.default]));
+	const defaults: Record<string, unknown> = Object.fromEntries(
+		description.properties.map((p) => [p.name, p.default]),
+	);
 	const shown = (property: INodeProperties, resource: string, operation: string) =>
 		Object.entries(property.displayOptions?.show ?? {}).every(([name, values]) => {
-			const value = name === 'resource' ? resource : name === 'operation' ? operation : defaults[name];
+			const value =
+				name === 'resource' ? resource : name === 'operation' ? operation : defaults[name];
 			return (values as unknown[]).includes(value);
-		}) && !Object.entries(property.displayOptions?.hide ?? {}).some(([name, values]) => (values as unknown[]).includes(defaults[name]));
+		}) &&
+		!Object.entries(property.displayOptions?.hide ?? {}).some(([name, values]) =>
+			(values as unknown[]).includes(defaults[name]),
+		);
 	const list: Operation[] = [];
 	for (const selector of description.properties.filter((p) => p.name === 'operation')) {
 		const resource = String(selector.displayOptions?.show?.resource?.[0]);
 		for (const option of selector.options as Array<{ value: string; action: string }>) {
 			const fields = description.properties
-				.filter((p) => !['resource', 'operation'].includes(p.name) && p.type !== 'notice' && p.type !== 'hidden')
+				.filter(
+					(p) =>
+						!['resource', 'operation'].includes(p.name) &&
+						p.type !== 'notice' &&
+						p.type !== 'hidden',
+				)
 				.filter((p) => p.displayOptions && shown(p, resource, option.value))
 				.map((p) => p.displayName);
 			list.push({ resource, operation: option.value, action: option.action, fields });
@@ -61,10 +81,29 @@ function operations(): Operation[] {
 /** Debian's Chromium with the flags the project uses, a fresh profile, driven over CDP. */
 async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
 	const profile = mkdtempSync(join(tmpdir(), 'voiceai-chromium-'));
-	const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-	const proc: ChildProcess = spawn(CHROMIUM, [...flags, `--user-data-dir=${profile}`, '--remote-debugging-port=0', '--window-size=1600,1000', 'about:blank'], {
-		stdio: ['ignore', 'ignore', 'pipe'],
-	});
+	const flags = [
+		'--headless',
+		'--no-sandbox',
+		'--disable-gpu',
+		'--disable-quic',
+		'--no-first-run',
+		'--disable-background-networking',
+		'--disable-component-update',
+		'--disable-sync',
+	];
+	const proc: ChildProcess = spawn(
+		CHROMIUM,
+		[
+			...flags,
+			`--user-data-dir=${profile}`,
+			'--remote-debugging-port=0',
+			'--window-size=1600,1000',
+			'about:blank',
+		],
+		{
+			stdio: ['ignore', 'ignore', 'pipe'],
+		},
+	);
 	const endpoint = await new Promise<string>((resolve, reject) => {
 		let seen = '';
 		proc.stderr!.on('data', (chunk: Buffer) => {
@@ -72,14 +111,18 @@ async function launchChromium(): Promise<{ browser: Browser; close(): Promise<vo
 			const match = /DevTools listening on (ws:\S+)/.exec(seen);
 			if (match) resolve(match[1]);
 		});
-		proc.once('exit', (code) => reject(new Error(`chromium exited (${code}) before it listened:\n${seen.slice(-2000)}`)));
+		proc.once('exit', (code) =>
+			reject(new Error(`chromium exited (${code}) before it listened:\n${seen.slice(-2000)}`)),
+		);
 	});
 	const browser = await chromium.connectOverCDP(endpoint);
 	return {
 		browser,
 		async close() {
 			await browser.close().catch(() => undefined);
-			const exited = new Promise((resolve) => (proc.exitCode === null ? proc.once('exit', resolve) : resolve(undefined)));
+			const exited = new Promise((resolve) =>
+				proc.exitCode === null ? proc.once('exit', resolve) : resolve(undefined),
+			);
 			proc.kill('SIGKILL');
 			await exited;
 			rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
@@ -101,7 +144,10 @@ describe('the editor in a real browser', () => {
 		sandbox = await startSandbox({ port: 0, deliveryRetry: { attempts: 1 } });
 		n8n = await startN8n({ readyTimeoutMs: 300_000 });
 		api = await N8nApi.setupOwner(n8n.baseUrl);
-		credential = await api.createVoiceAiCredential({ baseUrl: sandbox.baseUrl, apiKey: sandbox.orgs[0].apiKey });
+		credential = await api.createVoiceAiCredential({
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.orgs[0].apiKey,
+		});
 		chrome = await launchChromium();
 		page = await chrome.browser.contexts()[0].newPage();
 		await page.setViewportSize({ width: 1600, height: 1000 });
@@ -148,7 +194,10 @@ describe('the editor in a real browser', () => {
 		await page.locator('[data-test-id="canvas-add-button"]').click();
 		const ranks = Object.fromEntries(
 			await SEARCH_TERMS.reduce(
-				async (acc, term) => [...(await acc), [term, (await searchPanel(term)).indexOf('Voice AI') + 1] as const],
+				async (acc, term) => [
+					...(await acc),
+					[term, (await searchPanel(term)).indexOf('Voice AI') + 1] as const,
+				],
 				Promise.resolve([] as Array<readonly [string, number]>),
 			),
 		);
@@ -156,12 +205,23 @@ describe('the editor in a real browser', () => {
 		expect(Object.values(ranks).every((rank) => rank >= 1)).toBe(true);
 
 		await searchPanel('Voice AI');
-		await page.locator('[data-test-id="node-creator-item-name"]', { hasText: 'Voice AI' }).first().click();
+		await page
+			.locator('[data-test-id="node-creator-item-name"]', { hasText: 'Voice AI' })
+			.first()
+			.click();
 		await page.getByText('On new Voice AI event').click();
 		const ndv = page.locator('[data-test-id="ndv"]');
 		await ndv.waitFor();
-		for (const label of ['Output', 'If Another Workflow Holds the Account', 'Test Listen When the Holder Is Unknown', 'On Unpublish']) {
-			await ndv.getByText(label, { exact: true }).first().waitFor({ state: 'visible', timeout: 60_000 });
+		for (const label of [
+			'Output',
+			'If Another Workflow Holds the Account',
+			'Test Listen When the Holder Is Unknown',
+			'On Unpublish',
+		]) {
+			await ndv
+				.getByText(label, { exact: true })
+				.first()
+				.waitFor({ state: 'visible', timeout: 60_000 });
 		}
 		await page.screenshot({ path: join(IMAGES, 'voice-ai-trigger.png') });
 
@@ -173,17 +233,24 @@ describe('the editor in a real browser', () => {
 		// n8n 2.40 labels the trigger's test button "Execute step"; while it listens the button says "Stop listening".
 		const button = ndv.locator('[data-test-id="trigger-execute-button"]');
 		await ndv.locator('[data-test-id="node-execute-button"]').first().click();
-		const testUrl = await pollUntil(async () => {
-			const url = await admin.accountWebhook('org_acme');
-			return url?.includes('/webhook-test/') ? url : undefined;
-		}, { timeoutMs: 60_000, what: 'the test URL at the account' });
+		const testUrl = await pollUntil(
+			async () => {
+				const url = await admin.accountWebhook('org_acme');
+				return url?.includes('/webhook-test/') ? url : undefined;
+			},
+			{ timeoutMs: 60_000, what: 'the test URL at the account' },
+		);
 		expect(testUrl).toMatch(/\/webhook-test\/.+\?token=/);
 		expect(await button.innerText()).toMatch(/Stop listening/i);
 		await button.click();
-		await pollUntil(async () => (/Stop listening/i.test(await button.innerText().catch(() => '')) ? undefined : true), {
-			timeoutMs: 60_000,
-			what: 'the test listen to stop',
-		});
+		await pollUntil(
+			async () =>
+				/Stop listening/i.test(await button.innerText().catch(() => '')) ? undefined : true,
+			{
+				timeoutMs: 60_000,
+				what: 'the test listen to stop',
+			},
+		);
 		await closeNdv();
 	});
 
@@ -212,24 +279,44 @@ describe('the editor in a real browser', () => {
 		await page.locator('[data-test-id="zoom-to-fit"]').click();
 		const ndv = page.locator('[data-test-id="ndv"]');
 		for (const [index, op] of ops.entries()) {
-			await page.locator('[data-test-id="canvas-node"]').filter({ hasText: names[index] }).first().dblclick();
+			await page
+				.locator('[data-test-id="canvas-node"]')
+				.filter({ hasText: names[index] })
+				.first()
+				.dblclick();
 			await ndv.waitFor();
 			const missing: string[] = [];
 			for (const field of op.fields) {
 				if (!(await ndv.getByText(field, { exact: true }).first().isVisible())) missing.push(field);
 			}
-			expect({ operation: names[index], missing }).toEqual({ operation: names[index], missing: [] });
-			if (op.resource === 'chatbot' && op.operation === 'update') await page.screenshot({ path: join(IMAGES, 'voice-ai-node.png') });
+			expect({ operation: names[index], missing }).toEqual({
+				operation: names[index],
+				missing: [],
+			});
+			if (op.resource === 'chatbot' && op.operation === 'update')
+				await page.screenshot({ path: join(IMAGES, 'voice-ai-node.png') });
 			await closeNdv();
 		}
 	});
 
 	it('runs the credential test from the credential dialog', async () => {
-		await page.goto(`${n8n.baseUrl}/home/credentials/${credential.id}`, { waitUntil: 'domcontentloaded' });
+		await page.goto(`${n8n.baseUrl}/home/credentials/${credential.id}`, {
+			waitUntil: 'domcontentloaded',
+		});
 		const dialog = page.getByRole('dialog');
-		await dialog.getByRole('button', { name: /retry|test/i }).first().click().catch(() => undefined);
-		await dialog.getByText(/Connection tested successfully/i).waitFor({ state: 'visible', timeout: 30_000 });
-		const requests = await new SandboxAdmin(sandbox).request<Array<{ path: string; status: number }>>('GET', '/__sandbox/requests?org=org_acme');
-		expect(requests.filter((r) => r.path === '/contacts/list-names').map((r) => r.status)).toContain(200);
+		await dialog
+			.getByRole('button', { name: /retry|test/i })
+			.first()
+			.click()
+			.catch(() => undefined);
+		await dialog
+			.getByText(/Connection tested successfully/i)
+			.waitFor({ state: 'visible', timeout: 30_000 });
+		const requests = await new SandboxAdmin(sandbox).request<
+			Array<{ path: string; status: number }>
+		>('GET', '/__sandbox/requests?org=org_acme');
+		expect(
+			requests.filter((r) => r.path === '/contacts/list-names').map((r) => r.status),
+		).toContain(200);
 	});
 });

@@ -26,7 +26,15 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	createWriteStream,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
@@ -68,12 +76,24 @@ export function n8nDir(): string {
 
 /** Version of the n8n install in `dir` (VOICEAI_N8N_DIR): the e2e suites run on more than one. */
 export function n8nVersion(dir = n8nDir()): string {
-	return (JSON.parse(readFileSync(join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8')) as { version: string }).version;
+	return (
+		JSON.parse(readFileSync(join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8')) as {
+			version: string;
+		}
+	).version;
 }
 
 /** Whether this n8n has the backend module `name` (N8N_DISABLED_MODULES accepts only known ones). */
 function knowsModule(dir: string, name: string): boolean {
-	const list = join(dir, 'node_modules', '@n8n', 'backend-common', 'dist', 'modules', 'modules.config.js');
+	const list = join(
+		dir,
+		'node_modules',
+		'@n8n',
+		'backend-common',
+		'dist',
+		'modules',
+		'modules.config.js',
+	);
 	return existsSync(list) && readFileSync(list, 'utf8').includes(`'${name}'`);
 }
 
@@ -144,10 +164,16 @@ export async function installPackage(userFolder: string, tarball?: string): Prom
 	const target = join(nodesDir, 'node_modules', PACKAGE_NAME);
 	mkdirSync(target, { recursive: true });
 	await execFileAsync('tar', ['-xzf', file, '-C', target, '--strip-components=1']);
-	const version = (JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { version: string }).version;
+	const version = (
+		JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { version: string }
+	).version;
 	writeFileSync(
 		join(nodesDir, 'package.json'),
-		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: version } }, null, 2),
+		JSON.stringify(
+			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: version } },
+			null,
+			2,
+		),
 	);
 	return target;
 }
@@ -246,11 +272,15 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 
 	const launch = async () => {
 		const stream = createWriteStream(logFile, { flags: 'a' });
-		const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), join(dir, 'node_modules', 'n8n', 'bin', 'n8n'), 'start'], {
-			cwd: userFolder,
-			env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const proc = spawn(
+			process.execPath,
+			[...(options.nodeArgs ?? []), join(dir, 'node_modules', 'n8n', 'bin', 'n8n'), 'start'],
+			{
+				cwd: userFolder,
+				env,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		child = proc;
 		const onData = (chunk: Buffer) => {
 			stream.write(chunk);
@@ -269,10 +299,14 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		const outcome = await pollUntil(
 			async () => {
 				if (exited) return 'exited';
-				const res = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
+				const res = await fetch(`${baseUrl}/healthz/readiness`, {
+					signal: AbortSignal.timeout(2_000),
+				});
 				if (!res.ok) return undefined;
 				// n8n 1.x reports ready once its database is migrated, before its REST routes exist.
-				const rest = await fetch(`${baseUrl}/rest/settings`, { signal: AbortSignal.timeout(2_000) });
+				const rest = await fetch(`${baseUrl}/rest/settings`, {
+					signal: AbortSignal.timeout(2_000),
+				});
 				return rest.ok ? 'ready' : undefined;
 			},
 			{ timeoutMs: options.readyTimeoutMs ?? 120_000, intervalMs: 250, what: `n8n on ${baseUrl}` },
@@ -280,7 +314,8 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		if (outcome !== 'ready') {
 			child = undefined;
 			proc.kill('SIGKILL');
-			const reason = outcome === 'exited' ? `n8n exited during start (port ${port} in use?)` : outcome;
+			const reason =
+				outcome === 'exited' ? `n8n exited during start (port ${port} in use?)` : outcome;
 			throw new Error(`${reason}\n--- last lines of n8n output ---\n${tail(40)}`);
 		}
 	};
@@ -299,7 +334,8 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 	const tail = (lines = 30) => log.slice(-lines).join('\n');
 
 	const removeOwnFolder = () => {
-		if (ownsFolder && !process.env.VOICEAI_E2E_KEEP) rmSync(userFolder, { recursive: true, force: true });
+		if (ownsFolder && !process.env.VOICEAI_E2E_KEEP)
+			rmSync(userFolder, { recursive: true, force: true });
 	};
 	try {
 		await launch();
@@ -411,7 +447,10 @@ export class N8nApi {
 	}
 
 	async request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-		const headers: Record<string, string> = { 'browser-id': BROWSER_ID, accept: 'application/json' };
+		const headers: Record<string, string> = {
+			'browser-id': BROWSER_ID,
+			accept: 'application/json',
+		};
 		if (this.cookie) headers.cookie = this.cookie;
 		if (body !== undefined) headers['content-type'] = 'application/json';
 		const res = await fetch(`${this.baseUrl}${path}`, {
@@ -439,7 +478,11 @@ export class N8nApi {
 		return [...new Set(types.map((t) => t.name))];
 	}
 
-	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<CredentialRef> {
+	async createCredential(
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<CredentialRef> {
 		const created = await this.request<{ id: string; name: string }>('POST', '/rest/credentials', {
 			name,
 			type,
@@ -482,7 +525,12 @@ export class N8nApi {
 	}
 
 	/** Production URL of a webhook node of a saved workflow (`<base>/webhook/<webhookId>/<path>`). */
-	productionWebhookUrl(webhookBase: string, workflow: SavedWorkflow, nodeName: string, path = 'webhook'): string {
+	productionWebhookUrl(
+		webhookBase: string,
+		workflow: SavedWorkflow,
+		nodeName: string,
+		path = 'webhook',
+	): string {
 		const node = workflow.nodes.find((n) => n.name === nodeName);
 		if (!node?.webhookId) throw new Error(`node "${nodeName}" has no webhookId`);
 		return `${webhookBase.replace(/\/+$/, '')}/webhook/${node.webhookId}/${path}`;
@@ -495,7 +543,9 @@ export class N8nApi {
 	/** Publishes the workflow (its triggers go live) and waits until n8n reports it active. */
 	async activateWorkflow(workflow: { id: string }): Promise<SavedWorkflow> {
 		const current = await this.getWorkflow(workflow.id);
-		await this.request('POST', `/rest/workflows/${workflow.id}/activate`, { versionId: current.versionId });
+		await this.request('POST', `/rest/workflows/${workflow.id}/activate`, {
+			versionId: current.versionId,
+		});
 		return await pollUntil(
 			async () => {
 				const wf = await this.getWorkflow(workflow.id);
@@ -523,11 +573,15 @@ export class N8nApi {
 			`/rest/workflows/${workflow.id}/run`,
 			await this.manualRunBody(workflow, triggerNodeName),
 		);
-		if (!started.executionId) throw new Error(`n8n did not start a run: ${JSON.stringify(started)}`);
+		if (!started.executionId)
+			throw new Error(`n8n did not start a run: ${JSON.stringify(started)}`);
 		const id = started.executionId;
 		await pollUntil(
 			async () => {
-				const ex = await this.request<{ finished: boolean; status: string }>('GET', `/rest/executions/${id}`);
+				const ex = await this.request<{ finished: boolean; status: string }>(
+					'GET',
+					`/rest/executions/${id}`,
+				);
 				return ex && !['new', 'running', 'waiting'].includes(ex.status);
 			},
 			{ timeoutMs, what: `execution ${id} to finish` },
@@ -545,14 +599,18 @@ export class N8nApi {
 			`/rest/workflows/${workflow.id}/run`,
 			await this.manualRunBody(workflow, triggerNodeName),
 		);
-		if (!answer?.waitingForWebhook) throw new Error(`n8n is not listening for a test event: ${JSON.stringify(answer)}`);
+		if (!answer?.waitingForWebhook)
+			throw new Error(`n8n is not listening for a test event: ${JSON.stringify(answer)}`);
 	}
 
 	/**
 	 * Body of a manual run. n8n 1.x runs the workflow the editor sends (`workflowData`); 2.x loads the
 	 * saved one and ignores that field.
 	 */
-	private async manualRunBody(workflow: { id: string }, triggerNodeName: string): Promise<Record<string, unknown>> {
+	private async manualRunBody(
+		workflow: { id: string },
+		triggerNodeName: string,
+	): Promise<Record<string, unknown>> {
 		return {
 			workflowData: await this.request('GET', `/rest/workflows/${workflow.id}`),
 			triggerToStartFrom: { name: triggerNodeName },
@@ -590,7 +648,10 @@ export class N8nApi {
 		);
 		const data = parseFlatted(raw.data) as {
 			resultData: {
-				runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } }>>;
+				runData: Record<
+					string,
+					Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } }>
+				>;
 				error?: { message?: string; description?: string };
 				lastNodeExecuted?: string;
 			};
@@ -598,7 +659,9 @@ export class N8nApi {
 		const outputs: ExecutionDetail['outputs'] = {};
 		for (const [node, runs] of Object.entries(data.resultData.runData ?? {})) {
 			const last = runs[runs.length - 1];
-			outputs[node] = (last?.data?.main ?? []).flatMap((branch) => (branch ?? []).map((item) => item.json));
+			outputs[node] = (last?.data?.main ?? []).flatMap((branch) =>
+				(branch ?? []).map((item) => item.json),
+			);
 		}
 		const error = data.resultData.error;
 		return {
@@ -615,7 +678,9 @@ export class N8nApi {
 	}
 
 	async personalProjectId(): Promise<string> {
-		this.projectIdCache ??= (await this.request<{ id: string }>('GET', '/rest/projects/personal')).id;
+		this.projectIdCache ??= (
+			await this.request<{ id: string }>('GET', '/rest/projects/personal')
+		).id;
 		return this.projectIdCache;
 	}
 

@@ -28,15 +28,26 @@ function triggerWorkflow(name: string, parameters: Record<string, unknown> = {})
 				parameters: { output: 'variables', options: {}, ...parameters },
 				credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
 			},
-			{ name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} },
+			{
+				name: 'Done',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {},
+			},
 		] as WorkflowJson['nodes'],
 		connections: { [TRIGGER]: { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 	};
 }
 
-async function create(name: string, parameters: Record<string, unknown> = {}): Promise<SavedWorkflow> {
-	return await stack.api.importWorkflow(triggerWorkflow(name, parameters), { voiceAiApi: stack.credential });
+async function create(
+	name: string,
+	parameters: Record<string, unknown> = {},
+): Promise<SavedWorkflow> {
+	return await stack.api.importWorkflow(triggerWorkflow(name, parameters), {
+		voiceAiApi: stack.credential,
+	});
 }
 
 function productionUrl(workflow: SavedWorkflow): string {
@@ -62,7 +73,10 @@ async function executions(workflow: SavedWorkflow, mode?: string): Promise<numbe
 
 /** The service completes a conversation and delivers it; waits until the delivery is settled. */
 async function serviceDelivers(): Promise<{ conversationId: string; codes: number[] }> {
-	const { conversationId } = await stack.admin.simulateConversation(stack.org.id, { agentId, variables: { name: `caller ${randomUUID().slice(0, 6)}` } });
+	const { conversationId } = await stack.admin.simulateConversation(stack.org.id, {
+		agentId,
+		variables: { name: `caller ${randomUUID().slice(0, 6)}` },
+	});
 	const delivery = await pollUntil(
 		async () => {
 			const all = await stack.admin.deliveries(stack.org.id);
@@ -80,7 +94,9 @@ async function nextDeliveryRunsOnly(holder: SavedWorkflow, others: SavedWorkflow
 	const othersBefore = await Promise.all(others.map((wf) => executions(wf)));
 	const { codes } = await serviceDelivers();
 	expect(codes[codes.length - 1]).toBe(200);
-	await pollUntil(async () => (await executions(holder, 'webhook')) === before + 1, { what: `one new run of "${holder.name}"` });
+	await pollUntil(async () => (await executions(holder, 'webhook')) === before + 1, {
+		what: `one new run of "${holder.name}"`,
+	});
 	expect(await Promise.all(others.map((wf) => executions(wf)))).toEqual(othersBefore);
 }
 
@@ -88,7 +104,10 @@ async function nextDeliveryRunsOnly(holder: SavedWorkflow, others: SavedWorkflow
 async function publicationError(workflow: SavedWorkflow): Promise<string> {
 	return await pollUntil(
 		async () => {
-			const status = await stack.api.request<unknown>('GET', `/rest/workflows/${workflow.id}/publication-status`);
+			const status = await stack.api.request<unknown>(
+				'GET',
+				`/rest/workflows/${workflow.id}/publication-status`,
+			);
 			const text = JSON.stringify(status);
 			return text.includes('held by') ? text : undefined;
 		},
@@ -115,11 +134,16 @@ afterAll(async () => {
 
 test('scenario 1: after a test listen in unpublished Y, the next service delivery runs published X exactly once', async () => {
 	await stack.api.listenForTestEvent(y, TRIGGER);
-	await pointsAt(productionUrl(y).replace('/webhook/', '/webhook-test/'), "the account webhook on Y's test URL");
+	await pointsAt(
+		productionUrl(y).replace('/webhook/', '/webhook-test/'),
+		"the account webhook on Y's test URL",
+	);
 	const beforeY = await executions(y, 'manual');
 	const { codes } = await serviceDelivers();
 	expect(codes[codes.length - 1]).toBe(200);
-	await pollUntil(async () => (await executions(y, 'manual')) === beforeY + 1, { what: 'the test run of Y' });
+	await pollUntil(async () => (await executions(y, 'manual')) === beforeY + 1, {
+		what: 'the test run of Y',
+	});
 
 	await pointsAt(productionUrl(x), 'the account webhook back on X after the test');
 	await nextDeliveryRunsOnly(x, [y]);
@@ -127,7 +151,9 @@ test('scenario 1: after a test listen in unpublished Y, the next service deliver
 
 test('scenario 2: publishing B for the same account fails naming X; X keeps receiving', async () => {
 	const b = await create('Second sync (B)');
-	await stack.api.request('POST', `/rest/workflows/${b.id}/activate`, { versionId: (await stack.api.getWorkflow(b.id)).versionId });
+	await stack.api.request('POST', `/rest/workflows/${b.id}/activate`, {
+		versionId: (await stack.api.getWorkflow(b.id)).versionId,
+	});
 	const error = await publicationError(b);
 	expect(error).toContain(`held by the published workflow \\"${x.name}\\" (ID ${x.id})`);
 	expect(await accountUrl()).toBe(productionUrl(x));
@@ -160,28 +186,57 @@ test('scenario 3: every delivered value reaches the workflow, whether sent as JS
 	const bodies: Array<[string, string]> = [
 		['application/json', JSON.stringify(delivery)],
 		['text/plain', JSON.stringify({ ...delivery, conversation_id: 'c1-text' })],
-		['application/x-www-form-urlencoded', new URLSearchParams({ conversation_id: 'c1-form', variables: '{"name":"Fay"}', call_duration_sec: '93' }).toString()],
+		[
+			'application/x-www-form-urlencoded',
+			new URLSearchParams({
+				conversation_id: 'c1-form',
+				variables: '{"name":"Fay"}',
+				call_duration_sec: '93',
+			}).toString(),
+		],
 	];
 	const before = await executions(x, 'webhook');
 	for (const [contentType, body] of bodies) {
-		const res = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
-		expect([contentType, res.status, await res.text()]).toEqual([contentType, 200, expect.stringContaining('"started":true')]);
+		const res = await fetch(url, {
+			method: 'POST',
+			headers: { 'content-type': contentType },
+			body,
+		});
+		expect([contentType, res.status, await res.text()]).toEqual([
+			contentType,
+			200,
+			expect.stringContaining('"started":true'),
+		]);
 	}
 	const list = await pollUntil(
 		async () => {
 			const runs = (await stack.api.listExecutions(x.id)).filter((e) => e.mode === 'webhook');
 			const newest = runs.sort((a, b) => Number(b.id) - Number(a.id)).slice(0, bodies.length);
-			return runs.length === before + bodies.length && newest.every((e) => e.status === 'success') ? newest : undefined;
+			return runs.length === before + bodies.length && newest.every((e) => e.status === 'success')
+				? newest
+				: undefined;
 		},
 		{ what: 'the three runs to finish' },
 	);
-	const outputs = await Promise.all(list.map(async (e) => (await stack.api.getExecution(e.id)).outputs[TRIGGER][0]));
-	const byId = Object.fromEntries(outputs.map((json) => [(json._voiceAi as { conversationId: string }).conversationId, json]));
+	const outputs = await Promise.all(
+		list.map(async (e) => (await stack.api.getExecution(e.id)).outputs[TRIGGER][0]),
+	);
+	const byId = Object.fromEntries(
+		outputs.map((json) => [(json._voiceAi as { conversationId: string }).conversationId, json]),
+	);
 	expect(byId.c1).toMatchObject({
 		name: 'Fay',
-		conversation: { call_duration_sec: 93, transcript: delivery.transcript, recording_url: delivery.recording_url, metadata: { campaign: 'spring' } },
+		conversation: {
+			call_duration_sec: 93,
+			transcript: delivery.transcript,
+			recording_url: delivery.recording_url,
+			metadata: { campaign: 'spring' },
+		},
 	});
-	expect(byId['c1-text']).toMatchObject({ name: 'Fay', conversation: { call_duration_sec: 93, metadata: { campaign: 'spring' } } });
+	expect(byId['c1-text']).toMatchObject({
+		name: 'Fay',
+		conversation: { call_duration_sec: 93, metadata: { campaign: 'spring' } },
+	});
 	expect(byId['c1-form']).toMatchObject({ name: 'Fay', conversation: { call_duration_sec: '93' } });
 });
 
@@ -194,11 +249,17 @@ test('after an n8n restart X keeps the account; its next delivery tells n8n who 
 	await stack.api.listenForTestEvent(y, TRIGGER).catch(() => undefined);
 	await new Promise((r) => setTimeout(r, 2_000));
 	expect(await accountUrl()).toBe(productionUrl(x));
-	await pollUntil(async () => (await serviceDelivers()).codes.at(-1) === 200, { timeoutMs: 60_000, what: 'X serving again after the restart' });
+	await pollUntil(async () => (await serviceDelivers()).codes.at(-1) === 200, {
+		timeoutMs: 60_000,
+		what: 'X serving again after the restart',
+	});
 	await nextDeliveryRunsOnly(x, [y]);
 
 	await stack.api.listenForTestEvent(y, TRIGGER);
-	await pointsAt(productionUrl(y).replace('/webhook/', '/webhook-test/'), "the account webhook on Y's test URL after the restart");
+	await pointsAt(
+		productionUrl(y).replace('/webhook/', '/webhook-test/'),
+		"the account webhook on Y's test URL after the restart",
+	);
 	await serviceDelivers();
 	await pointsAt(productionUrl(x), 'the account webhook back on X after the test');
 	await nextDeliveryRunsOnly(x, [y]);

@@ -32,7 +32,11 @@ afterAll(async () => {
 	await stack?.close();
 });
 
-const credentialData = (authHeader: (typeof HEADERS)[number]) => ({ baseUrl: front.url, apiKey: stack.org.apiKey, authHeader });
+const credentialData = (authHeader: (typeof HEADERS)[number]) => ({
+	baseUrl: front.url,
+	apiKey: stack.org.apiKey,
+	authHeader,
+});
 
 function actions(): WorkflowJson {
 	const node = (name: string, parameters: Record<string, unknown>, y: number) => ({
@@ -47,44 +51,97 @@ function actions(): WorkflowJson {
 	return {
 		name: 'e2e redirects',
 		nodes: [
-			{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			node('GET', { resource: 'contact', operation: 'getListNames', returnAll: true }, 0),
-			node('POST', { resource: 'webhook', operation: 'set', webhookUrl: 'https://crm.example.com/hook?token=e2e-webhook-token' }, 160),
+			node(
+				'POST',
+				{
+					resource: 'webhook',
+					operation: 'set',
+					webhookUrl: 'https://crm.example.com/hook?token=e2e-webhook-token',
+				},
+				160,
+			),
 		],
-		connections: { Start: { main: [[{ node: 'GET', type: 'main', index: 0 }, { node: 'POST', type: 'main', index: 0 }]] } },
+		connections: {
+			Start: {
+				main: [
+					[
+						{ node: 'GET', type: 'main', index: 0 },
+						{ node: 'POST', type: 'main', index: 0 },
+					],
+				],
+			},
+		},
 		settings: { executionOrder: 'v1' },
 	};
 }
 
 describe.each(HEADERS)('key in %s', (authHeader) => {
-	it.each(STATUSES)('%s: n8n\'s credential test fails naming the redirect; nothing reaches the other origin', async (code) => {
-		status = code;
-		const credential = await stack.api.createVoiceAiCredential(credentialData(authHeader), `redirect ${authHeader} ${code}`);
-		const outcome = await stack.api.request<{ status: string; message: string }>('POST', '/rest/credentials/test', {
-			credentials: { id: credential.id, name: credential.name, type: 'voiceAiApi', data: credentialData(authHeader) },
-		});
-		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(new RegExp(`answered ${code}, a redirect`)) });
-		expect(other.requests).toEqual([]);
-	});
+	it.each(STATUSES)(
+		"%s: n8n's credential test fails naming the redirect; nothing reaches the other origin",
+		async (code) => {
+			status = code;
+			const credential = await stack.api.createVoiceAiCredential(
+				credentialData(authHeader),
+				`redirect ${authHeader} ${code}`,
+			);
+			const outcome = await stack.api.request<{ status: string; message: string }>(
+				'POST',
+				'/rest/credentials/test',
+				{
+					credentials: {
+						id: credential.id,
+						name: credential.name,
+						type: 'voiceAiApi',
+						data: credentialData(authHeader),
+					},
+				},
+			);
+			expect(outcome).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(new RegExp(`answered ${code}, a redirect`)),
+			});
+			expect(other.requests).toEqual([]);
+		},
+	);
 
-	it.each(STATUSES)('%s: a workflow run\'s GET and POST fail naming the other origin; nothing reaches it', async (code) => {
-		status = code;
-		const credential = await stack.api.createVoiceAiCredential(credentialData(authHeader), `redirect run ${authHeader} ${code}`);
-		const saved = await stack.api.importWorkflow(actions(), { voiceAiApi: credential });
-		const execution = await stack.api.runWorkflow(saved, 'Start');
-		for (const name of ['GET', 'POST']) {
-			expect(execution.outputs[name]).toEqual([
-				expect.objectContaining({ error: `Voice AI answered ${code}, a redirect to ${other.url}; the node does not follow redirects`, httpCode: String(code) }),
-			]);
-		}
-		expect(other.requests).toEqual([]);
-	});
+	it.each(STATUSES)(
+		"%s: a workflow run's GET and POST fail naming the other origin; nothing reaches it",
+		async (code) => {
+			status = code;
+			const credential = await stack.api.createVoiceAiCredential(
+				credentialData(authHeader),
+				`redirect run ${authHeader} ${code}`,
+			);
+			const saved = await stack.api.importWorkflow(actions(), { voiceAiApi: credential });
+			const execution = await stack.api.runWorkflow(saved, 'Start');
+			for (const name of ['GET', 'POST']) {
+				expect(execution.outputs[name]).toEqual([
+					expect.objectContaining({
+						error: `Voice AI answered ${code}, a redirect to ${other.url}; the node does not follow redirects`,
+						httpCode: String(code),
+					}),
+				]);
+			}
+			expect(other.requests).toEqual([]);
+		},
+	);
 });
 
 it('publishing a workflow with the Voice AI Trigger: the registration meets a 307 and goes nowhere else', async () => {
 	status = 307;
 	const before = front.requests.length;
-	const credential = await stack.api.createVoiceAiCredential(credentialData('bearer'), 'redirect trigger');
+	const credential = await stack.api.createVoiceAiCredential(
+		credentialData('bearer'),
+		'redirect trigger',
+	);
 	const saved = await stack.api.importWorkflow(
 		{
 			name: 'e2e redirect trigger',
@@ -105,20 +162,35 @@ it('publishing a workflow with the Voice AI Trigger: the registration meets a 30
 		{ voiceAiApi: credential },
 	);
 	const current = await stack.api.getWorkflow(saved.id);
-	await stack.api.request('POST', `/rest/workflows/${saved.id}/activate`, { versionId: current.versionId }).catch(() => undefined);
-	await pollUntil(async () => front.requests.slice(before).some((request) => request.method === 'POST' && request.url === '/webhook/insert-webhook'), {
-		timeoutMs: 20_000,
-		what: 'the trigger to try to register',
-	});
+	await stack.api
+		.request('POST', `/rest/workflows/${saved.id}/activate`, { versionId: current.versionId })
+		.catch(() => undefined);
+	await pollUntil(
+		async () =>
+			front.requests
+				.slice(before)
+				.some((request) => request.method === 'POST' && request.url === '/webhook/insert-webhook'),
+		{
+			timeoutMs: 20_000,
+			what: 'the trigger to try to register',
+		},
+	);
 	// n8n retries a failing activation (1, 2, 4, 8 s apart); its publication status then carries the node's error.
 	const publication = await pollUntil(
 		async () => {
-			const answer = JSON.stringify(await stack.api.request('GET', `/rest/workflows/${saved.id}/publication-status`));
+			const answer = JSON.stringify(
+				await stack.api.request('GET', `/rest/workflows/${saved.id}/publication-status`),
+			);
 			return answer.includes('"in_progress"') ? undefined : answer;
 		},
 		{ timeoutMs: 45_000, intervalMs: 500, what: 'the publication to end' },
 	);
-	expect(publication).toContain(`Voice AI answered 307, a redirect to ${other.url}; the node does not follow redirects`);
-	expect(front.requests.slice(before).filter((request) => request.url === '/webhook/insert-webhook').length).toBeGreaterThanOrEqual(1);
+	expect(publication).toContain(
+		`Voice AI answered 307, a redirect to ${other.url}; the node does not follow redirects`,
+	);
+	expect(
+		front.requests.slice(before).filter((request) => request.url === '/webhook/insert-webhook')
+			.length,
+	).toBeGreaterThanOrEqual(1);
 	expect(other.requests).toEqual([]);
 }, 90_000);

@@ -46,12 +46,20 @@ export class SandboxAdmin {
 
 	async simulateConversation(
 		org: string,
-		body: { agentId?: string; chatbotId?: string; variables: Record<string, unknown>; conversationId?: string },
+		body: {
+			agentId?: string;
+			chatbotId?: string;
+			variables: Record<string, unknown>;
+			conversationId?: string;
+		},
 	): Promise<{ conversationId: string; deliveries: unknown[] }> {
 		return await this.request('POST', `/__sandbox/orgs/${org}/conversations`, body);
 	}
 
 	async deliveries(org: string): Promise<Delivery[]> {
-		return await this.request<Delivery[]>('GET', `/__sandbox/deliveries?org=${encodeURIComponent(org)}`);
+		return await this.request<Delivery[]>(
+			'GET',
+			`/__sandbox/deliveries?org=${encodeURIComponent(org)}`,
+		);
 	}
 }

@@ -22,12 +22,19 @@ let tooLong: CredentialRef;
 
 beforeAll(async () => {
 	stack = await startStack({ n8n: { env: { N8N_LOG_LEVEL: 'debug' } } });
-	login = await stack.api.createCredential('SIP trunk login', 'voiceAiSipLoginApi', { sipUsername: 'trunk-user', sipPassword: CANARY.credential });
-	// Longer than the sandbox takes (128 characters): the service answers 400.
-	tooLong = await stack.api.createCredential('SIP login the service refuses', 'voiceAiSipLoginApi', {
+	login = await stack.api.createCredential('SIP trunk login', 'voiceAiSipLoginApi', {
 		sipUsername: 'trunk-user',
-		sipPassword: `${CANARY.refused}${'x'.repeat(140)}`,
+		sipPassword: CANARY.credential,
 	});
+	// Longer than the sandbox takes (128 characters): the service answers 400.
+	tooLong = await stack.api.createCredential(
+		'SIP login the service refuses',
+		'voiceAiSipLoginApi',
+		{
+			sipUsername: 'trunk-user',
+			sipPassword: `${CANARY.refused}${'x'.repeat(140)}`,
+		},
+	);
 }, 180_000);
 
 afterAll(async () => {
@@ -36,34 +43,70 @@ afterAll(async () => {
 
 const START = 'Start';
 
-function voiceAi(name: string, parameters: Record<string, unknown>, position: [number, number], sipLogin?: CredentialRef) {
+function voiceAi(
+	name: string,
+	parameters: Record<string, unknown>,
+	position: [number, number],
+	sipLogin?: CredentialRef,
+) {
 	return {
 		name,
 		type: 'n8n-nodes-voiceai.voiceAi',
 		typeVersion: 1,
 		position,
 		parameters: { options: { maxAttempts: 1 }, ...parameters },
-		credentials: { voiceAiApi: stack.credential, ...(sipLogin ? { voiceAiSipLoginApi: sipLogin } : {}) },
+		credentials: {
+			voiceAiApi: stack.credential,
+			...(sipLogin ? { voiceAiSipLoginApi: sipLogin } : {}),
+		},
 	};
 }
 
 /** Start -> each node in turn. */
-function chain(name: string, nodes: Array<Record<string, unknown> & { name: string }>): WorkflowJson {
-	const all = [{ name: START, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} }, ...nodes];
+function chain(
+	name: string,
+	nodes: Array<Record<string, unknown> & { name: string }>,
+): WorkflowJson {
+	const all = [
+		{
+			name: START,
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: {},
+		},
+		...nodes,
+	];
 	const connections: WorkflowJson['connections'] = {};
-	for (let i = 0; i + 1 < all.length; i++) connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
-	return { name, nodes: all as WorkflowJson['nodes'], connections, settings: { executionOrder: 'v1' } };
+	for (let i = 0; i + 1 < all.length; i++)
+		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	return {
+		name,
+		nodes: all as WorkflowJson['nodes'],
+		connections,
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 async function sipOf(phone: string) {
-	const state = await stack.admin.state<{ sip: Array<{ phone_number: string; directions: Array<{ type: string; options: Record<string, unknown> }> }> }>(stack.org.id);
+	const state = await stack.admin.state<{
+		sip: Array<{
+			phone_number: string;
+			directions: Array<{ type: string; options: Record<string, unknown> }>;
+		}>;
+	}>(stack.org.id);
 	return state.sip.find((entry) => entry.phone_number === phone)!;
 }
 
 /** Everything n8n keeps of a run, as its REST API gives it: the saved workflow and the raw execution. */
-async function stored(workflowId: string, executionId: string): Promise<{ workflow: string; execution: string }> {
+async function stored(
+	workflowId: string,
+	executionId: string,
+): Promise<{ workflow: string; execution: string }> {
 	const workflow = JSON.stringify(await stack.api.request('GET', `/rest/workflows/${workflowId}`));
-	const execution = JSON.stringify(await stack.api.request('GET', `/rest/executions/${executionId}`));
+	const execution = JSON.stringify(
+		await stack.api.request('GET', `/rest/executions/${executionId}`),
+	);
 	return { workflow, execution };
 }
 
@@ -80,16 +123,48 @@ async function runSaved(workflow: WorkflowJson) {
 test('the SIP Trunk Login credential: sent to the service, absent from outputs, stored workflow, execution data and log', async () => {
 	const { saved, execution } = await runSaved(
 		chain('sip login by credential', [
-			voiceAi('Update', { resource: 'sip', operation: 'update', phoneNumber: '+14155550101', sipLogin: 'credential', directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } } }, [220, 0], login),
+			voiceAi(
+				'Update',
+				{
+					resource: 'sip',
+					operation: 'update',
+					phoneNumber: '+14155550101',
+					sipLogin: 'credential',
+					directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
+				},
+				[220, 0],
+				login,
+			),
 			voiceAi('Get', { resource: 'sip', operation: 'get', phoneNumber: '+14155550101' }, [440, 0]),
-			voiceAi('Compare', { resource: 'sip', operation: 'compare', phoneNumber: '+14155550101', sipLogin: 'credential', directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } } }, [660, 0], login),
+			voiceAi(
+				'Compare',
+				{
+					resource: 'sip',
+					operation: 'compare',
+					phoneNumber: '+14155550101',
+					sipLogin: 'credential',
+					directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
+				},
+				[660, 0],
+				login,
+			),
 		]),
 	);
 	expect(execution.status).toBe('success');
-	const inbound = (await sipOf('+14155550101')).directions.find((direction) => direction.type === 'inbound')!;
-	expect(inbound.options).toMatchObject({ sip_username: 'trunk-user', sip_password: CANARY.credential });
+	const inbound = (await sipOf('+14155550101')).directions.find(
+		(direction) => direction.type === 'inbound',
+	)!;
+	expect(inbound.options).toMatchObject({
+		sip_username: 'trunk-user',
+		sip_password: CANARY.credential,
+	});
 
-	expect(execution.outputs.Get[0]).toMatchObject({ directions: [{ options: { sip_password: '(set, hidden)' } }, { options: { sip_password: '(set, hidden)' } }] });
+	expect(execution.outputs.Get[0]).toMatchObject({
+		directions: [
+			{ options: { sip_password: '(set, hidden)' } },
+			{ options: { sip_password: '(set, hidden)' } },
+		],
+	});
 	expect(execution.outputs.Compare[0]).toMatchObject({ status: 'in sync' });
 	expect(JSON.stringify(execution.outputs)).not.toContain(CANARY.credential);
 	const { workflow, execution: raw } = await stored(saved.id, execution.id);
@@ -120,7 +195,13 @@ test('an expression reading the input item: the password stays out of the Voice 
 					resource: 'sip',
 					operation: 'update',
 					phoneNumber: '={{ $json.phone }}',
-					directions: { outbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipUsername: '={{ $json.sip_username }}', sipPassword: '={{ $json.sip_password }}' } },
+					directions: {
+						outbound: {
+							sipEndpoint: 'sip:pbx.acme-dental.example',
+							sipUsername: '={{ $json.sip_username }}',
+							sipPassword: '={{ $json.sip_password }}',
+						},
+					},
 				},
 				[440, 0],
 			),
@@ -128,10 +209,17 @@ test('an expression reading the input item: the password stays out of the Voice 
 		]),
 	);
 	expect(execution.status).toBe('success');
-	const outbound = (await sipOf('+14155550102')).directions.find((direction) => direction.type === 'outbound')!;
-	expect(outbound.options).toMatchObject({ sip_username: 'bulk-user', sip_password: CANARY.expression });
+	const outbound = (await sipOf('+14155550102')).directions.find(
+		(direction) => direction.type === 'outbound',
+	)!;
+	expect(outbound.options).toMatchObject({
+		sip_username: 'bulk-user',
+		sip_password: CANARY.expression,
+	});
 
-	expect(JSON.stringify([execution.outputs.Update, execution.outputs.Get])).not.toContain(CANARY.expression);
+	expect(JSON.stringify([execution.outputs.Update, execution.outputs.Get])).not.toContain(
+		CANARY.expression,
+	);
 	const { workflow } = await stored(saved.id, execution.id);
 	expect(workflow).toContain('{{ $json.sip_password }}');
 	expect(workflow).not.toContain(CANARY.expression);
@@ -141,11 +229,25 @@ test('an expression reading the input item: the password stays out of the Voice 
 test('a password typed into the node: absent from outputs and log (the saved workflow holds it, as documented)', async () => {
 	const { saved, execution } = await runSaved(
 		chain('sip login typed', [
-			voiceAi('Update', { resource: 'sip', operation: 'update', phoneNumber: '+14155550103', directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipPassword: CANARY.typed } } }, [220, 0]),
+			voiceAi(
+				'Update',
+				{
+					resource: 'sip',
+					operation: 'update',
+					phoneNumber: '+14155550103',
+					directions: {
+						inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipPassword: CANARY.typed },
+					},
+				},
+				[220, 0],
+			),
 		]),
 	);
 	expect(execution.status).toBe('success');
-	expect((await sipOf('+14155550103')).directions.find((direction) => direction.type === 'inbound')?.options.sip_password).toBe(CANARY.typed);
+	expect(
+		(await sipOf('+14155550103')).directions.find((direction) => direction.type === 'inbound')
+			?.options.sip_password,
+	).toBe(CANARY.typed);
 	expect(JSON.stringify(execution.outputs)).not.toContain(CANARY.typed);
 	expect(n8nLog()).not.toContain(CANARY.typed);
 	const { workflow } = await stored(saved.id, execution.id);
@@ -155,7 +257,18 @@ test('a password typed into the node: absent from outputs and log (the saved wor
 test('a write the service refuses: the error names the problem without the password', async () => {
 	const { saved, execution } = await runSaved(
 		chain('sip login refused', [
-			voiceAi('Update', { resource: 'sip', operation: 'update', phoneNumber: '+14155550101', sipLogin: 'credential', directions: { outbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } } }, [220, 0], tooLong),
+			voiceAi(
+				'Update',
+				{
+					resource: 'sip',
+					operation: 'update',
+					phoneNumber: '+14155550101',
+					sipLogin: 'credential',
+					directions: { outbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
+				},
+				[220, 0],
+				tooLong,
+			),
 		]),
 	);
 	expect(execution.status).toBe('error');
@@ -168,19 +281,36 @@ test('a write the service refuses: the error names the problem without the passw
 });
 
 test('a GET answer the node cannot read: Update refuses, writes nothing and shows no password', async () => {
-	await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, { shape: 'list' });
+	await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, {
+		shape: 'list',
+	});
 	try {
 		const before = await sipOf('+14155550101');
 		const { execution } = await runSaved(
 			chain('sip update on an unreadable answer', [
-				voiceAi('Update', { resource: 'sip', operation: 'update', phoneNumber: '+14155550101', sipLogin: 'credential', directions: { inbound: { sipEndpoint: 'sip:pbx9.acme-dental.example' } } }, [220, 0], login),
+				voiceAi(
+					'Update',
+					{
+						resource: 'sip',
+						operation: 'update',
+						phoneNumber: '+14155550101',
+						sipLogin: 'credential',
+						directions: { inbound: { sipEndpoint: 'sip:pbx9.acme-dental.example' } },
+					},
+					[220, 0],
+					login,
+				),
 			]),
 		);
 		expect(execution.status).toBe('error');
-		expect(execution.error).toMatch(/wrote nothing: the current SIP configuration could not be read/);
+		expect(execution.error).toMatch(
+			/wrote nothing: the current SIP configuration could not be read/,
+		);
 		expect(await sipOf('+14155550101')).toEqual(before);
 		expect(execution.error).not.toContain(CANARY.credential);
 	} finally {
-		await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, { shape: 'documented' });
+		await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, {
+			shape: 'documented',
+		});
 	}
 });

@@ -3,7 +3,13 @@
  * benchmarks. The pieces are in ./harness.ts (n8n) and ./sandbox-admin.ts (sandbox admin API).
  */
 import { startSandbox } from '../sandbox';
-import { N8nApi, startN8n, type CredentialRef, type N8nProcess, type StartN8nOptions } from './harness';
+import {
+	N8nApi,
+	startN8n,
+	type CredentialRef,
+	type N8nProcess,
+	type StartN8nOptions,
+} from './harness';
 import { SandboxAdmin } from './sandbox-admin';
 
 export interface Stack {
@@ -22,9 +28,16 @@ export interface Stack {
  * possible. close() stops both and removes n8n's temp folder.
  */
 export async function startStack(
-	options: { n8n?: StartN8nOptions; sandbox?: Parameters<typeof startSandbox>[0]; org?: string } = {},
+	options: {
+		n8n?: StartN8nOptions;
+		sandbox?: Parameters<typeof startSandbox>[0];
+		org?: string;
+	} = {},
 ): Promise<Stack> {
-	const [sandbox, n8n] = await Promise.all([startSandbox(options.sandbox ?? {}), startN8n(options.n8n)]);
+	const [sandbox, n8n] = await Promise.all([
+		startSandbox(options.sandbox ?? {}),
+		startN8n(options.n8n),
+	]);
 	try {
 		const org = sandbox.orgs.find((o) => o.id === (options.org ?? 'org_acme')) ?? sandbox.orgs[0];
 		const api = await N8nApi.setupOwner(n8n.baseUrl);

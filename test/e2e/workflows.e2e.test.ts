@@ -43,7 +43,9 @@ async function run(workflow: WorkflowJson, trigger: string): Promise<ExecutionDe
 	const saved = await stack.api.importWorkflow(workflow, { voiceAiApi: stack.credential });
 	const execution = await stack.api.runWorkflow(saved, trigger);
 	if (execution.status !== 'success') {
-		throw new Error(`run of "${workflow.name}" ended ${execution.status}: ${execution.error}\n${stack.n8n.tail()}`);
+		throw new Error(
+			`run of "${workflow.name}" ended ${execution.status}: ${execution.error}\n${stack.n8n.tail()}`,
+		);
 	}
 	return execution;
 }
@@ -51,13 +53,24 @@ async function run(workflow: WorkflowJson, trigger: string): Promise<ExecutionDe
 const START = 'Start';
 
 /** A manual-trigger workflow whose Voice AI nodes each run once on the trigger's item. */
-function actionWorkflow(name: string, actions: Record<string, Record<string, unknown>>): WorkflowJson {
+function actionWorkflow(
+	name: string,
+	actions: Record<string, Record<string, unknown>>,
+): WorkflowJson {
 	const names = Object.keys(actions);
 	return {
 		name,
 		nodes: [
-			{ name: START, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			...names.map((nodeName, index) => voiceAiNode(nodeName, actions[nodeName], [260, index * 160])),
+			{
+				name: START,
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			...names.map((nodeName, index) =>
+				voiceAiNode(nodeName, actions[nodeName], [260, index * 160]),
+			),
 		],
 		connections: {
 			[START]: { main: [names.map((node) => ({ node, type: 'main', index: 0 }))] },
@@ -66,7 +79,11 @@ function actionWorkflow(name: string, actions: Record<string, Record<string, unk
 	};
 }
 
-function voiceAiNode(name: string, parameters: Record<string, unknown>, position: [number, number]) {
+function voiceAiNode(
+	name: string,
+	parameters: Record<string, unknown>,
+	position: [number, number],
+) {
 	return {
 		name,
 		type: 'n8n-nodes-voiceai.voiceAi',
@@ -110,37 +127,60 @@ describe('examples/sip-audit.json', () => {
 		);
 		// The demo seed's drift (notes/contract.md): +…102 on tcp, +…103 on port 5080 without secure media.
 		expect(new Set(drift.map((d) => `${d.phone_number} ${d.field} ${String(d.actual)}`))).toEqual(
-			new Set(['+14155550102 transport tcp', '+14155550103 port 5080', '+14155550103 secure_media false']),
+			new Set([
+				'+14155550102 transport tcp',
+				'+14155550103 port 5080',
+				'+14155550103 secure_media false',
+			]),
 		);
 
 		const execution = await run(workflow, 'Every morning');
 		expect(execution.mode).toBe('manual');
 		expect(execution.outputs['Compare with expected']).toHaveLength(settings.numbers.length);
-		expect(execution.outputs['Compare with expected'].map((item) => item.status).sort()).toEqual(['drift', 'drift', 'in sync']);
+		expect(execution.outputs['Compare with expected'].map((item) => item.status).sort()).toEqual([
+			'drift',
+			'drift',
+			'in sync',
+		]);
 		const report = execution.outputs['Flag drift'].map(({ checked_at, ...problem }) => {
 			expect(typeof checked_at).toBe('string');
 			return problem;
 		});
 		const key = (p: Record<string, unknown>) => `${p.phone_number} ${p.direction} ${p.field}`;
-		const sortByKey = (list: Array<Record<string, unknown>>) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
+		const sortByKey = (list: Array<Record<string, unknown>>) =>
+			[...list].sort((a, b) => key(a).localeCompare(key(b)));
 		expect(sortByKey(report)).toEqual(sortByKey(drift));
 		// A dry run: the audit wrote nothing.
-		expect((await state()).sip.filter((s) => settings.numbers.includes(s.phone_number))).toEqual(seeded);
+		expect((await state()).sip.filter((s) => settings.numbers.includes(s.phone_number))).toEqual(
+			seeded,
+		);
 	});
 
 	test('reports "could not read" for every number when the SIP answer has a shape it cannot read, never no drift', async () => {
 		const workflow = loadExample('sip-audit');
-		const numbers = (JSON.parse(String(workflow.nodes.find((n) => n.name === 'Audit settings')?.parameters.jsonOutput)) as { numbers: string[] }).numbers;
-		await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, { shape: 'named' });
+		const numbers = (
+			JSON.parse(
+				String(workflow.nodes.find((n) => n.name === 'Audit settings')?.parameters.jsonOutput),
+			) as { numbers: string[] }
+		).numbers;
+		await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, {
+			shape: 'named',
+		});
 		try {
 			const execution = await run(workflow, 'Every morning');
 			const report = execution.outputs['Flag drift'];
 			expect(report.map((problem) => problem.phone_number).sort()).toEqual([...numbers].sort());
 			for (const problem of report) {
-				expect(problem).toMatchObject({ field: 'configuration', expected: 'readable', actual: expect.stringMatching(/^could not read: /) });
+				expect(problem).toMatchObject({
+					field: 'configuration',
+					expected: 'readable',
+					actual: expect.stringMatching(/^could not read: /),
+				});
 			}
 		} finally {
-			await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, { shape: 'documented' });
+			await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, {
+				shape: 'documented',
+			});
 		}
 	});
 });
@@ -149,7 +189,9 @@ describe('examples/agent-onboarding.json', () => {
 	test('creates one agent per row; a second run reports each duplicate and keeps going', async () => {
 		const workflow = loadExample('agent-onboarding');
 		const rowsNode = workflow.nodes.find((n) => n.name === 'Agents to create');
-		const rows = (JSON.parse(String(rowsNode?.parameters.jsonOutput)) as { rows: Array<Record<string, string>> }).rows;
+		const rows = (
+			JSON.parse(String(rowsNode?.parameters.jsonOutput)) as { rows: Array<Record<string, string>> }
+		).rows;
 
 		const first = await run(workflow, 'Start onboarding');
 		const created = first.outputs['Create agent'];
@@ -195,7 +237,11 @@ describe('every action operation through n8n', () => {
 			expect.arrayContaining(['Reception', 'Recall Reminders']),
 		);
 		expect(execution.outputs['Create agent']).toEqual([
-			expect.objectContaining({ agentName: 'E2E Receptionist', phoneNumber: '+14155550177', selectedVoice: 'paige' }),
+			expect.objectContaining({
+				agentName: 'E2E Receptionist',
+				phoneNumber: '+14155550177',
+				selectedVoice: 'paige',
+			}),
 		]);
 		expect((await state()).agents.map((a) => a.agentName)).toContain('E2E Receptionist');
 	});
@@ -214,7 +260,12 @@ describe('every action operation through n8n', () => {
 	test('trust product: get many for a carrier', async () => {
 		const execution = await run(
 			actionWorkflow('e2e trust products', {
-				'Get trust products': { resource: 'trustProduct', operation: 'getAll', carrier: 'twilio', returnAll: true },
+				'Get trust products': {
+					resource: 'trustProduct',
+					operation: 'getAll',
+					carrier: 'twilio',
+					returnAll: true,
+				},
 			}),
 			START,
 		);
@@ -233,10 +284,20 @@ describe('every action operation through n8n', () => {
 					phoneNumber: '+14155550102',
 					trunkName: 'acme-recall-fixed',
 					directions: {
-						inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', port: 5060, transport: 'udp', secureMedia: true },
+						inbound: {
+							sipEndpoint: 'sip:pbx.acme-dental.example',
+							port: 5060,
+							transport: 'udp',
+							secureMedia: true,
+						},
 					},
 				},
-				'Detach SIP': { resource: 'sip', operation: 'detach', phoneNumber: '+14155550103', directions: ['outbound'] },
+				'Detach SIP': {
+					resource: 'sip',
+					operation: 'detach',
+					phoneNumber: '+14155550103',
+					directions: ['outbound'],
+				},
 			}),
 			START,
 		);
@@ -244,7 +305,10 @@ describe('every action operation through n8n', () => {
 			expect.objectContaining({ phone_number: '+14155550101', trunkName: 'acme-main' }),
 		]);
 		expect(execution.outputs['Update SIP'][0]).toMatchObject({ phone_number: '+14155550102' });
-		expect(execution.outputs['Detach SIP'][0]).toMatchObject({ phone_number: '+14155550103', detached: ['outbound'] });
+		expect(execution.outputs['Detach SIP'][0]).toMatchObject({
+			phone_number: '+14155550103',
+			detached: ['outbound'],
+		});
 
 		const sip = (await state()).sip;
 		const updated = sip.find((s) => s.phone_number === '+14155550102');
@@ -269,12 +333,21 @@ describe('every action operation through n8n', () => {
 
 	test('chatbot: update with a chatbot image and a bubble icon made inside the workflow', async () => {
 		// A 1x1 PNG and a tiny SVG, turned into binary properties by a Code node.
-		const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-		const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle r="4" cx="4" cy="4"/></svg>').toString('base64');
+		const png =
+			'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+		const svg = Buffer.from(
+			'<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle r="4" cx="4" cy="4"/></svg>',
+		).toString('base64');
 		const workflow: WorkflowJson = {
 			name: 'e2e chatbot',
 			nodes: [
-				{ name: START, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					name: START,
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{
 					name: 'Two images',
 					type: 'n8n-nodes-base.code',
@@ -318,7 +391,11 @@ describe('every action operation through n8n', () => {
 		};
 		const execution = await run(workflow, START);
 		const [updated] = execution.outputs['Update chatbot'];
-		expect(updated).toMatchObject({ id: 'cb_acme_support', chatbotName: 'Acme Support (e2e)', header_color: '#123456' });
+		expect(updated).toMatchObject({
+			id: 'cb_acme_support',
+			chatbotName: 'Acme Support (e2e)',
+			header_color: '#123456',
+		});
 		expect(String(updated.chatbot_image)).toMatch(/\.png$/);
 		expect(String(updated.bubble_icon_image)).toMatch(/\.svg$/);
 

@@ -34,7 +34,15 @@
  */
 import 'reflect-metadata';
 
-import { BinaryDataService, Cipher, ExecuteContext, ExecutionLifecycleHooks, RoutingNode, WorkflowExecute, getAdditionalKeys } from 'n8n-core';
+import {
+	BinaryDataService,
+	Cipher,
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	RoutingNode,
+	WorkflowExecute,
+	getAdditionalKeys,
+} from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -56,14 +64,21 @@ import type {
 	Workflow as WorkflowType,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { ICredentialsHelper, NodeHelpers, Workflow, createEmptyRunExecutionData } from 'n8n-workflow';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	createEmptyRunExecutionData,
+} from 'n8n-workflow';
 
 import { VoiceAiApi } from '../../credentials/VoiceAiApi.credentials';
 import { VoiceAiSipLoginApi } from '../../credentials/VoiceAiSipLoginApi.credentials';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
 
 // n8n-core has its own copy of @n8n/di: its services live in that copy's container.
-const { Container } = require(require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] })) as typeof import('@n8n/di');
+const { Container } = require(
+	require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] }),
+) as typeof import('@n8n/di');
 
 export const PACKAGE = 'n8n-nodes-voiceai';
 
@@ -106,7 +121,12 @@ export interface RunNodeOptions {
 export interface RunNodeResult {
 	items: INodeExecutionData[];
 	outputs: INodeExecutionData[][];
-	error?: Error & { httpCode?: string | null; description?: string | null; context?: IDataObject; errorResponse?: IDataObject };
+	error?: Error & {
+		httpCode?: string | null;
+		description?: string | null;
+		context?: IDataObject;
+		errorResponse?: IDataObject;
+	};
 	/** Absent when n8n refused to start the workflow (WorkflowHasIssuesError in `error`). */
 	run?: IRun;
 }
@@ -116,20 +136,30 @@ const INPUT_TYPE = 'harness.input';
 function resolveTypeName(name: string, registry: Record<string, AnyNodeType>): string {
 	if (registry[name]) return name;
 	if (registry[`${PACKAGE}.${name}`]) return `${PACKAGE}.${name}`;
-	throw new Error(`harness: unknown node type "${name}" (known: ${Object.keys(registry).join(', ')})`);
+	throw new Error(
+		`harness: unknown node type "${name}" (known: ${Object.keys(registry).join(', ')})`,
+	);
 }
 
 function nodeTypeRegistry(extra: Record<string, AnyNodeType>): INodeTypes {
 	const all = { ...nodeTypes, ...extra };
 	return {
 		getByName: (name) => all[resolveTypeName(name, all)],
-		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(all[resolveTypeName(name, all)], version),
+		getByNameAndVersion: (name, version) =>
+			NodeHelpers.getVersionedNodeType(all[resolveTypeName(name, all)], version),
 		getKnownTypes: () => ({}),
 	};
 }
 
 /** The stand-in node (and its type) n8n resolves credential expressions against. */
-const CREDENTIAL_NODE: INode = { id: 'credential', name: '', typeVersion: 1, type: 'mock', position: [0, 0], parameters: {} };
+const CREDENTIAL_NODE: INode = {
+	id: 'credential',
+	name: '',
+	typeVersion: 1,
+	type: 'mock',
+	position: [0, 0],
+	parameters: {},
+};
 const CREDENTIAL_NODE_TYPE = { description: { properties: [] } } as unknown as INodeType;
 const credentialNodeTypes: INodeTypes = {
 	getByName: () => CREDENTIAL_NODE_TYPE,
@@ -178,12 +208,20 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		const { authenticate } = credentialType ?? {};
 		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
 		if (authenticate && typeof authenticate === 'object') {
-			if (!workflow || !node) throw new Error('Workflow and node are required for declarative credential authentication');
+			if (!workflow || !node)
+				throw new Error('Workflow and node are required for declarative credential authentication');
 			requestOptions.headers ??= {};
 			if (authenticate.type === 'generic') {
 				const resolve = (value: unknown): unknown => {
 					if (typeof value !== 'string' || !value.startsWith('=')) return value;
-					const result = workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '');
+					const result = workflow.expression.getSimpleParameterValue(
+						node,
+						value,
+						'internal',
+						{ $credentials: credentials },
+						undefined,
+						'',
+					);
 					return result ? String(result) : '';
 				};
 				for (const [outerKey, outerValue] of Object.entries(authenticate.properties)) {
@@ -206,8 +244,13 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return undefined;
 	}
 
-	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentials> {
-		throw new Error(`harness: getCredentials(${type}, ${nodeCredentials.name}) is not available; use getDecrypted`);
+	async getCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentials> {
+		throw new Error(
+			`harness: getCredentials(${type}, ${nodeCredentials.name}) is not available; use getDecrypted`,
+		);
 	}
 
 	/**
@@ -221,13 +264,35 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		type: string,
 		mode: WorkflowExecuteMode,
 	): Promise<ICredentialDataDecryptedObject> {
-		const stored = JSON.parse(Container.get(Cipher).decrypt(this.sealedData(type))) as INodeParameters;
-		const data = NodeHelpers.getNodeParameters(this.getCredentialsProperties(type), stored, true, false, null, null) as ICredentialDataDecryptedObject;
-		const workflow = new Workflow({ nodes: [CREDENTIAL_NODE], connections: {}, active: false, nodeTypes: credentialNodeTypes });
+		const stored = JSON.parse(
+			Container.get(Cipher).decrypt(this.sealedData(type)),
+		) as INodeParameters;
+		const data = NodeHelpers.getNodeParameters(
+			this.getCredentialsProperties(type),
+			stored,
+			true,
+			false,
+			null,
+			null,
+		) as ICredentialDataDecryptedObject;
+		const workflow = new Workflow({
+			nodes: [CREDENTIAL_NODE],
+			connections: {},
+			active: false,
+			nodeTypes: credentialNodeTypes,
+		});
 		const additionalKeys = getAdditionalKeys(additionalData, mode, null, { isCredential: true });
 		await workflow.expression.acquireIsolate();
 		try {
-			return workflow.expression.getComplexParameterValue(CREDENTIAL_NODE, data as INodeParameters, mode, additionalKeys, undefined, undefined, data) as ICredentialDataDecryptedObject;
+			return workflow.expression.getComplexParameterValue(
+				CREDENTIAL_NODE,
+				data as INodeParameters,
+				mode,
+				additionalKeys,
+				undefined,
+				undefined,
+				data,
+			) as ICredentialDataDecryptedObject;
 		} finally {
 			await workflow.expression.releaseIsolate();
 		}
@@ -318,15 +383,28 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	const items = options.items ?? [{ json: {} }];
 	const extra = { ...options.nodeTypes, [INPUT_TYPE]: inputNodeType(items) };
 	const types = nodeTypeRegistry(extra);
-	const typeName = resolveTypeName(options.nodeType ?? `${PACKAGE}.voiceAi`, { ...nodeTypes, ...extra });
+	const typeName = resolveTypeName(options.nodeType ?? `${PACKAGE}.voiceAi`, {
+		...nodeTypes,
+		...extra,
+	});
 	const nodeType = types.getByName(typeName);
 	const versions: number | number[] =
-		'nodeVersions' in nodeType ? nodeType.currentVersion : (nodeType as INodeType).description.version;
-	const typeVersion = options.typeVersion ?? (Array.isArray(versions) ? Math.max(...versions) : versions);
+		'nodeVersions' in nodeType
+			? nodeType.currentVersion
+			: (nodeType as INodeType).description.version;
+	const typeVersion =
+		options.typeVersion ?? (Array.isArray(versions) ? Math.max(...versions) : versions);
 	const credentials = options.credentials ?? {};
 	const nodeName = options.nodeName ?? 'Voice AI';
 
-	const input: INode = { id: 'input', name: 'Input', type: INPUT_TYPE, typeVersion: 1, position: [0, 0], parameters: {} };
+	const input: INode = {
+		id: 'input',
+		name: 'Input',
+		type: INPUT_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
 	const node: INode = {
 		id: 'under-test',
 		name: nodeName,
@@ -334,7 +412,12 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 		typeVersion,
 		position: [200, 0],
 		parameters: options.parameters ?? {},
-		credentials: Object.fromEntries(Object.keys(credentials).map((type) => [type, { id: `cred-${type}`, name: `${type} account` }])),
+		credentials: Object.fromEntries(
+			Object.keys(credentials).map((type) => [
+				type,
+				{ id: `cred-${type}`, name: `${type} account` },
+			]),
+		),
 	};
 	if (options.continueOnFail) node.onError = 'continueRegularOutput';
 
@@ -357,7 +440,11 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	const execution = new WorkflowExecute(createAdditionalData(credentials, hooks), 'manual');
 	let run: IRun;
 	try {
-		run = await execution.run({ workflow, startNode: input, destinationNode: { nodeName, mode: 'inclusive' } });
+		run = await execution.run({
+			workflow,
+			startNode: input,
+			destinationNode: { nodeName, mode: 'inclusive' },
+		});
 	} catch (caught) {
 		// n8n refuses to start a workflow whose nodes have issues (e.g. a required parameter left empty).
 		return { items: [], outputs: [], error: caught as RunNodeResult['error'] };
@@ -370,11 +457,22 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 }
 
 /** Runs a credential type's test request the way n8n's CredentialsTester does. */
-export async function testCredential(type: string, data: ICredentialDataDecryptedObject): Promise<{ status: 'OK' | 'Error'; message: string }> {
+export async function testCredential(
+	type: string,
+	data: ICredentialDataDecryptedObject,
+): Promise<{ status: 'OK' | 'Error'; message: string }> {
 	const credentialType = credentialTypes[type];
-	if (!credentialType?.test) throw new Error(`harness: credential type "${type}" has no test request`);
+	if (!credentialType?.test)
+		throw new Error(`harness: credential type "${type}" has no test request`);
 	// n8n's tester applies the type's defaults to what the form sent, as for a stored credential.
-	const decrypted = NodeHelpers.getNodeParameters(credentialType.properties, data as INodeParameters, true, false, null, null) as ICredentialDataDecryptedObject;
+	const decrypted = NodeHelpers.getNodeParameters(
+		credentialType.properties,
+		data as INodeParameters,
+		true,
+		false,
+		null,
+		null,
+	) as ICredentialDataDecryptedObject;
 	const testType: INodeType = {
 		description: {
 			displayName: 'Credential Test',
@@ -387,7 +485,13 @@ export async function testCredential(type: string, data: ICredentialDataDecrypte
 			outputs: ['main'],
 			credentials: [{ name: type, required: true }],
 			properties: [
-				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: credentialType.test.request }, default: '' },
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: credentialType.test.request },
+					default: '',
+				},
 			],
 		},
 	};
@@ -400,7 +504,12 @@ export async function testCredential(type: string, data: ICredentialDataDecrypte
 		parameters: {},
 		credentials: { [type]: { id: 'cred-test', name: 'credential under test' } },
 	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypeRegistry({ 'harness.credentialTest': testType }) });
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: nodeTypeRegistry({ 'harness.credentialTest': testType }),
+	});
 	const additionalData = createAdditionalData({ [type]: decrypted });
 	additionalData.currentNodeParameters = node.parameters;
 	const context = new ExecuteContext(
@@ -415,16 +524,24 @@ export async function testCredential(type: string, data: ICredentialDataDecrypte
 		{ node, data: {}, source: null },
 		[],
 	);
-	const routingNode = new RoutingNode(context, testType, { id: 'cred-test', name: 'credential under test', type, data: decrypted });
+	const routingNode = new RoutingNode(context, testType, {
+		id: 'cred-test',
+		name: 'credential under test',
+		type,
+		data: decrypted,
+	});
 	try {
 		await workflow.expression.acquireIsolate();
 		await routingNode.runNode();
 	} catch (caught) {
-		const error = caught as Error & { cause?: { response?: { status: number; statusText?: string }; code?: string } };
+		const error = caught as Error & {
+			cause?: { response?: { status: number; statusText?: string }; code?: string };
+		};
 		if (error.cause?.response) {
 			const { status, statusText } = error.cause.response;
 			for (const rule of credentialType.test.rules ?? []) {
-				if (rule.type === 'responseCode' && rule.properties.value === status) return { status: 'Error', message: rule.properties.message };
+				if (rule.type === 'responseCode' && rule.properties.value === status)
+					return { status: 'Error', message: rule.properties.message };
 			}
 			return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
 		}

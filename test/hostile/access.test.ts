@@ -11,7 +11,9 @@ let revokedKey: string;
 
 beforeAll(async () => {
 	await fx.start();
-	const key = await fx.admin<{ id: string; apiKey: string }>('POST', '/orgs/org_acme/keys', { name: 'revoked' });
+	const key = await fx.admin<{ id: string; apiKey: string }>('POST', '/orgs/org_acme/keys', {
+		name: 'revoked',
+	});
 	await fx.admin('POST', `/keys/${key.id}/revoke`);
 	revokedKey = key.apiKey;
 });
@@ -34,18 +36,67 @@ interface Endpoint {
 
 const ENDPOINTS: Endpoint[] = [
 	{ name: 'list agents', method: 'GET', path: '/callback/standardCampaign', crossOrg: 200 },
-	{ name: 'create agent', method: 'POST', path: '/callback/standardCampaign', body: (s = 'x') => ({ json: { phoneNumber: '+14155550190', agentName: 'Intruder', task: s, selectedVoice: 'maya' } }), crossOrg: 201 },
-	{ name: 'update chatbot', method: 'PATCH', path: '/chatbot/cb_acme_support', body: (s = 'Pwned') => ({ form: { chatbotName: 'Pwned', welcome_message: s } }), crossOrg: 404 },
+	{
+		name: 'create agent',
+		method: 'POST',
+		path: '/callback/standardCampaign',
+		body: (s = 'x') => ({
+			json: { phoneNumber: '+14155550190', agentName: 'Intruder', task: s, selectedVoice: 'maya' },
+		}),
+		crossOrg: 201,
+	},
+	{
+		name: 'update chatbot',
+		method: 'PATCH',
+		path: '/chatbot/cb_acme_support',
+		body: (s = 'Pwned') => ({ form: { chatbotName: 'Pwned', welcome_message: s } }),
+		crossOrg: 404,
+	},
 	{ name: 'get SIP', method: 'GET', path: '/sip/%2B14155550101', crossOrg: 404 },
-	{ name: 'update SIP', method: 'PATCH', path: '/sip/sip2', body: (s = 'pwned') => ({ json: { phone_number: '+14155550101', trunkName: s } }), crossOrg: 404 },
-	{ name: 'update SIP by config id', method: 'PATCH', path: '/sip/sip2', body: (s = 'pwned') => ({ json: { phone_number: '+442071838750', uuid_config_id: ACME_UUID, trunkName: s } }), crossOrg: 404 },
-	{ name: 'detach SIP', method: 'POST', path: '/sip/detach2', body: (s) => ({ json: { phone_number: '+14155550101', directions: [{ type: 'inbound' }], ...(s ? { note: s } : {}) } }), crossOrg: 404 },
+	{
+		name: 'update SIP',
+		method: 'PATCH',
+		path: '/sip/sip2',
+		body: (s = 'pwned') => ({ json: { phone_number: '+14155550101', trunkName: s } }),
+		crossOrg: 404,
+	},
+	{
+		name: 'update SIP by config id',
+		method: 'PATCH',
+		path: '/sip/sip2',
+		body: (s = 'pwned') => ({
+			json: { phone_number: '+442071838750', uuid_config_id: ACME_UUID, trunkName: s },
+		}),
+		crossOrg: 404,
+	},
+	{
+		name: 'detach SIP',
+		method: 'POST',
+		path: '/sip/detach2',
+		body: (s) => ({
+			json: {
+				phone_number: '+14155550101',
+				directions: [{ type: 'inbound' }],
+				...(s ? { note: s } : {}),
+			},
+		}),
+		crossOrg: 404,
+	},
 	{ name: 'trust products', method: 'GET', path: '/agency/twilio/trust-products', crossOrg: 200 },
 	{ name: 'contact list names', method: 'GET', path: '/contacts/list-names', crossOrg: 200 },
-	{ name: 'set webhook', method: 'POST', path: '/webhook/insert-webhook', body: (s) => ({ json: { webhook: `https://evil.example.com/hook${s ? `?k=${s}` : ''}` } }), crossOrg: 200 },
+	{
+		name: 'set webhook',
+		method: 'POST',
+		path: '/webhook/insert-webhook',
+		body: (s) => ({ json: { webhook: `https://evil.example.com/hook${s ? `?k=${s}` : ''}` } }),
+		crossOrg: 200,
+	},
 ];
 
-async function send(endpoint: Endpoint, options: { headers?: Record<string, string>; query?: string; body?: Body } = {}): Promise<{ status: number; text: string }> {
+async function send(
+	endpoint: Endpoint,
+	options: { headers?: Record<string, string>; query?: string; body?: Body } = {},
+): Promise<{ status: number; text: string }> {
 	const body = options.body === undefined ? endpoint.body?.() : options.body;
 	const headers: Record<string, string> = { ...options.headers };
 	let payload: string | FormData | undefined;
@@ -56,7 +107,11 @@ async function send(endpoint: Endpoint, options: { headers?: Record<string, stri
 		payload = new FormData();
 		for (const [name, value] of Object.entries(body.form)) payload.append(name, value);
 	}
-	const res = await fetch(`${fx.sandbox.baseUrl}${endpoint.path}${options.query ?? ''}`, { method: endpoint.method, headers, body: payload });
+	const res = await fetch(`${fx.sandbox.baseUrl}${endpoint.path}${options.query ?? ''}`, {
+		method: endpoint.method,
+		headers,
+		body: payload,
+	});
 	return { status: res.status, text: await res.text() };
 }
 
@@ -73,7 +128,10 @@ async function world(): Promise<string> {
 }
 
 async function acmeWorld(): Promise<string> {
-	return JSON.stringify({ acme: await fx.state('org_acme'), carrier: await fx.admin('GET', '/orgs/org_acme/carrier-log') });
+	return JSON.stringify({
+		acme: await fx.state('org_acme'),
+		carrier: await fx.admin('GET', '/orgs/org_acme/carrier-log'),
+	});
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -81,7 +139,10 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const MALFORMED: Array<[string, Record<string, string>]> = [
 	['no key', {}],
 	['an empty bearer', { authorization: 'Bearer ' }],
-	['a Basic scheme', { authorization: `Basic ${Buffer.from('org_acme:secret').toString('base64')}` }],
+	[
+		'a Basic scheme',
+		{ authorization: `Basic ${Buffer.from('org_acme:secret').toString('base64')}` },
+	],
 	['a key without ct_', { 'x-api-key': 'sk_0123456789012345678901234567890123456789' }],
 	['a truncated key', { 'x-api-key': 'ct_short' }],
 	['a never issued key', { 'x-api-key': `ct_${'A'.repeat(40)}` }],
@@ -92,11 +153,20 @@ const matrix = ENDPOINTS.flatMap((endpoint) => [
 	...MALFORMED.map(([what, headers]) => ({ endpoint, what, headers: () => headers })),
 	{ endpoint, what: 'a revoked key (bearer)', headers: () => bearer(revokedKey) },
 	{ endpoint, what: 'a revoked key (x-api-key)', headers: () => ({ 'x-api-key': revokedKey }) },
-	{ endpoint, what: 'two different valid keys', headers: () => ({ ...bearer(fx.acme.apiKey), 'x-api-key': fx.globex.apiKey }) },
+	{
+		endpoint,
+		what: 'two different valid keys',
+		headers: () => ({ ...bearer(fx.acme.apiKey), 'x-api-key': fx.globex.apiKey }),
+	},
 ]);
 
 describe('without a valid key: 401 and nothing changes', () => {
-	it.each(matrix.map((entry) => ({ ...entry, name: `${entry.endpoint.method} ${entry.endpoint.name} with ${entry.what}` })))('$name', async ({ endpoint, headers }) => {
+	it.each(
+		matrix.map((entry) => ({
+			...entry,
+			name: `${entry.endpoint.method} ${entry.endpoint.name} with ${entry.what}`,
+		})),
+	)('$name', async ({ endpoint, headers }) => {
 		const before = await world();
 		const reply = await send(endpoint, { headers: headers() });
 		expect(reply.status).toBe(401);
@@ -114,7 +184,9 @@ describe("another organization's key with this organization's ids", () => {
 			// the same answer as for an id that does not exist
 			expect(JSON.parse(reply.text)).toMatchObject({ error: { status: 404, code: 'not_found' } });
 		}
-		expect(reply.text).not.toMatch(/org_acme|cb_acme|\+1415555010\d|acme-|Reception|Leads|Patients|6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a0[123]/);
+		expect(reply.text).not.toMatch(
+			/org_acme|cb_acme|\+1415555010\d|acme-|Reception|Leads|Patients|6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a0[123]/,
+		);
 		expect(await acmeWorld()).toBe(before);
 	});
 });
@@ -132,12 +204,17 @@ describe('the key in the query string: 401, nothing changes, the key is flagged 
 	});
 
 	it.each(cases)('$name', async ({ endpoint, query }) => {
-		const key = await fx.admin<{ id: string; apiKey: string }>('POST', '/orgs/org_acme/keys', { name: 'leaked in a URL' });
+		const key = await fx.admin<{ id: string; apiKey: string }>('POST', '/orgs/org_acme/keys', {
+			name: 'leaked in a URL',
+		});
 		const before = await world();
 		const reply = await send(endpoint, { headers: bearer(key.apiKey), query: query(key.apiKey) });
 		expect(reply.status).toBe(401);
 		expect(await world()).toBe(before);
-		const keys = await fx.admin<Array<{ id: string; exposed: boolean }>>('GET', '/orgs/org_acme/keys');
+		const keys = await fx.admin<Array<{ id: string; exposed: boolean }>>(
+			'GET',
+			'/orgs/org_acme/keys',
+		);
 		expect(keys.find((entry) => entry.id === key.id)?.exposed).toBe(true);
 		const log = await fx.admin<Array<{ query: Record<string, string> }>>('GET', '/requests');
 		expect(JSON.stringify(log)).not.toContain(key.apiKey);
@@ -154,34 +231,45 @@ describe('the key in the query string: 401, nothing changes, the key is flagged 
 describe('the key in the body: 401 and nothing changes', () => {
 	const withBody = ENDPOINTS.filter((endpoint) => endpoint.body);
 
-	it.each(withBody)('$method $name (key in a field of the body, valid key in the header)', async (endpoint) => {
-		const before = await world();
-		const reply = await send(endpoint, { headers: bearer(fx.acme.apiKey), body: endpoint.body!(fx.acme.apiKey) });
-		expect(reply.status).toBe(401);
-		expect(await world()).toBe(before);
-	});
-
-	it.each(withBody.filter((endpoint) => endpoint.method !== 'PATCH' || endpoint.path.startsWith('/sip')))(
-		'$method $name (only the key in the body, no header)',
+	it.each(withBody)(
+		'$method $name (key in a field of the body, valid key in the header)',
 		async (endpoint) => {
 			const before = await world();
-			const json = (endpoint.body!() as { json: Record<string, unknown> }).json;
-			const reply = await send(endpoint, { body: { json: { ...json, api_key: fx.acme.apiKey } } });
+			const reply = await send(endpoint, {
+				headers: bearer(fx.acme.apiKey),
+				body: endpoint.body!(fx.acme.apiKey),
+			});
 			expect(reply.status).toBe(401);
 			expect(await world()).toBe(before);
 		},
 	);
 
+	it.each(
+		withBody.filter((endpoint) => endpoint.method !== 'PATCH' || endpoint.path.startsWith('/sip')),
+	)('$method $name (only the key in the body, no header)', async (endpoint) => {
+		const before = await world();
+		const json = (endpoint.body!() as { json: Record<string, unknown> }).json;
+		const reply = await send(endpoint, { body: { json: { ...json, api_key: fx.acme.apiKey } } });
+		expect(reply.status).toBe(401);
+		expect(await world()).toBe(before);
+	});
+
 	it('the key inside the webhook URL itself is refused', async () => {
 		const before = await world();
-		const reply = await send(ENDPOINTS[9], { headers: bearer(fx.acme.apiKey), body: { json: { webhook: `https://crm.example.com/hook/${fx.acme.apiKey}` } } });
+		const reply = await send(ENDPOINTS[9], {
+			headers: bearer(fx.acme.apiKey),
+			body: { json: { webhook: `https://crm.example.com/hook/${fx.acme.apiKey}` } },
+		});
 		expect(reply.status).toBe(401);
 		expect(await world()).toBe(before);
 	});
 });
 
 describe('the valid requests themselves work (the attacks above failed for the reason tested)', () => {
-	it.each(ENDPOINTS.filter((endpoint) => endpoint.method === 'GET'))('$method $name answers 200 with the right key', async (endpoint) => {
-		expect((await send(endpoint, { headers: bearer(fx.acme.apiKey) })).status).toBe(200);
-	});
+	it.each(ENDPOINTS.filter((endpoint) => endpoint.method === 'GET'))(
+		'$method $name answers 200 with the right key',
+		async (endpoint) => {
+			expect((await send(endpoint, { headers: bearer(fx.acme.apiKey) })).status).toBe(200);
+		},
+	);
 });

@@ -18,17 +18,43 @@ beforeEach(async () => await fx.reset());
 const FAST = { maxWaitSeconds: 0.05, timeoutSeconds: 1 };
 const LIST = '/contacts/list-names';
 const AGENTS = '/callback/standardCampaign';
-const listNames = (options: INodeParameters = {}): INodeParameters => ({ resource: 'contact', operation: 'getListNames', returnAll: true, options: { ...FAST, ...options } });
+const listNames = (options: INodeParameters = {}): INodeParameters => ({
+	resource: 'contact',
+	operation: 'getListNames',
+	returnAll: true,
+	options: { ...FAST, ...options },
+});
 
-type Kind = 'status-500' | 'status-502' | 'status-503' | 'rate-limit' | 'rate-limit-no-retry-after' | 'timeout' | 'reset' | 'malformed-json' | 'html';
+type Kind =
+	| 'status-500'
+	| 'status-502'
+	| 'status-503'
+	| 'rate-limit'
+	| 'rate-limit-no-retry-after'
+	| 'timeout'
+	| 'reset'
+	| 'malformed-json'
+	| 'html';
 
 /** What the sandbox logs for a faulted request (0: no answer) and the message the node gives when it persists. */
-const FAULTS: Record<Kind, { logged: number; message: RegExp; httpCode?: string; options?: INodeParameters }> = {
+const FAULTS: Record<
+	Kind,
+	{ logged: number; message: RegExp; httpCode?: string; options?: INodeParameters }
+> = {
 	'status-500': { logged: 500, message: /^The Voice AI service failed \(500\)/, httpCode: '500' },
 	'status-502': { logged: 502, message: /^The Voice AI service failed \(502\)/, httpCode: '502' },
 	'status-503': { logged: 503, message: /^The Voice AI service failed \(503\)/, httpCode: '503' },
-	'rate-limit': { logged: 429, message: /^Voice AI rate limit reached \(429\)/, httpCode: '429', options: { maxWaitSeconds: 60 } },
-	'rate-limit-no-retry-after': { logged: 429, message: /^Voice AI rate limit reached \(429\)/, httpCode: '429' },
+	'rate-limit': {
+		logged: 429,
+		message: /^Voice AI rate limit reached \(429\)/,
+		httpCode: '429',
+		options: { maxWaitSeconds: 60 },
+	},
+	'rate-limit-no-retry-after': {
+		logged: 429,
+		message: /^Voice AI rate limit reached \(429\)/,
+		httpCode: '429',
+	},
 	timeout: { logged: 0, message: /^Voice AI did not answer in time/ },
 	reset: { logged: 0, message: /^The connection to Voice AI was dropped/ },
 	'malformed-json': { logged: 200, message: /^Voice AI answered 200 with a body that is not JSON/ },
@@ -36,10 +62,13 @@ const FAULTS: Record<Kind, { logged: number; message: RegExp; httpCode?: string;
 };
 const KINDS = Object.keys(FAULTS) as Kind[];
 
-const statuses = (log: LoggedRequest[], path: string, method = 'GET') => log.filter((r) => r.path === path && r.method === method).map((r) => r.status);
+const statuses = (log: LoggedRequest[], path: string, method = 'GET') =>
+	log.filter((r) => r.path === path && r.method === method).map((r) => r.status);
 
 async function agentNames(): Promise<string[]> {
-	return (await fx.state<{ agents: Array<{ agentName: string }> }>()).agents.map((agent) => agent.agentName);
+	return (await fx.state<{ agents: Array<{ agentName: string }> }>()).agents.map(
+		(agent) => agent.agentName,
+	);
 }
 
 describe('a read meets one fault, is repeated, and succeeds', () => {
@@ -55,7 +84,9 @@ describe('a read meets one fault, is repeated, and succeeds', () => {
 describe('a read meets the fault on every attempt: the documented message after Max Attempts', () => {
 	it.each(KINDS)('%s', async (kind) => {
 		await fx.fault({ kind, path: LIST });
-		const result = await fx.run(listNames({ maxAttempts: 3, ...FAULTS[kind].options, maxWaitSeconds: 0.05 }));
+		const result = await fx.run(
+			listNames({ maxAttempts: 3, ...FAULTS[kind].options, maxWaitSeconds: 0.05 }),
+		);
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.message).toMatch(FAULTS[kind].message);
 		expect(result.error?.message).toMatch(/\(after 3 attempts\)$/);
@@ -66,7 +97,10 @@ describe('a read meets the fault on every attempt: the documented message after 
 
 	it.each(KINDS)('%s with Continue On Fail: one error item per input, paired', async (kind) => {
 		await fx.fault({ kind, path: LIST });
-		const result = await fx.run(listNames({ maxAttempts: 2, maxWaitSeconds: 0.05 }), { continueOnFail: true, items: [{ json: {} }, { json: {} }] });
+		const result = await fx.run(listNames({ maxAttempts: 2, maxWaitSeconds: 0.05 }), {
+			continueOnFail: true,
+			items: [{ json: {} }, { json: {} }],
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		for (const item of result.items) {
@@ -88,40 +122,59 @@ describe('Agent Create is never repeated after an answer that may hide a created
 		options: FAST,
 	});
 
-	const NO_ANSWER_OR_FAILURE = KINDS.filter((kind) => !kind.startsWith('rate-limit') && kind !== 'malformed-json' && kind !== 'html');
+	const NO_ANSWER_OR_FAILURE = KINDS.filter(
+		(kind) => !kind.startsWith('rate-limit') && kind !== 'malformed-json' && kind !== 'html',
+	);
 
-	it.each(NO_ANSWER_OR_FAILURE)('%s: one request, an error that says to check first', async (kind) => {
-		const name = `Once ${kind}`;
-		await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
-		const result = await fx.run(create(name));
-		expect(result.error?.name).toBe('NodeApiError');
-		expect(result.error?.message).toMatch(FAULTS[kind].message);
-		expect(result.error?.message).not.toMatch(/after \d+ attempts/);
-		expect(result.error?.description).toMatch(/may have been created.*not repeated automatically/);
-		expect(statuses(await fx.requests(), AGENTS, 'POST')).toEqual([FAULTS[kind].logged]);
-		expect((await agentNames()).filter((agentName) => agentName === name)).toEqual([]);
-	});
+	it.each(NO_ANSWER_OR_FAILURE)(
+		'%s: one request, an error that says to check first',
+		async (kind) => {
+			const name = `Once ${kind}`;
+			await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
+			const result = await fx.run(create(name));
+			expect(result.error?.name).toBe('NodeApiError');
+			expect(result.error?.message).toMatch(FAULTS[kind].message);
+			expect(result.error?.message).not.toMatch(/after \d+ attempts/);
+			expect(result.error?.description).toMatch(
+				/may have been created.*not repeated automatically/,
+			);
+			expect(statuses(await fx.requests(), AGENTS, 'POST')).toEqual([FAULTS[kind].logged]);
+			expect((await agentNames()).filter((agentName) => agentName === name)).toEqual([]);
+		},
+	);
 
-	it.each(['malformed-json', 'html'] as const)('%s with 200: a write answered 2xx succeeded, whatever the body; the item shows it, nothing repeated', async (kind) => {
-		const name = `Answered ${kind}`;
-		await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
-		const result = await fx.run(create(name));
-		expect(result.error).toBeUndefined();
-		expect(result.items).toHaveLength(1);
-		expect(result.items[0].json).toMatchObject({ success: true, status: 200, body: expect.any(String) });
-		expect(String(result.items[0].json.body)).toContain(kind === 'html' ? 'Service temporarily unavailable' : '"chatbotName": ');
-		expect(statuses(await fx.requests(), AGENTS, 'POST')).toEqual([200]);
-	});
+	it.each(['malformed-json', 'html'] as const)(
+		'%s with 200: a write answered 2xx succeeded, whatever the body; the item shows it, nothing repeated',
+		async (kind) => {
+			const name = `Answered ${kind}`;
+			await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
+			const result = await fx.run(create(name));
+			expect(result.error).toBeUndefined();
+			expect(result.items).toHaveLength(1);
+			expect(result.items[0].json).toMatchObject({
+				success: true,
+				status: 200,
+				body: expect.any(String),
+			});
+			expect(String(result.items[0].json.body)).toContain(
+				kind === 'html' ? 'Service temporarily unavailable' : '"chatbotName": ',
+			);
+			expect(statuses(await fx.requests(), AGENTS, 'POST')).toEqual([200]);
+		},
+	);
 
-	it.each(['rate-limit', 'rate-limit-no-retry-after'] as const)('%s: the service did nothing, so it is repeated and creates exactly one agent', async (kind) => {
-		const name = `Limited ${kind}`;
-		await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
-		const result = await fx.run(create(name));
-		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.json.agentName)).toEqual([name]);
-		expect(statuses(await fx.requests(), AGENTS, 'POST')).toEqual([429, 201]);
-		expect((await agentNames()).filter((agentName) => agentName === name)).toEqual([name]);
-	});
+	it.each(['rate-limit', 'rate-limit-no-retry-after'] as const)(
+		'%s: the service did nothing, so it is repeated and creates exactly one agent',
+		async (kind) => {
+			const name = `Limited ${kind}`;
+			await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
+			const result = await fx.run(create(name));
+			expect(result.error).toBeUndefined();
+			expect(result.items.map((item) => item.json.agentName)).toEqual([name]);
+			expect(statuses(await fx.requests(), AGENTS, 'POST')).toEqual([429, 201]);
+			expect((await agentNames()).filter((agentName) => agentName === name)).toEqual([name]);
+		},
+	);
 });
 
 describe('a batch through mixed faults: every item answered once, nothing created twice', () => {
@@ -153,7 +206,9 @@ describe('a batch through mixed faults: every item answered once, nothing create
 		// 2 × 500, 1 reset, 1 × 503 fail their item once each; every 429 is waited out and repeated.
 		expect(failed).toHaveLength(4);
 		for (const item of failed) expect(item.json.description).toMatch(/not repeated automatically/);
-		expect(created.map((item) => item.json.agentName)).toEqual(created.map((item) => names[(item.pairedItem as { item: number }).item]));
+		expect(created.map((item) => item.json.agentName)).toEqual(
+			created.map((item) => names[(item.pairedItem as { item: number }).item]),
+		);
 
 		const after = (await agentNames()).filter((name) => !before.includes(name));
 		expect(after.sort()).toEqual(created.map((item) => String(item.json.agentName)).sort());
@@ -179,17 +234,21 @@ describe('a batch through mixed faults: every item answered once, nothing create
 			{ items: ids.map((id) => ({ json: { id } })) },
 		);
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => [item.json.id, item.json.chatbot_title, item.pairedItem])).toEqual(
-			ids.map((id, item) => [id, `Title ${item}`, { item }]),
-		);
+		expect(
+			result.items.map((item) => [item.json.id, item.json.chatbot_title, item.pairedItem]),
+		).toEqual(ids.map((id, item) => [id, `Title ${item}`, { item }]));
 		const state = await fx.state<{ chatbots: Array<{ id: string; chatbot_title: string }> }>();
-		expect(Object.fromEntries(state.chatbots.map((chatbot) => [chatbot.id, chatbot.chatbot_title]))).toMatchObject({
+		expect(
+			Object.fromEntries(state.chatbots.map((chatbot) => [chatbot.id, chatbot.chatbot_title])),
+		).toMatchObject({
 			cb_acme_support: 'Title 2',
 			cb_acme_booking: 'Title 3',
 		});
-		expect(statuses(await fx.requests(), '/chatbot/cb_acme_support', 'PATCH').concat(statuses(await fx.requests(), '/chatbot/cb_acme_booking', 'PATCH')).sort()).toEqual(
-			[0, 200, 200, 200, 200, 503, 503].sort(),
-		);
+		expect(
+			statuses(await fx.requests(), '/chatbot/cb_acme_support', 'PATCH')
+				.concat(statuses(await fx.requests(), '/chatbot/cb_acme_booking', 'PATCH'))
+				.sort(),
+		).toEqual([0, 200, 200, 200, 200, 503, 503].sort());
 	});
 });
 
@@ -199,7 +258,9 @@ describe('a far too large answer', () => {
 		const result = await fx.run(listNames({ maxAttempts: 1 }), { continueOnFail: true });
 		expect(result.items).toHaveLength(1);
 		expect(JSON.stringify(result.items[0].json).length).toBeLessThan(10_000);
-		expect(result.items[0].json.error).toMatch(/^Voice AI answered with 50\.0 MiB, too large for the node \(limit 25 MiB\); the transfer was stopped/);
+		expect(result.items[0].json.error).toMatch(
+			/^Voice AI answered with 50\.0 MiB, too large for the node \(limit 25 MiB\); the transfer was stopped/,
+		);
 		// The node closed the connection on reading the declared size; the sandbox logs it once it sees that.
 		let log = statuses(await fx.requests(), LIST);
 		for (let wait = 0; log.length === 0 && wait < 40; wait++) {

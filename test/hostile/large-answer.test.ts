@@ -29,7 +29,10 @@ let finished = false;
 function streamLargeAnswer(declareLength: boolean): void {
 	large.handle((_, res) => {
 		const chunk = Buffer.from(`"${'x'.repeat(MiB - 4)}",`);
-		res.writeHead(200, { 'Content-Type': 'application/json', ...(declareLength ? { 'Content-Length': String(ANSWER_BYTES) } : {}) });
+		res.writeHead(200, {
+			'Content-Type': 'application/json',
+			...(declareLength ? { 'Content-Length': String(ANSWER_BYTES) } : {}),
+		});
 		let closed = false;
 		res.on('close', () => (closed = true));
 		res.write('[');
@@ -48,13 +51,23 @@ function streamLargeAnswer(declareLength: boolean): void {
 	});
 }
 
-async function runChild(): Promise<{ beforeMiB: number; peakMiB: number; ms: number; error: { name: string; message: string } | null; items: number }> {
+async function runChild(): Promise<{
+	beforeMiB: number;
+	peakMiB: number;
+	ms: number;
+	error: { name: string; message: string } | null;
+	items: number;
+}> {
 	const child = join(__dirname, '..', 'support', 'largeAnswerChild.ts');
-	const { stdout } = await run(process.execPath, ['--import', 'tsx', child, JSON.stringify({ baseUrl: large.url, warmUpUrl: small.url })], {
-		env: process.env,
-		timeout: 120_000,
-		maxBuffer: MiB,
-	});
+	const { stdout } = await run(
+		process.execPath,
+		['--import', 'tsx', child, JSON.stringify({ baseUrl: large.url, warmUpUrl: small.url })],
+		{
+			env: process.env,
+			timeout: 120_000,
+			maxBuffer: MiB,
+		},
+	);
 	return JSON.parse(stdout.trim().split('\n').at(-1)!) as Awaited<ReturnType<typeof runChild>>;
 }
 
@@ -73,17 +86,33 @@ beforeEach(() => {
 
 describe('a 400 MB answer', () => {
 	it.each([
-		{ how: 'streamed without a length (chunked)', declareLength: false, message: /^Voice AI answered with more than 25 MiB, too large for the node \(limit 25 MiB\); the transfer was stopped/ },
-		{ how: 'with its length declared', declareLength: true, message: /^Voice AI answered with 381\.5 MiB, too large for the node \(limit 25 MiB\); the transfer was stopped/ },
-	])('$how: refused, the transfer stopped, memory bounded', async ({ declareLength, message }) => {
-		streamLargeAnswer(declareLength);
-		const outcome = await runChild();
-		console.log(`[large answer, ${declareLength ? 'declared' : 'chunked'}] RSS before ${outcome.beforeMiB.toFixed(1)} MiB, peak ${outcome.peakMiB.toFixed(1)} MiB, growth ${(outcome.peakMiB - outcome.beforeMiB).toFixed(1)} MiB, sent ${(sent / MiB).toFixed(1)} MiB of ${(ANSWER_BYTES / MiB).toFixed(1)}, ${outcome.ms} ms`);
-		expect(outcome.error?.name).toBe('NodeApiError');
-		expect(outcome.error?.message).toMatch(message);
-		expect(outcome.items).toBe(0);
-		expect(finished).toBe(false);
-		expect(sent).toBeLessThan(SENT_BOUND_BYTES);
-		expect(outcome.peakMiB - outcome.beforeMiB).toBeLessThan(PEAK_GROWTH_BOUND_MiB);
-	}, 150_000);
+		{
+			how: 'streamed without a length (chunked)',
+			declareLength: false,
+			message:
+				/^Voice AI answered with more than 25 MiB, too large for the node \(limit 25 MiB\); the transfer was stopped/,
+		},
+		{
+			how: 'with its length declared',
+			declareLength: true,
+			message:
+				/^Voice AI answered with 381\.5 MiB, too large for the node \(limit 25 MiB\); the transfer was stopped/,
+		},
+	])(
+		'$how: refused, the transfer stopped, memory bounded',
+		async ({ declareLength, message }) => {
+			streamLargeAnswer(declareLength);
+			const outcome = await runChild();
+			console.log(
+				`[large answer, ${declareLength ? 'declared' : 'chunked'}] RSS before ${outcome.beforeMiB.toFixed(1)} MiB, peak ${outcome.peakMiB.toFixed(1)} MiB, growth ${(outcome.peakMiB - outcome.beforeMiB).toFixed(1)} MiB, sent ${(sent / MiB).toFixed(1)} MiB of ${(ANSWER_BYTES / MiB).toFixed(1)}, ${outcome.ms} ms`,
+			);
+			expect(outcome.error?.name).toBe('NodeApiError');
+			expect(outcome.error?.message).toMatch(message);
+			expect(outcome.items).toBe(0);
+			expect(finished).toBe(false);
+			expect(sent).toBeLessThan(SENT_BOUND_BYTES);
+			expect(outcome.peakMiB - outcome.beforeMiB).toBeLessThan(PEAK_GROWTH_BOUND_MiB);
+		},
+		150_000,
+	);
 });

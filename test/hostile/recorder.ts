@@ -13,7 +13,9 @@ export interface RecordedRequest {
 	body: Buffer;
 }
 
-export async function startRecorder(upstream: string): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
+export async function startRecorder(
+	upstream: string,
+): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
 	const target = new URL(upstream);
 	const requests: RecordedRequest[] = [];
 	const server: Server = createServer((req, res) => {
@@ -23,7 +25,13 @@ export async function startRecorder(upstream: string): Promise<{ url: string; re
 			const body = Buffer.concat(chunks);
 			requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
 			const out = request(
-				{ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+				{
+					host: target.hostname,
+					port: target.port,
+					method: req.method,
+					path: req.url,
+					headers: { ...req.headers, host: target.host },
+				},
 				(answer) => {
 					res.writeHead(answer.statusCode ?? 502, answer.headers);
 					answer.pipe(res);

@@ -21,14 +21,16 @@ const URL_PASSWORD = 'Quartz-Lantern-19';
 let service: Loopback;
 
 /** Everything the service received, as one text: URL, headers, body. */
-const echo = (request: SeenRequest): string => `${request.method} ${request.url} ${request.body.toString('utf8')} ${JSON.stringify(request.headers)}`;
+const echo = (request: SeenRequest): string =>
+	`${request.method} ${request.url} ${request.body.toString('utf8')} ${JSON.stringify(request.headers)}`;
 
 type Answer = 'json-400' | 'text-400' | 'text-500' | 'json-200' | 'text-200';
 
 function answerWith(kind: Answer): void {
 	service.handle((request, res) => {
 		const said = `rejected what you sent: ${echo(request)}`;
-		if (kind === 'json-400') return json(res, 400, { error: { status: 400, code: 'invalid', message: said } });
+		if (kind === 'json-400')
+			return json(res, 400, { error: { status: 400, code: 'invalid', message: said } });
 		if (kind === 'json-200') return json(res, 200, { message: 'updated', received: echo(request) });
 		res.writeHead(Number(kind.slice(-3)), { 'Content-Type': 'text/plain; charset=utf-8' });
 		res.end(kind === 'text-200' ? `updated: ${echo(request)}` : said);
@@ -43,17 +45,33 @@ beforeEach(() => {
 	service.requests.length = 0;
 });
 
-const credentials = (baseUrl = service.url): Record<string, ICredentialDataDecryptedObject> => ({ voiceAiApi: { baseUrl, apiKey: API_KEY } });
+const credentials = (baseUrl = service.url): Record<string, ICredentialDataDecryptedObject> => ({
+	voiceAiApi: { baseUrl, apiKey: API_KEY },
+});
 
 const sipUpdate: INodeParameters = {
 	resource: 'sip',
 	operation: 'update',
 	phoneNumber: '+14155550102',
 	unlistedDirections: 'detach',
-	directions: { inbound: { sipEndpoint: 'sip:pbx.example.com', port: 5060, transport: 'udp', secureMedia: true, sipUsername: 'frontdesk', sipPassword: SIP_PASSWORD } },
+	directions: {
+		inbound: {
+			sipEndpoint: 'sip:pbx.example.com',
+			port: 5060,
+			transport: 'udp',
+			secureMedia: true,
+			sipUsername: 'frontdesk',
+			sipPassword: SIP_PASSWORD,
+		},
+	},
 	options: { maxAttempts: 1 },
 };
-const webhookSet: INodeParameters = { resource: 'webhook', operation: 'set', webhookUrl: `https://crm.example.com/hook?source=voiceai&token=${WEBHOOK_TOKEN}`, options: { maxAttempts: 1 } };
+const webhookSet: INodeParameters = {
+	resource: 'webhook',
+	operation: 'set',
+	webhookUrl: `https://crm.example.com/hook?source=voiceai&token=${WEBHOOK_TOKEN}`,
+	options: { maxAttempts: 1 },
+};
 
 /**
  * Every text the node produced: its output items, its error with everything n8n keeps of it (stack,
@@ -62,42 +80,62 @@ const webhookSet: INodeParameters = { resource: 'webhook', operation: 'set', web
  * typed into the node is a stored-workflow matter, see the SIP credential type).
  */
 function shown(result: RunNodeResult): string {
-	const withoutNode = (key: string, value: unknown) => (key === 'node' && value !== null && typeof value === 'object' && 'parameters' in value ? undefined : value);
-	const error = result.error ? JSON.stringify({ ...result.error, message: result.error.message, stack: result.error.stack }, withoutNode) : '';
+	const withoutNode = (key: string, value: unknown) =>
+		key === 'node' && value !== null && typeof value === 'object' && 'parameters' in value
+			? undefined
+			: value;
+	const error = result.error
+		? JSON.stringify(
+				{ ...result.error, message: result.error.message, stack: result.error.stack },
+				withoutNode,
+			)
+		: '';
 	return `${JSON.stringify(result.outputs)}\n${error}\n${JSON.stringify(result.run?.data.resultData.runData['Voice AI'] ?? null, withoutNode)}`;
 }
 
 function expectNoneOf(text: string, secrets: string[]): void {
 	for (const secret of secrets) {
-		for (const form of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]) expect({ form, found: text.includes(form) }).toEqual({ form, found: false });
+		for (const form of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])
+			expect({ form, found: text.includes(form) }).toEqual({ form, found: false });
 	}
 }
 
 describe('a service that echoes what it received', () => {
 	const cases: Array<{ what: string; parameters: INodeParameters; secret: string }> = [
 		{ what: 'SIP Update: the SIP password', parameters: sipUpdate, secret: SIP_PASSWORD },
-		{ what: 'Webhook Set: the token of the webhook URL', parameters: webhookSet, secret: WEBHOOK_TOKEN },
+		{
+			what: 'Webhook Set: the token of the webhook URL',
+			parameters: webhookSet,
+			secret: WEBHOOK_TOKEN,
+		},
 	];
 	const answers: Answer[] = ['json-400', 'text-400', 'text-500', 'json-200', 'text-200'];
 
-	it.each(cases.flatMap((entry) => answers.map((answer) => ({ ...entry, answer }))))('$what, answered $answer: the secret went out but shows nowhere', async ({ parameters, secret, answer }) => {
-		answerWith(answer);
-		for (const continueOnFail of [false, true]) {
-			const result = await runNode({ parameters, credentials: credentials(), continueOnFail });
-			// The canary really went out and really came back: otherwise the test would prove nothing.
-			expect(service.requests.at(-1)!.body.toString('utf8')).toContain(JSON.stringify(secret).slice(1, -1));
-			const text = shown(result);
-			expect(text).toContain('***');
-			expectNoneOf(text, [secret, API_KEY]);
-			if (answer.endsWith('200')) expect(result.error).toBeUndefined();
-			else expect(Boolean(result.error)).toBe(!continueOnFail);
-		}
-	});
+	it.each(cases.flatMap((entry) => answers.map((answer) => ({ ...entry, answer }))))(
+		'$what, answered $answer: the secret went out but shows nowhere',
+		async ({ parameters, secret, answer }) => {
+			answerWith(answer);
+			for (const continueOnFail of [false, true]) {
+				const result = await runNode({ parameters, credentials: credentials(), continueOnFail });
+				// The canary really went out and really came back: otherwise the test would prove nothing.
+				expect(service.requests.at(-1)!.body.toString('utf8')).toContain(
+					JSON.stringify(secret).slice(1, -1),
+				);
+				const text = shown(result);
+				expect(text).toContain('***');
+				expectNoneOf(text, [secret, API_KEY]);
+				if (answer.endsWith('200')) expect(result.error).toBeUndefined();
+				else expect(Boolean(result.error)).toBe(!continueOnFail);
+			}
+		},
+	);
 
-	it('a text/plain error shows the service\'s own text (without the secret) instead of a generic message', async () => {
+	it("a text/plain error shows the service's own text (without the secret) instead of a generic message", async () => {
 		answerWith('text-400');
 		const result = await runNode({ parameters: sipUpdate, credentials: credentials() });
-		expect(result.error?.message).toMatch(/^Voice AI rejected the request: rejected what you sent: PATCH \/sip\/sip2 /);
+		expect(result.error?.message).toMatch(
+			/^Voice AI rejected the request: rejected what you sent: PATCH \/sip\/sip2 /,
+		);
 		expect(result.error?.message).toContain('"sip_password":"***"');
 	});
 
@@ -115,11 +153,20 @@ describe('a service that echoes what it received', () => {
 });
 
 describe('user info in the base URL', () => {
-	const withUserInfo = (url: string) => url.replace('http://', `http://${URL_USER}:${URL_PASSWORD}@`);
+	const withUserInfo = (url: string) =>
+		url.replace('http://', `http://${URL_USER}:${URL_PASSWORD}@`);
 
 	it('never shows in an error about the service', async () => {
 		answerWith('text-500');
-		const result = await runNode({ parameters: { resource: 'contact', operation: 'getListNames', returnAll: true, options: { maxAttempts: 1 } }, credentials: credentials(withUserInfo(service.url)) });
+		const result = await runNode({
+			parameters: {
+				resource: 'contact',
+				operation: 'getListNames',
+				returnAll: true,
+				options: { maxAttempts: 1 },
+			},
+			credentials: credentials(withUserInfo(service.url)),
+		});
 		expect(result.error?.message).toMatch(/The Voice AI service failed \(500\)/);
 		expectNoneOf(shown(result), [`${URL_USER}:${URL_PASSWORD}`, URL_PASSWORD]);
 	});
@@ -128,14 +175,22 @@ describe('user info in the base URL', () => {
 		const closed = await startLoopback();
 		const url = closed.url;
 		await closed.close();
-		const result = await runNode({ parameters: { resource: 'contact', operation: 'getListNames', returnAll: true, options: { maxAttempts: 1 } }, credentials: credentials(withUserInfo(url)) });
+		const result = await runNode({
+			parameters: {
+				resource: 'contact',
+				operation: 'getListNames',
+				returnAll: true,
+				options: { maxAttempts: 1 },
+			},
+			credentials: credentials(withUserInfo(url)),
+		});
 		expect(result.error?.message).toMatch(/refused the connection/);
 		expect(result.error?.description).toContain(`http://***@${url.slice('http://'.length)}`);
 		expectNoneOf(shown(result), [`${URL_USER}:${URL_PASSWORD}`, URL_PASSWORD]);
 	});
 });
 
-describe('the trigger\'s registration', () => {
+describe("the trigger's registration", () => {
 	it('an error echoing the registered URL shows neither its token nor the key', async () => {
 		answerWith('text-400');
 		const flow = new TriggerWorkflow({ baseUrl: service.url, apiKey: API_KEY });
@@ -143,7 +198,9 @@ describe('the trigger\'s registration', () => {
 			() => undefined,
 			(error: unknown) => error as Error & { description?: string },
 		);
-		expect(failure?.message).toMatch(/^Voice AI rejected the request: rejected what you sent: POST \/webhook\/insert-webhook/);
+		expect(failure?.message).toMatch(
+			/^Voice AI rejected the request: rejected what you sent: POST \/webhook\/insert-webhook/,
+		);
 		const sent = JSON.parse(service.requests.at(-1)!.body.toString('utf8')) as { webhook: string };
 		const token = new URL(sent.webhook).searchParams.get('token')!;
 		expect(token.length).toBeGreaterThan(20);

@@ -41,32 +41,59 @@ beforeEach(() => {
 });
 
 const OPERATIONS: Array<{ method: string; parameters: INodeParameters }> = [
-	{ method: 'GET', parameters: { resource: 'contact', operation: 'getListNames', returnAll: true } },
-	{ method: 'POST', parameters: { resource: 'webhook', operation: 'set', webhookUrl: 'https://crm.example.com/hook?token=webhook-token-canary' } },
+	{
+		method: 'GET',
+		parameters: { resource: 'contact', operation: 'getListNames', returnAll: true },
+	},
+	{
+		method: 'POST',
+		parameters: {
+			resource: 'webhook',
+			operation: 'set',
+			webhookUrl: 'https://crm.example.com/hook?token=webhook-token-canary',
+		},
+	},
 ];
 
-const cases = STATUSES.flatMap((status) => HEADERS.flatMap((authHeader) => OPERATIONS.map(({ method, parameters }) => ({ status, authHeader, method, parameters }))));
+const cases = STATUSES.flatMap((status) =>
+	HEADERS.flatMap((authHeader) =>
+		OPERATIONS.map(({ method, parameters }) => ({ status, authHeader, method, parameters })),
+	),
+);
 
 describe('an action meets a redirect to another origin', () => {
-	it.each(cases)('$status on $method with the key in $authHeader: an error naming both, nothing sent there', async ({ status, authHeader, method, parameters }) => {
-		redirectWith(status);
-		const result = await runNode({ parameters, credentials: { voiceAiApi: { baseUrl: front.url, apiKey: API_KEY, authHeader } } });
-		expect(result.error?.name).toBe('NodeApiError');
-		expect(result.error?.message).toBe(`Voice AI answered ${status}, a redirect to ${other.url}; the node does not follow redirects`);
-		expect(result.error?.httpCode).toBe(String(status));
-		expect(result.error?.description).toMatch(/Nothing was sent to/);
-		// One request to the base URL (a redirect is not retried), none to the other origin.
-		expect(front.requests.map((request) => request.method)).toEqual([method]);
-		expect(other.requests).toEqual([]);
-	});
+	it.each(cases)(
+		'$status on $method with the key in $authHeader: an error naming both, nothing sent there',
+		async ({ status, authHeader, method, parameters }) => {
+			redirectWith(status);
+			const result = await runNode({
+				parameters,
+				credentials: { voiceAiApi: { baseUrl: front.url, apiKey: API_KEY, authHeader } },
+			});
+			expect(result.error?.name).toBe('NodeApiError');
+			expect(result.error?.message).toBe(
+				`Voice AI answered ${status}, a redirect to ${other.url}; the node does not follow redirects`,
+			);
+			expect(result.error?.httpCode).toBe(String(status));
+			expect(result.error?.description).toMatch(/Nothing was sent to/);
+			// One request to the base URL (a redirect is not retried), none to the other origin.
+			expect(front.requests.map((request) => request.method)).toEqual([method]);
+			expect(other.requests).toEqual([]);
+		},
+	);
 
 	it('a redirect within the same origin is not followed either, and the error names that origin', async () => {
 		front.handle((_, res) => {
 			res.writeHead(302, { Location: '/elsewhere/contacts' });
 			res.end();
 		});
-		const result = await runNode({ parameters: OPERATIONS[0].parameters, credentials: { voiceAiApi: { baseUrl: front.url, apiKey: API_KEY } } });
-		expect(result.error?.message).toBe(`Voice AI answered 302, a redirect to ${front.url}; the node does not follow redirects`);
+		const result = await runNode({
+			parameters: OPERATIONS[0].parameters,
+			credentials: { voiceAiApi: { baseUrl: front.url, apiKey: API_KEY } },
+		});
+		expect(result.error?.message).toBe(
+			`Voice AI answered 302, a redirect to ${front.url}; the node does not follow redirects`,
+		);
 		expect(front.requests).toHaveLength(1);
 	});
 
@@ -75,29 +102,48 @@ describe('an action meets a redirect to another origin', () => {
 			res.writeHead(307);
 			res.end();
 		});
-		const result = await runNode({ parameters: OPERATIONS[0].parameters, credentials: { voiceAiApi: { baseUrl: front.url, apiKey: API_KEY } } });
-		expect(result.error?.message).toBe('Voice AI answered 307, a redirect to an address it did not give; the node does not follow redirects');
+		const result = await runNode({
+			parameters: OPERATIONS[0].parameters,
+			credentials: { voiceAiApi: { baseUrl: front.url, apiKey: API_KEY } },
+		});
+		expect(result.error?.message).toBe(
+			'Voice AI answered 307, a redirect to an address it did not give; the node does not follow redirects',
+		);
 	});
 });
 
 describe('the credential test meets a redirect to another origin', () => {
-	it.each(STATUSES.flatMap((status) => HEADERS.map((authHeader) => ({ status, authHeader }))))('$status with the key in $authHeader: it fails naming the status, nothing sent there', async ({ status, authHeader }) => {
-		redirectWith(status);
-		const outcome = await testCredential('voiceAiApi', { baseUrl: front.url, apiKey: API_KEY, authHeader });
-		expect(outcome.status).toBe('Error');
-		expect(outcome.message).toMatch(new RegExp(`answered ${status}, a redirect`));
-		expect(front.requests).toHaveLength(1);
-		expect(other.requests).toEqual([]);
-	});
+	it.each(STATUSES.flatMap((status) => HEADERS.map((authHeader) => ({ status, authHeader }))))(
+		'$status with the key in $authHeader: it fails naming the status, nothing sent there',
+		async ({ status, authHeader }) => {
+			redirectWith(status);
+			const outcome = await testCredential('voiceAiApi', {
+				baseUrl: front.url,
+				apiKey: API_KEY,
+				authHeader,
+			});
+			expect(outcome.status).toBe('Error');
+			expect(outcome.message).toMatch(new RegExp(`answered ${status}, a redirect`));
+			expect(front.requests).toHaveLength(1);
+			expect(other.requests).toEqual([]);
+		},
+	);
 });
 
 describe('the trigger registration meets a redirect to another origin', () => {
-	it.each(STATUSES.flatMap((status) => HEADERS.map((authHeader) => ({ status, authHeader }))))('$status with the key in $authHeader: publishing fails, the URL and token go nowhere else', async ({ status, authHeader }) => {
-		redirectWith(status);
-		const flow = new TriggerWorkflow({ baseUrl: front.url, apiKey: API_KEY });
-		flow.credential.authHeader = authHeader;
-		await expect(flow.activate()).rejects.toThrow(`Voice AI answered ${status}, a redirect to ${other.url}; the node does not follow redirects`);
-		expect(front.requests.filter((request) => request.method === 'POST').map((request) => request.url)).toEqual(['/webhook/insert-webhook']);
-		expect(other.requests).toEqual([]);
-	});
+	it.each(STATUSES.flatMap((status) => HEADERS.map((authHeader) => ({ status, authHeader }))))(
+		'$status with the key in $authHeader: publishing fails, the URL and token go nowhere else',
+		async ({ status, authHeader }) => {
+			redirectWith(status);
+			const flow = new TriggerWorkflow({ baseUrl: front.url, apiKey: API_KEY });
+			flow.credential.authHeader = authHeader;
+			await expect(flow.activate()).rejects.toThrow(
+				`Voice AI answered ${status}, a redirect to ${other.url}; the node does not follow redirects`,
+			);
+			expect(
+				front.requests.filter((request) => request.method === 'POST').map((request) => request.url),
+			).toEqual(['/webhook/insert-webhook']);
+			expect(other.requests).toEqual([]);
+		},
+	);
 });

@@ -8,7 +8,12 @@ export interface CapturedRequest {
 	headers: IncomingHttpHeaders;
 }
 
-export function captureServer(answer: (request: CapturedRequest) => number = (r) => (/^(Bearer )?ct_\S+$/.test(String(r.headers.authorization ?? r.headers['x-api-key'] ?? '')) ? 200 : 401)) {
+export function captureServer(
+	answer: (request: CapturedRequest) => number = (r) =>
+		/^(Bearer )?ct_\S+$/.test(String(r.headers.authorization ?? r.headers['x-api-key'] ?? ''))
+			? 200
+			: 401,
+) {
 	let server: Server | undefined;
 	const requests: CapturedRequest[] = [];
 	return {
@@ -21,7 +26,11 @@ export function captureServer(answer: (request: CapturedRequest) => number = (r)
 				req.resume();
 				const status = answer(request);
 				res.writeHead(status, { 'content-type': 'application/json' });
-				res.end(status === 200 ? '[]' : JSON.stringify({ error: { status, code: 'unauthorized', message: 'unauthorized' } }));
+				res.end(
+					status === 200
+						? '[]'
+						: JSON.stringify({ error: { status, code: 'unauthorized', message: 'unauthorized' } }),
+				);
 			});
 			await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
 			this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -10,7 +10,10 @@ const noRetries = { maxAttempts: 1 };
 describe('API errors become NodeApiError with an actionable message', () => {
 	it('401: an unknown key says to rotate it in the credential, and the key appears nowhere', async () => {
 		const apiKey = 'ct_unknown_key_0123456789';
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true }, { credentials: { apiKey } });
+		const result = await fx.run(
+			{ resource: 'contact', operation: 'getListNames', returnAll: true },
+			{ credentials: { apiKey } },
+		);
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error!.httpCode).toBe('401');
 		expect(result.error!.message).toMatch(/refused the API key \(401\)/);
@@ -20,17 +23,30 @@ describe('API errors become NodeApiError with an actionable message', () => {
 	});
 
 	it('401: a revoked key fails on the next request', async () => {
-		const key = await fx.admin<{ id: string; apiKey: string }>('POST', '/orgs/org_acme/keys', { name: 'soon revoked' });
-		const first = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true }, { credentials: { apiKey: key.apiKey } });
+		const key = await fx.admin<{ id: string; apiKey: string }>('POST', '/orgs/org_acme/keys', {
+			name: 'soon revoked',
+		});
+		const first = await fx.run(
+			{ resource: 'contact', operation: 'getListNames', returnAll: true },
+			{ credentials: { apiKey: key.apiKey } },
+		);
 		expect(first.error).toBeUndefined();
 		await fx.admin('POST', `/keys/${key.id}/revoke`);
-		const second = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true }, { credentials: { apiKey: key.apiKey } });
+		const second = await fx.run(
+			{ resource: 'contact', operation: 'getListNames', returnAll: true },
+			{ credentials: { apiKey: key.apiKey } },
+		);
 		expect(second.error!.httpCode).toBe('401');
 		expect(everything(second)).not.toContain(key.apiKey);
 	});
 
 	it('404: a chatbot of another organization reads as not found, naming it', async () => {
-		const result = await fx.run({ resource: 'chatbot', operation: 'update', chatbotId: 'cb_globex_main', updateFields: { chatbotName: 'Mine now' } });
+		const result = await fx.run({
+			resource: 'chatbot',
+			operation: 'update',
+			chatbotId: 'cb_globex_main',
+			updateFields: { chatbotName: 'Mine now' },
+		});
 		expect(result.error!.httpCode).toBe('404');
 		expect(result.error!.message).toMatch(/^Chatbot "cb_globex_main" was not found \(404\)/);
 		expect(result.error!.description).toMatch(/belongs to another organization/);
@@ -38,19 +54,40 @@ describe('API errors become NodeApiError with an actionable message', () => {
 
 	it('404: a number without SIP configuration and an unknown carrier', async () => {
 		const sip = await fx.run({ resource: 'sip', operation: 'get', phoneNumber: '+442071838750' });
-		expect(sip.error!.message).toMatch(/^The SIP configuration of \+442071838750 was not found \(404\)/);
-		const carrier = await fx.run({ resource: 'trustProduct', operation: 'getAll', carrier: 'telnyx', returnAll: true });
+		expect(sip.error!.message).toMatch(
+			/^The SIP configuration of \+442071838750 was not found \(404\)/,
+		);
+		const carrier = await fx.run({
+			resource: 'trustProduct',
+			operation: 'getAll',
+			carrier: 'telnyx',
+			returnAll: true,
+		});
 		expect(carrier.error!.message).toMatch(/^Carrier "telnyx" was not found \(404\)/);
 	});
 
 	it('409: a duplicate agent name (case-insensitive) is a conflict', async () => {
-		const result = await fx.run({ resource: 'agent', operation: 'create', phoneNumber: '+14155550199', agentName: 'reception', task: 'x', selectedVoice: 'ryan' });
+		const result = await fx.run({
+			resource: 'agent',
+			operation: 'create',
+			phoneNumber: '+14155550199',
+			agentName: 'reception',
+			task: 'x',
+			selectedVoice: 'ryan',
+		});
 		expect(result.error!.httpCode).toBe('409');
 		expect(result.error!.message).toMatch(/conflict \(409\).*already exists/);
 	});
 
-	it('400: the service\'s own field message is shown', async () => {
-		const result = await fx.run({ resource: 'agent', operation: 'create', phoneNumber: '+14155550198', agentName: 'Voice test', task: 'x', selectedVoice: 'Maya' });
+	it("400: the service's own field message is shown", async () => {
+		const result = await fx.run({
+			resource: 'agent',
+			operation: 'create',
+			phoneNumber: '+14155550198',
+			agentName: 'Voice test',
+			task: 'x',
+			selectedVoice: 'Maya',
+		});
 		expect(result.error!.httpCode).toBe('400');
 		expect(result.error!.message).toMatch(/^Voice AI rejected the request: .*selectedVoice/);
 		expect(result.error!.description).toMatch(/'selectedVoice'/);
@@ -59,8 +96,20 @@ describe('API errors become NodeApiError with an actionable message', () => {
 	it('413: an image over the upload limit', async () => {
 		const big = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 + 1)]);
 		const result = await fx.run(
-			{ resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields: { chatbotImageProperty: 'data' } },
-			{ items: [{ json: {}, binary: { data: { data: big, mimeType: 'image/png', fileName: 'huge.png' } } }] },
+			{
+				resource: 'chatbot',
+				operation: 'update',
+				chatbotId: 'cb_acme_support',
+				updateFields: { chatbotImageProperty: 'data' },
+			},
+			{
+				items: [
+					{
+						json: {},
+						binary: { data: { data: big, mimeType: 'image/png', fileName: 'huge.png' } },
+					},
+				],
+			},
 		);
 		expect(result.error!.httpCode).toBe('413');
 		expect(result.error!.description).toMatch(/smaller file/);
@@ -68,22 +117,44 @@ describe('API errors become NodeApiError with an actionable message', () => {
 
 	it('415: a file declared as an image whose content is not one', async () => {
 		const result = await fx.run(
-			{ resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields: { chatbotImageProperty: 'data' } },
-			{ items: [{ json: {}, binary: { data: { data: 'just text', mimeType: 'image/png', fileName: 'fake.png' } } }] },
+			{
+				resource: 'chatbot',
+				operation: 'update',
+				chatbotId: 'cb_acme_support',
+				updateFields: { chatbotImageProperty: 'data' },
+			},
+			{
+				items: [
+					{
+						json: {},
+						binary: { data: { data: 'just text', mimeType: 'image/png', fileName: 'fake.png' } },
+					},
+				],
+			},
 		);
 		expect(result.error!.httpCode).toBe('415');
 	});
 
 	it('429 with retries off: says how to slow down', async () => {
 		await fx.fault({ kind: 'rate-limit', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true, options: noRetries });
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+			options: noRetries,
+		});
 		expect(result.error!.httpCode).toBe('429');
 		expect(result.error!.description).toMatch(/Lower Concurrency/);
 	});
 
 	it.each(['status-500', 'status-502', 'status-503'])('%s with retries off', async (kind) => {
 		await fx.fault({ kind, path: '/callback/standardCampaign', times: 1 });
-		const result = await fx.run({ resource: 'agent', operation: 'getAll', returnAll: true, options: noRetries });
+		const result = await fx.run({
+			resource: 'agent',
+			operation: 'getAll',
+			returnAll: true,
+			options: noRetries,
+		});
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error!.httpCode).toBe(kind.slice(-3));
 		expect(result.error!.message).toMatch(/The Voice AI service failed \(5\d\d\)/);
@@ -91,13 +162,23 @@ describe('API errors become NodeApiError with an actionable message', () => {
 
 	it('an HTML page instead of JSON on success is reported, not passed through', async () => {
 		await fx.fault({ kind: 'html', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true, options: noRetries });
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+			options: noRetries,
+		});
 		expect(result.error!.message).toMatch(/not JSON/);
 	});
 
 	it('a dropped connection is a NodeApiError naming the problem', async () => {
 		await fx.fault({ kind: 'reset', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true, options: noRetries });
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+			options: noRetries,
+		});
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error!.message).toMatch(/dropped|failed/);
 	});
@@ -109,21 +190,48 @@ describe('continueOnFail and pairedItem', () => {
 			{ resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phone }}' },
 			{
 				continueOnFail: true,
-				items: [{ json: { phone: '+14155550101' } }, { json: { phone: '+19995550000' } }, { json: { phone: 'not a number' } }, { json: { phone: '+14155550103' } }],
+				items: [
+					{ json: { phone: '+14155550101' } },
+					{ json: { phone: '+19995550000' } },
+					{ json: { phone: 'not a number' } },
+					{ json: { phone: '+14155550103' } },
+				],
 			},
 		);
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 		expect(result.items[0].json.phone_number).toBe('+14155550101');
-		expect(result.items[1].json).toMatchObject({ error: expect.stringMatching(/not found \(404\)/), httpCode: '404' });
+		expect(result.items[1].json).toMatchObject({
+			error: expect.stringMatching(/not found \(404\)/),
+			httpCode: '404',
+		});
 		expect(result.items[2].json.error).toMatch(/Invalid 'Phone Number' in item 2/);
 		expect(result.items[3].json.phone_number).toBe('+14155550103');
 		// the invalid item was never sent
-		expect((await fx.requests()).map((r) => r.path)).toEqual(['/sip/%2B14155550101', '/sip/%2B19995550000', '/sip/%2B14155550103']);
+		expect((await fx.requests()).map((r) => r.path)).toEqual([
+			'/sip/%2B14155550101',
+			'/sip/%2B19995550000',
+			'/sip/%2B14155550103',
+		]);
 	});
 
 	it('list operations pair every record with the input that asked for it', async () => {
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true }, { items: [{ json: {} }, { json: {} }] });
-		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 0 }, { item: 1 }, { item: 1 }, { item: 1 }]);
+		const result = await fx.run(
+			{ resource: 'contact', operation: 'getListNames', returnAll: true },
+			{ items: [{ json: {} }, { json: {} }] },
+		);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 0 },
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 1 },
+			{ item: 1 },
+		]);
 	});
 });

@@ -38,8 +38,12 @@ export class SandboxFixture {
 		return this.sandbox.orgs.find((org) => org.id === 'org_globex')!;
 	}
 
-	credentials(overrides: ICredentialDataDecryptedObject = {}): Record<string, ICredentialDataDecryptedObject> {
-		return { voiceAiApi: { baseUrl: this.sandbox.baseUrl, apiKey: this.acme.apiKey, ...overrides } };
+	credentials(
+		overrides: ICredentialDataDecryptedObject = {},
+	): Record<string, ICredentialDataDecryptedObject> {
+		return {
+			voiceAiApi: { baseUrl: this.sandbox.baseUrl, apiKey: this.acme.apiKey, ...overrides },
+		};
 	}
 
 	async admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
@@ -62,7 +66,13 @@ export class SandboxFixture {
 		await this.admin('PUT', '/orgs/org_acme/shapes', { shapes });
 	}
 
-	async fault(fault: { method?: string; path?: string; kind: string; times?: number; status?: number }): Promise<void> {
+	async fault(fault: {
+		method?: string;
+		path?: string;
+		kind: string;
+		times?: number;
+		status?: number;
+	}): Promise<void> {
 		await this.admin('POST', '/faults', fault);
 	}
 
@@ -73,7 +83,11 @@ export class SandboxFixture {
 	/** Runs the Voice AI node with the Acme credential (unless `credentials` says otherwise). */
 	async run(
 		parameters: INodeParameters,
-		options: { items?: InputItem[]; continueOnFail?: boolean; credentials?: ICredentialDataDecryptedObject } = {},
+		options: {
+			items?: InputItem[];
+			continueOnFail?: boolean;
+			credentials?: ICredentialDataDecryptedObject;
+		} = {},
 	): Promise<RunNodeResult> {
 		return await runNode({
 			parameters,
@@ -89,7 +103,12 @@ export function everything(result: RunNodeResult): string {
 	const error = result.error;
 	return JSON.stringify({
 		items: result.outputs,
-		error: error && { message: error.message, description: error.description, context: error.context, stack: error.stack },
+		error: error && {
+			message: error.message,
+			description: error.description,
+			context: error.context,
+			stack: error.stack,
+		},
 		run: result.run?.data.resultData,
 	});
 }
@@ -99,4 +118,6 @@ export const PNG = Buffer.from(
 	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
 	'base64',
 );
-export const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle cx="4" cy="4" r="3"/></svg>');
+export const SVG = Buffer.from(
+	'<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle cx="4" cy="4" r="3"/></svg>',
+);

@@ -11,7 +11,8 @@ beforeAll(async () => await fx.start());
 afterAll(async () => await fx.stop());
 beforeEach(async () => await fx.reset());
 
-const fromAI = (key: string, description: string, type = 'string') => `={{ $fromAI('${key}', '${description}', '${type}') }}`;
+const fromAI = (key: string, description: string, type = 'string') =>
+	`={{ $fromAI('${key}', '${description}', '${type}') }}`;
 
 it('Chatbot Update: the chatbot locator, dropdowns and a boolean filled by $fromAI', async () => {
 	const result = await fx.run(
@@ -25,10 +26,28 @@ it('Chatbot Update: the chatbot locator, dropdowns and a boolean filled by $from
 				auto_open: fromAI('auto_open', 'open the chat at once', 'boolean'),
 			},
 		},
-		{ items: [{ json: { query: { chatbot_id: 'cb_acme_support', template: 'modern', bubble_position: 'bottom-left', auto_open: true } } }] },
+		{
+			items: [
+				{
+					json: {
+						query: {
+							chatbot_id: 'cb_acme_support',
+							template: 'modern',
+							bubble_position: 'bottom-left',
+							auto_open: true,
+						},
+					},
+				},
+			],
+		},
 	);
 	expect(result.error).toBeUndefined();
-	expect(result.items[0].json).toMatchObject({ id: 'cb_acme_support', template: 'modern', bubble_position: 'bottom-left', auto_open: true });
+	expect(result.items[0].json).toMatchObject({
+		id: 'cb_acme_support',
+		template: 'modern',
+		bubble_position: 'bottom-left',
+		auto_open: true,
+	});
 });
 
 it('Agent Create and SIP Detach: the phone number locator and the directions filled by $fromAI', async () => {
@@ -44,12 +63,23 @@ it('Agent Create and SIP Detach: the phone number locator and the directions fil
 		{ items: [{ json: { phone: '+14155550177', name: 'From AI', task: 'Book', voice: 'june' } }] },
 	);
 	expect(created.error).toBeUndefined();
-	expect(created.items[0].json).toMatchObject({ agentName: 'From AI', phoneNumber: '+14155550177', selectedVoice: 'june' });
+	expect(created.items[0].json).toMatchObject({
+		agentName: 'From AI',
+		phoneNumber: '+14155550177',
+		selectedVoice: 'june',
+	});
 
 	const detached = await fx.run(
-		{ resource: 'sip', operation: 'detach', phoneNumber: '+14155550103', directions: fromAI('directions', 'inbound and/or outbound, comma-separated') },
+		{
+			resource: 'sip',
+			operation: 'detach',
+			phoneNumber: '+14155550103',
+			directions: fromAI('directions', 'inbound and/or outbound, comma-separated'),
+		},
 		{ items: [{ json: { directions: 'outbound' } }] },
 	);
 	expect(detached.error).toBeUndefined();
-	expect((await fx.requests()).filter((r) => r.method === 'POST').map((r) => [r.path, r.status])).toContainEqual(['/sip/detach2', 200]);
+	expect(
+		(await fx.requests()).filter((r) => r.method === 'POST').map((r) => [r.path, r.status]),
+	).toContainEqual(['/sip/detach2', 200]);
 });

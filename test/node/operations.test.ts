@@ -15,7 +15,12 @@ describe('agent', () => {
 		expect(all.items.every((item) => typeof item.json.id === 'string')).toBe(true);
 		expect(all.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 
-		const one = await fx.run({ resource: 'agent', operation: 'getAll', returnAll: false, limit: 1 });
+		const one = await fx.run({
+			resource: 'agent',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 1,
+		});
 		expect(one.items).toHaveLength(1);
 	});
 
@@ -26,18 +31,27 @@ describe('agent', () => {
 				operation: 'create',
 				phoneNumber: '={{ $json.phone }}',
 				agentName: '={{ $json.name }}',
-				task: 'Confirm tomorrow\'s appointments',
+				task: "Confirm tomorrow's appointments",
 				selectedVoice: 'maya',
 			},
-			{ items: [{ json: { phone: '+14155550123', name: 'Onboarding 1' } }, { json: { phone: '+14155550124', name: 'Onboarding 2' } }] },
+			{
+				items: [
+					{ json: { phone: '+14155550123', name: 'Onboarding 1' } },
+					{ json: { phone: '+14155550124', name: 'Onboarding 2' } },
+				],
+			},
 		);
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => [item.json.agentName, item.json.phoneNumber, item.pairedItem])).toEqual([
+		expect(
+			result.items.map((item) => [item.json.agentName, item.json.phoneNumber, item.pairedItem]),
+		).toEqual([
 			['Onboarding 1', '+14155550123', { item: 0 }],
 			['Onboarding 2', '+14155550124', { item: 1 }],
 		]);
 		const state = await fx.state<{ agents: Array<{ agentName: string; selectedVoice: string }> }>();
-		expect(state.agents.filter((agent) => agent.agentName.startsWith('Onboarding'))).toHaveLength(2);
+		expect(state.agents.filter((agent) => agent.agentName.startsWith('Onboarding'))).toHaveLength(
+			2,
+		);
 		const posts = (await fx.requests()).filter((request) => request.method === 'POST');
 		expect(posts.map((request) => [request.status, request.contentType])).toEqual([
 			[201, 'application/json'],
@@ -113,9 +127,21 @@ describe('chatbot', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.chatbot_image).toMatch(/\.png$/);
 		expect(result.items[0].json.bubble_icon_image).toMatch(/\.svg$/);
-		const state = await fx.state<{ uploads: Array<{ chatbotId: string; field: string; filename: string; contentType: string; size: number }> }>();
+		const state = await fx.state<{
+			uploads: Array<{
+				chatbotId: string;
+				field: string;
+				filename: string;
+				contentType: string;
+				size: number;
+			}>;
+		}>();
 		const uploads = state.uploads.filter((upload) => upload.chatbotId === 'cb_acme_booking');
-		expect(uploads.map(({ field, filename, size }) => ({ field, filename, size })).sort((a, b) => a.field.localeCompare(b.field))).toEqual([
+		expect(
+			uploads
+				.map(({ field, filename, size }) => ({ field, filename, size }))
+				.sort((a, b) => a.field.localeCompare(b.field)),
+		).toEqual([
 			{ field: 'bubbleIconImage', filename: 'bubble.svg', size: SVG.length },
 			{ field: 'chatbot_image', filename: 'logo.png', size: PNG.length },
 		]);
@@ -124,9 +150,17 @@ describe('chatbot', () => {
 
 describe('chatbot uploads', () => {
 	const uploadsOf = async (chatbotId: string) =>
-		(await fx.state<{ uploads: Array<{ chatbotId: string; field: string; filename: string; contentType: string; size: number }> }>()).uploads.filter(
-			(upload) => upload.chatbotId === chatbotId,
-		);
+		(
+			await fx.state<{
+				uploads: Array<{
+					chatbotId: string;
+					field: string;
+					filename: string;
+					contentType: string;
+					size: number;
+				}>;
+			}>()
+		).uploads.filter((upload) => upload.chatbotId === chatbotId);
 
 	it('Update sends an image kept in the item itself (memory binary mode) with the text fields beside it', async () => {
 		const result = await fx.run(
@@ -134,22 +168,56 @@ describe('chatbot uploads', () => {
 				resource: 'chatbot',
 				operation: 'update',
 				chatbotId: 'cb_acme_support',
-				updateFields: { chatbotImageProperty: 'logo', welcome_message: 'Hello "there"\nsecond line' },
+				updateFields: {
+					chatbotImageProperty: 'logo',
+					welcome_message: 'Hello "there"\nsecond line',
+				},
 			},
-			{ items: [{ json: {}, binary: { logo: { data: PNG, mimeType: 'image/png', fileName: 'inline "logo".png', inline: true } } }] },
+			{
+				items: [
+					{
+						json: {},
+						binary: {
+							logo: {
+								data: PNG,
+								mimeType: 'image/png',
+								fileName: 'inline "logo".png',
+								inline: true,
+							},
+						},
+					},
+				],
+			},
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.welcome_message).toBe('Hello "there"\r\nsecond line');
 		const uploads = await uploadsOf('cb_acme_support');
-		expect(uploads.at(-1)).toMatchObject({ field: 'chatbot_image', filename: 'inline %22logo%22.png', size: PNG.length });
+		expect(uploads.at(-1)).toMatchObject({
+			field: 'chatbot_image',
+			filename: 'inline %22logo%22.png',
+			size: PNG.length,
+		});
 	});
 });
 
 describe('contact', () => {
 	it('Get List Names returns one item { name } per list name', async () => {
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true });
-		expect(result.items.map((item) => item.json)).toEqual([{ name: 'Leads' }, { name: 'Patients' }, { name: 'Newsletter' }]);
-		const limited = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: false, limit: 2 });
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+		});
+		expect(result.items.map((item) => item.json)).toEqual([
+			{ name: 'Leads' },
+			{ name: 'Patients' },
+			{ name: 'Newsletter' },
+		]);
+		const limited = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: false,
+			limit: 2,
+		});
 		expect(limited.items.map((item) => item.json.name)).toEqual(['Leads', 'Patients']);
 	});
 });
@@ -161,7 +229,9 @@ describe('sip', () => {
 		expect(result.items).toHaveLength(1);
 		expect(result.items[0].json).toMatchObject({
 			phone_number: '+14155550101',
-			directions: expect.arrayContaining([expect.objectContaining({ sip_endpoint: 'sip:pbx.acme-dental.example' })]),
+			directions: expect.arrayContaining([
+				expect.objectContaining({ sip_endpoint: 'sip:pbx.acme-dental.example' }),
+			]),
 		});
 		const [request] = await fx.requests();
 		expect(request.path).toBe('/sip/%2B14155550101');
@@ -169,23 +239,46 @@ describe('sip', () => {
 
 	it('Update changes one direction and keeps the other by default', async () => {
 		const before = await fx.run({ resource: 'sip', operation: 'get', phoneNumber: '+14155550102' });
-		const types = (before.items[0].json.directions as Array<{ type: string }>).map((d) => d.type).sort();
+		const types = (before.items[0].json.directions as Array<{ type: string }>)
+			.map((d) => d.type)
+			.sort();
 
 		const result = await fx.run({
 			resource: 'sip',
 			operation: 'update',
 			phoneNumber: '+14155550102',
 			trunkName: 'acme-main-2',
-			directions: { inbound: { sipEndpoint: 'sip:pbx2.acme-dental.example', port: 5060, transport: 'udp', secureMedia: true, sipUsername: 'acme', sipPassword: 's3cret' } },
+			directions: {
+				inbound: {
+					sipEndpoint: 'sip:pbx2.acme-dental.example',
+					port: 5060,
+					transport: 'udp',
+					secureMedia: true,
+					sipUsername: 'acme',
+					sipPassword: 's3cret',
+				},
+			},
 		});
 		expect(result.error).toBeUndefined();
-		const out = result.items[0].json as { sip: { trunkName: string; directions: Array<{ type: string; sip_endpoint: string; options: { sip_password: string } }> }; operations: unknown[] };
+		const out = result.items[0].json as {
+			sip: {
+				trunkName: string;
+				directions: Array<{
+					type: string;
+					sip_endpoint: string;
+					options: { sip_password: string };
+				}>;
+			};
+			operations: unknown[];
+		};
 		expect(out.sip.trunkName).toBe('acme-main-2');
 		expect(out.sip.directions.map((d) => d.type).sort()).toEqual(types);
 		const inbound = out.sip.directions.find((d) => d.type === 'inbound')!;
 		expect(inbound.sip_endpoint).toBe('sip:pbx2.acme-dental.example');
 		expect(inbound.options.sip_password).toBe('(set, hidden)');
-		expect(out.operations).toEqual(expect.arrayContaining([{ op: 'rename' }, { op: 'update', direction: 'inbound' }]));
+		expect(out.operations).toEqual(
+			expect.arrayContaining([{ op: 'rename' }, { op: 'update', direction: 'inbound' }]),
+		);
 		expect(JSON.stringify(result.items)).not.toContain('s3cret');
 	});
 
@@ -195,7 +288,9 @@ describe('sip', () => {
 			operation: 'update',
 			phoneNumber: '+14155550103',
 			unlistedDirections: 'detach',
-			directions: { outbound: { sipEndpoint: 'sip:10.0.0.5', port: 5080, transport: 'tcp', secureMedia: false } },
+			directions: {
+				outbound: { sipEndpoint: 'sip:10.0.0.5', port: 5080, transport: 'tcp', secureMedia: false },
+			},
 		});
 		expect(result.error).toBeUndefined();
 		const sip = result.items[0].json.sip as { directions: Array<{ type: string }> };
@@ -205,11 +300,26 @@ describe('sip', () => {
 	});
 
 	it('Detach unlinks the chosen directions', async () => {
-		const result = await fx.run({ resource: 'sip', operation: 'detach', phoneNumber: '+14155550101', directions: ['outbound'] });
+		const result = await fx.run({
+			resource: 'sip',
+			operation: 'detach',
+			phoneNumber: '+14155550101',
+			directions: ['outbound'],
+		});
 		expect(result.error).toBeUndefined();
-		expect(result.items[0].json).toMatchObject({ phone_number: '+14155550101', detached: ['outbound'] });
-		const log = await fx.admin<Array<{ op: string; direction?: string; phone_number: string }>>('GET', '/orgs/org_acme/carrier-log');
-		expect(log.filter((entry) => entry.phone_number === '+14155550101').map((entry) => [entry.op, entry.direction])).toContainEqual(['detach', 'outbound']);
+		expect(result.items[0].json).toMatchObject({
+			phone_number: '+14155550101',
+			detached: ['outbound'],
+		});
+		const log = await fx.admin<Array<{ op: string; direction?: string; phone_number: string }>>(
+			'GET',
+			'/orgs/org_acme/carrier-log',
+		);
+		expect(
+			log
+				.filter((entry) => entry.phone_number === '+14155550101')
+				.map((entry) => [entry.op, entry.direction]),
+		).toContainEqual(['detach', 'outbound']);
 	});
 });
 
@@ -218,7 +328,11 @@ describe('trust product', () => {
 		const result = await fx.run({ resource: 'trustProduct', operation: 'getAll', returnAll: true });
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(3);
-		expect(result.items.every((item) => typeof item.json.sid === 'string' && typeof item.json.friendly_name === 'string')).toBe(true);
+		expect(
+			result.items.every(
+				(item) => typeof item.json.sid === 'string' && typeof item.json.friendly_name === 'string',
+			),
+		).toBe(true);
 		const [request] = await fx.requests();
 		expect(request.path).toBe('/agency/twilio/trust-products');
 	});
@@ -226,29 +340,49 @@ describe('trust product', () => {
 
 describe('webhook', () => {
 	it('Set registers the account webhook and passes the answer through', async () => {
-		const result = await fx.run({ resource: 'webhook', operation: 'set', webhookUrl: 'https://hooks.example.com/voiceai' });
+		const result = await fx.run({
+			resource: 'webhook',
+			operation: 'set',
+			webhookUrl: 'https://hooks.example.com/voiceai',
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json)).toEqual([{ message: 'Webhook updated' }]);
-		expect((await fx.state<{ webhook: string }>()).webhook).toBe('https://hooks.example.com/voiceai');
+		expect((await fx.state<{ webhook: string }>()).webhook).toBe(
+			'https://hooks.example.com/voiceai',
+		);
 	});
 });
 
 describe('credential', () => {
 	it.each(['bearer', 'xApiKey'])('sends the key in exactly one header (%s)', async (authHeader) => {
-		const read = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true }, { credentials: { authHeader } });
+		const read = await fx.run(
+			{ resource: 'contact', operation: 'getListNames', returnAll: true },
+			{ credentials: { authHeader } },
+		);
 		expect(read.error).toBeUndefined();
-		const write = await fx.run({ resource: 'webhook', operation: 'set', webhookUrl: 'https://hooks.example.com/a' }, { credentials: { authHeader } });
+		const write = await fx.run(
+			{ resource: 'webhook', operation: 'set', webhookUrl: 'https://hooks.example.com/a' },
+			{ credentials: { authHeader } },
+		);
 		expect(write.error).toBeUndefined();
 		const requests = await fx.requests();
-		expect(requests.map((request) => request.auth)).toEqual(authHeader === 'bearer' ? ['bearer', 'bearer'] : ['x-api-key', 'x-api-key']);
+		expect(requests.map((request) => request.auth)).toEqual(
+			authHeader === 'bearer' ? ['bearer', 'bearer'] : ['x-api-key', 'x-api-key'],
+		);
 		// never in a URL (path or query) nor in an output item
-		expect(JSON.stringify(requests.map(({ path, query }) => ({ path, query })))).not.toContain(fx.acme.apiKey);
+		expect(JSON.stringify(requests.map(({ path, query }) => ({ path, query })))).not.toContain(
+			fx.acme.apiKey,
+		);
 		expect(JSON.stringify([read.items, write.items])).not.toContain(fx.acme.apiKey);
 	});
 
 	it('test request succeeds with a valid key in either header', async () => {
 		for (const authHeader of ['bearer', 'xApiKey']) {
-			const result = await testCredential('voiceAiApi', { baseUrl: fx.sandbox.baseUrl, apiKey: fx.acme.apiKey, authHeader });
+			const result = await testCredential('voiceAiApi', {
+				baseUrl: fx.sandbox.baseUrl,
+				apiKey: fx.acme.apiKey,
+				authHeader,
+			});
 			expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
 		}
 		expect((await fx.requests()).map((request) => [request.path, request.status])).toEqual([
@@ -258,13 +392,19 @@ describe('credential', () => {
 	});
 
 	it('test request explains a refused key', async () => {
-		const wrong = await testCredential('voiceAiApi', { baseUrl: fx.sandbox.baseUrl, apiKey: 'ct_not_a_real_key' });
+		const wrong = await testCredential('voiceAiApi', {
+			baseUrl: fx.sandbox.baseUrl,
+			apiKey: 'ct_not_a_real_key',
+		});
 		expect(wrong.status).toBe('Error');
 		expect(wrong.message).toMatch(/missing, malformed \(keys start with ct_\) or revoked/);
 	});
 
 	it('test request with a base URL that is not http(s) sends nothing', async () => {
-		const result = await testCredential('voiceAiApi', { baseUrl: 'ftp://example.com', apiKey: fx.acme.apiKey });
+		const result = await testCredential('voiceAiApi', {
+			baseUrl: 'ftp://example.com',
+			apiKey: fx.acme.apiKey,
+		});
 		expect(result.status).toBe('Error');
 		expect(await fx.requests()).toEqual([]);
 	});
@@ -279,17 +419,27 @@ describe('credential headers on the wire', () => {
 	it.each([
 		['bearer', 'authorization', (key: string) => `Bearer ${key}`],
 		['xApiKey', 'x-api-key', (key: string) => key],
-	])('%s: one header carries the key, the other is absent', async (authHeader, header, expected) => {
-		const key = 'ct_wire_check_123';
-		await testCredential('voiceAiApi', { baseUrl: capture.url, apiKey: key, authHeader });
-		const [request] = capture.requests;
-		expect(request.headers[header]).toBe(expected(key));
-		expect(Object.keys(request.headers).filter((name) => name === 'authorization' || name === 'x-api-key')).toEqual([header]);
-		expect(request.url).not.toContain(key);
-	});
+	])(
+		'%s: one header carries the key, the other is absent',
+		async (authHeader, header, expected) => {
+			const key = 'ct_wire_check_123';
+			await testCredential('voiceAiApi', { baseUrl: capture.url, apiKey: key, authHeader });
+			const [request] = capture.requests;
+			expect(request.headers[header]).toBe(expected(key));
+			expect(
+				Object.keys(request.headers).filter(
+					(name) => name === 'authorization' || name === 'x-api-key',
+				),
+			).toEqual([header]);
+			expect(request.url).not.toContain(key);
+		},
+	);
 
 	it('a value that is not shaped like a key is never sent', async () => {
-		const result = await testCredential('voiceAiApi', { baseUrl: capture.url, apiKey: 'my-mailbox-password' });
+		const result = await testCredential('voiceAiApi', {
+			baseUrl: capture.url,
+			apiKey: 'my-mailbox-password',
+		});
 		expect(result.status).toBe('Error');
 		expect(JSON.stringify(capture.requests)).not.toContain('my-mailbox-password');
 	});

@@ -9,7 +9,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { PackageDirectoryLoader } from 'n8n-core';
-import type { ICredentialType, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	ICredentialType,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { testCredential } from '../engine';
 
@@ -55,14 +60,28 @@ describe('the package as n8n loads it', () => {
 	});
 
 	it('finds every node and credential listed in package.json', () => {
-		const nodeNames = pkg.n8n.nodes.map((file) => file.split('/').pop()!.replace(/\.node\.js$/, ''));
-		expect(Object.keys(loader.nodeTypes).sort()).toEqual(nodeNames.map((name) => name[0].toLowerCase() + name.slice(1)).sort());
-		expect(Object.keys(loader.credentialTypes).sort()).toEqual(['voiceAiApi', 'voiceAiSipLoginApi']);
-		expect(loader.types.nodes.map((description) => description.name).sort()).toEqual(Object.keys(loader.nodeTypes).sort());
+		const nodeNames = pkg.n8n.nodes.map((file) =>
+			file
+				.split('/')
+				.pop()!
+				.replace(/\.node\.js$/, ''),
+		);
+		expect(Object.keys(loader.nodeTypes).sort()).toEqual(
+			nodeNames.map((name) => name[0].toLowerCase() + name.slice(1)).sort(),
+		);
+		expect(Object.keys(loader.credentialTypes).sort()).toEqual([
+			'voiceAiApi',
+			'voiceAiSipLoginApi',
+		]);
+		expect(loader.types.nodes.map((description) => description.name).sort()).toEqual(
+			Object.keys(loader.nodeTypes).sort(),
+		);
 	});
 
 	it('every icon named by a node or credential exists in dist', () => {
-		const owners = [...loader.types.nodes, ...loader.types.credentials] as Array<INodeTypeDescription | ICredentialType>;
+		const owners = [...loader.types.nodes, ...loader.types.credentials] as Array<
+			INodeTypeDescription | ICredentialType
+		>;
 		for (const owner of owners) {
 			const icons = iconFiles(owner.iconUrl);
 			expect(icons.length).toBeGreaterThan(0);
@@ -77,11 +96,23 @@ describe('the package as n8n loads it', () => {
 	it('the Voice AI node is well formed', () => {
 		const node = loader.nodeTypes.voiceAi.type as INodeType;
 		const { description } = node;
-		expect(description).toMatchObject({ name: 'voiceAi', displayName: 'Voice AI', version: 1, usableAsTool: true });
+		expect(description).toMatchObject({
+			name: 'voiceAi',
+			displayName: 'Voice AI',
+			version: 1,
+			usableAsTool: true,
+		});
 		expect(typeof node.execute).toBe('function');
 		expect(description.credentials).toEqual([
 			{ name: 'voiceAiApi', required: true },
-			{ name: 'voiceAiSipLoginApi', required: true, testedBy: 'sipTrunkLoginTest', displayOptions: { show: { resource: ['sip'], operation: ['update', 'compare'], sipLogin: ['credential'] } } },
+			{
+				name: 'voiceAiSipLoginApi',
+				required: true,
+				testedBy: 'sipTrunkLoginTest',
+				displayOptions: {
+					show: { resource: ['sip'], operation: ['update', 'compare'], sipLogin: ['credential'] },
+				},
+			},
 		]);
 		expect(description.sensitiveOutputFields).toContain('directions[*].options.sip_password');
 		expect(description.codex?.categories).toEqual(['Communication']);
@@ -89,14 +120,25 @@ describe('the package as n8n loads it', () => {
 		const names = parameterNames(description.properties);
 		const resource = description.properties.find((property) => property.name === 'resource')!;
 		const resources = resource.options!.map((option) => (option as { value: string }).value);
-		expect(resources.sort()).toEqual(['agent', 'chatbot', 'contact', 'conversation', 'sip', 'trustProduct', 'webhook']);
+		expect(resources.sort()).toEqual([
+			'agent',
+			'chatbot',
+			'contact',
+			'conversation',
+			'sip',
+			'trustProduct',
+			'webhook',
+		]);
 
 		const operations: Record<string, string[]> = {};
 		for (const property of description.properties) {
-			for (const key of Object.keys(property.displayOptions?.show ?? {})) expect(names.has(key)).toBe(true);
+			for (const key of Object.keys(property.displayOptions?.show ?? {}))
+				expect(names.has(key)).toBe(true);
 			if (property.name === 'operation') {
 				const shownFor = property.displayOptions!.show!.resource as string[];
-				const values = property.options!.map((option) => option as { value: string; action?: string; description?: string });
+				const values = property.options!.map(
+					(option) => option as { value: string; action?: string; description?: string },
+				);
 				expect(new Set(values.map((option) => option.value)).size).toBe(values.length);
 				expect(values.every((option) => option.action && option.description)).toBe(true);
 				operations[shownFor[0]] = values.map((option) => option.value).sort();
@@ -124,7 +166,10 @@ describe('the package as n8n loads it', () => {
 			const resource = (property.displayOptions!.show!.resource as string[])[0];
 			for (const option of property.options as Array<{ value: string; description: string }>) {
 				const changes = /changes data/.test(option.description);
-				expect([`${resource}:${option.value}`, changes]).toEqual([`${resource}:${option.value}`, changing.includes(`${resource}:${option.value}`)]);
+				expect([`${resource}:${option.value}`, changes]).toEqual([
+					`${resource}:${option.value}`,
+					changing.includes(`${resource}:${option.value}`),
+				]);
 			}
 		}
 	});
@@ -136,26 +181,56 @@ describe('the package as n8n loads it', () => {
 				categories: ['Communication'],
 				alias: expect.arrayContaining(['sip', 'phone', 'telephony', 'chatbot', 'agent']),
 				resources: {
-					primaryDocumentation: [{ url: expect.stringMatching(/^https:\/\/github\.com\/n8n-nodes-voiceai\/n8n-nodes-voiceai/) }],
-					credentialDocumentation: [{ url: expect.stringMatching(/^https:\/\/github\.com\/n8n-nodes-voiceai\/n8n-nodes-voiceai/) }],
+					primaryDocumentation: [
+						{
+							url: expect.stringMatching(
+								/^https:\/\/github\.com\/n8n-nodes-voiceai\/n8n-nodes-voiceai/,
+							),
+						},
+					],
+					credentialDocumentation: [
+						{
+							url: expect.stringMatching(
+								/^https:\/\/github\.com\/n8n-nodes-voiceai\/n8n-nodes-voiceai/,
+							),
+						},
+					],
 				},
 			});
-			const file = JSON.parse(readFileSync(resolve(root, loader.nodeTypes[name].sourcePath.replace(/\.js$/, '.json')), 'utf8')) as Record<string, string>;
-			expect(file).toMatchObject({ node: `${pkg.name}.${name}`, nodeVersion: '1.0', codexVersion: '1.0' });
+			const file = JSON.parse(
+				readFileSync(
+					resolve(root, loader.nodeTypes[name].sourcePath.replace(/\.js$/, '.json')),
+					'utf8',
+				),
+			) as Record<string, string>;
+			expect(file).toMatchObject({
+				node: `${pkg.name}.${name}`,
+				nodeVersion: '1.0',
+				codexVersion: '1.0',
+			});
 		}
 	});
 
-	it('the action node\'s documentation links survive n8n\'s tracking query', () => {
+	it("the action node's documentation links survive n8n's tracking query", () => {
 		// n8n opens a codex link as `${url}?utm_…`, which would cut off an anchor; documentationUrl is used as written.
 		const { codex, documentationUrl } = (loader.nodeTypes.voiceAi.type as INodeType).description;
-		for (const { url } of [...(codex?.resources?.primaryDocumentation ?? []), ...(codex?.resources?.credentialDocumentation ?? [])]) {
+		for (const { url } of [
+			...(codex?.resources?.primaryDocumentation ?? []),
+			...(codex?.resources?.credentialDocumentation ?? []),
+		]) {
 			expect(url).not.toContain('#');
 		}
 		const anchor = String(documentationUrl).split('#')[1];
 		const headings = readFileSync(resolve(root, 'README.md'), 'utf8')
 			.split('\n')
 			.filter((line) => line.startsWith('#'))
-			.map((line) => line.replace(/^#+\s*/, '').toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-'));
+			.map((line) =>
+				line
+					.replace(/^#+\s*/, '')
+					.toLowerCase()
+					.replace(/[^a-z0-9 -]/g, '')
+					.replace(/ /g, '-'),
+			);
 		expect(headings).toContain(anchor);
 		expect(codex?.alias?.slice(0, 5)).toEqual(['sip', 'phone', 'call', 'agent', 'chatbot']);
 	});
@@ -164,7 +239,9 @@ describe('the package as n8n loads it', () => {
 		const { methods, description } = loader.nodeTypes.voiceAiTrigger.type as INodeType;
 		expect(typeof methods?.listSearch?.searchAgents).toBe('function');
 		const options = description.properties.find((property) => property.name === 'options')!;
-		const agent = (options.options as INodeProperties[]).find((option) => option.name === 'agentIds')!;
+		const agent = (options.options as INodeProperties[]).find(
+			(option) => option.name === 'agentIds',
+		)!;
 		expect(agent.type).toBe('resourceLocator');
 		expect(agent.modes?.map((mode) => [mode.name, mode.typeOptions?.searchListMethod])).toEqual([
 			['list', 'searchAgents'],
@@ -176,7 +253,9 @@ describe('the package as n8n loads it', () => {
 		for (const baseUrl of ['ftp://api.example.com', 'api.example.com', 'https://']) {
 			expect(await testCredential('voiceAiApi', { baseUrl, apiKey: 'ct_package_check' })).toEqual({
 				status: 'Error',
-				message: expect.stringMatching(/^The Base URL is not an http:\/\/ or https:\/\/ address of the Voice AI API/),
+				message: expect.stringMatching(
+					/^The Base URL is not an http:\/\/ or https:\/\/ address of the Voice AI API/,
+				),
 			});
 		}
 	});
@@ -184,41 +263,79 @@ describe('the package as n8n loads it', () => {
 	it('the credential is well formed', async () => {
 		const credential = loader.credentialTypes.voiceAiApi.type;
 		expect(credential.displayName).toBe('Voice AI API');
-		const fields = Object.fromEntries(credential.properties.map((property) => [property.name, property]));
+		const fields = Object.fromEntries(
+			credential.properties.map((property) => [property.name, property]),
+		);
 		expect(Object.keys(fields).sort()).toEqual(['apiKey', 'authHeader', 'baseUrl']);
 		expect(fields.apiKey.typeOptions?.password).toBe(true);
 		expect(fields.baseUrl.required).toBe(true);
 		expect(fields.authHeader.default).toBe('bearer');
 		// The built credential puts the key in exactly one header, and never a value not shaped like a key.
-		const authenticate = credential.authenticate as (data: object, options: object) => Promise<{ headers: Record<string, string> }>;
+		const authenticate = credential.authenticate as (
+			data: object,
+			options: object,
+		) => Promise<{ headers: Record<string, string> }>;
 		expect(typeof authenticate).toBe('function');
-		const sent = async (data: object) => (await authenticate(data, { url: '/x', headers: { Accept: 'application/json' } })).headers;
-		await expect(sent({ apiKey: ' ct_abc ', authHeader: 'bearer' })).resolves.toEqual({ Accept: 'application/json', Authorization: 'Bearer ct_abc' });
-		await expect(sent({ apiKey: 'ct_abc', authHeader: 'xApiKey' })).resolves.toEqual({ Accept: 'application/json', 'X-API-Key': 'ct_abc' });
-		await expect(sent({ apiKey: 'sk_live', authHeader: 'bearer' })).resolves.toEqual({ Accept: 'application/json', Authorization: '' });
-		await expect(sent({ apiKey: 'not a key', authHeader: 'xApiKey' })).resolves.toEqual({ Accept: 'application/json', 'X-API-Key': '' });
+		const sent = async (data: object) =>
+			(await authenticate(data, { url: '/x', headers: { Accept: 'application/json' } })).headers;
+		await expect(sent({ apiKey: ' ct_abc ', authHeader: 'bearer' })).resolves.toEqual({
+			Accept: 'application/json',
+			Authorization: 'Bearer ct_abc',
+		});
+		await expect(sent({ apiKey: 'ct_abc', authHeader: 'xApiKey' })).resolves.toEqual({
+			Accept: 'application/json',
+			'X-API-Key': 'ct_abc',
+		});
+		await expect(sent({ apiKey: 'sk_live', authHeader: 'bearer' })).resolves.toEqual({
+			Accept: 'application/json',
+			Authorization: '',
+		});
+		await expect(sent({ apiKey: 'not a key', authHeader: 'xApiKey' })).resolves.toEqual({
+			Accept: 'application/json',
+			'X-API-Key': '',
+		});
 		const request = credential.test!.request;
-		expect([request.baseURL, request.url, request.method].every((value) => String(value).startsWith('={{'))).toBe(true);
+		expect(
+			[request.baseURL, request.url, request.method].every((value) =>
+				String(value).startsWith('={{'),
+			),
+		).toBe(true);
 		expect(request.url).toContain('"/contacts/list-names"');
 		expect(request.method).toContain('"GET"');
-		expect(loader.known.credentials.voiceAiApi.supportedNodes).toEqual(expect.arrayContaining(['voiceAi']));
+		expect(loader.known.credentials.voiceAiApi.supportedNodes).toEqual(
+			expect.arrayContaining(['voiceAi']),
+		);
 	});
 
 	it('the SIP Trunk Login credential keeps its password secret and is offered to the Voice AI node', () => {
 		const credential = loader.credentialTypes.voiceAiSipLoginApi.type;
 		expect(credential.displayName).toBe('Voice AI SIP Trunk Login API');
-		const fields = Object.fromEntries(credential.properties.map((property) => [property.name, property]));
+		const fields = Object.fromEntries(
+			credential.properties.map((property) => [property.name, property]),
+		);
 		expect(Object.keys(fields).sort()).toEqual(['sipPassword', 'sipUsername']);
 		expect(fields.sipPassword.typeOptions?.password).toBe(true);
 		expect(credential.authenticate).toBeUndefined();
-		expect(loader.known.credentials.voiceAiSipLoginApi.supportedNodes).toEqual(expect.arrayContaining(['voiceAi']));
+		expect(loader.known.credentials.voiceAiSipLoginApi.supportedNodes).toEqual(
+			expect.arrayContaining(['voiceAi']),
+		);
 	});
 
 	it('the SIP Trunk Login test says whether both fields are set and sends nothing', async () => {
-		const test = (loader.nodeTypes.voiceAi.type as INodeType).methods!.credentialTest!.sipTrunkLoginTest;
-		const check = async (data: Record<string, string>) => await test.call({} as never, { id: 'x', name: 'x', type: 'voiceAiSipLoginApi', data });
-		await expect(check({ sipUsername: 'trunk', sipPassword: 'pw' })).resolves.toMatchObject({ status: 'OK' });
-		await expect(check({ sipUsername: ' ', sipPassword: 'pw' })).resolves.toEqual({ status: 'Error', message: expect.stringMatching(/SIP Username/) });
-		await expect(check({ sipUsername: 'trunk', sipPassword: '' })).resolves.toEqual({ status: 'Error', message: expect.stringMatching(/SIP Password/) });
+		const test = (loader.nodeTypes.voiceAi.type as INodeType).methods!.credentialTest!
+			.sipTrunkLoginTest;
+		const check = async (data: Record<string, string>) =>
+			await test.call({} as never, { id: 'x', name: 'x', type: 'voiceAiSipLoginApi', data });
+		await expect(check({ sipUsername: 'trunk', sipPassword: 'pw' })).resolves.toMatchObject({
+			status: 'OK',
+		});
+		await expect(check({ sipUsername: ' ', sipPassword: 'pw' })).resolves.toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/SIP Username/),
+		});
+		await expect(check({ sipUsername: 'trunk', sipPassword: '' })).resolves.toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/SIP Password/),
+		});
 	});
 });

@@ -15,28 +15,46 @@ const passOnce = { resource: 'conversation', operation: 'passOnce' };
 
 it('reads the conversation id of either trigger output by default, and names the item whose id is missing', async () => {
 	const result = await fx.run(passOnce, {
-		items: [{ json: { _voiceAi: { conversationId: 'conv_1' } } }, { json: { conversation_id: 'conv_2' } }, { json: { name: 'no id' } }],
+		items: [
+			{ json: { _voiceAi: { conversationId: 'conv_1' } } },
+			{ json: { conversation_id: 'conv_2' } },
+			{ json: { name: 'no id' } },
+		],
 	});
-	expect(result.error?.message).toMatch(/Invalid 'Conversation ID' in item 2: expected a non-empty text, got nothing/);
+	expect(result.error?.message).toMatch(
+		/Invalid 'Conversation ID' in item 2: expected a non-empty text, got nothing/,
+	);
 	expect(await fx.requests()).toEqual([]);
 });
 
 it('refuses a history size outside 1 to 1,000,000', async () => {
-	const result = await fx.run({ ...passOnce, historySize: 0 }, { items: [{ json: { conversation_id: 'conv_1' } }] });
-	expect(result.error?.message).toMatch(/Invalid 'History Size' in item 0: 0 is outside 1 to 1000000/);
+	const result = await fx.run(
+		{ ...passOnce, historySize: 0 },
+		{ items: [{ json: { conversation_id: 'conv_1' } }] },
+	);
+	expect(result.error?.message).toMatch(
+		/Invalid 'History Size' in item 0: 0 is outside 1 to 1000000/,
+	);
 });
 
-it('without n8n\'s processed-data store, says so and passes nothing on; no request reaches Voice AI', async () => {
+it("without n8n's processed-data store, says so and passes nothing on; no request reaches Voice AI", async () => {
 	const result = await fx.run(passOnce, { items: [{ json: { conversation_id: 'conv_1' } }] });
 	expect(result.items).toEqual([]);
-	expect(result.error?.message).toMatch(/Could not read or record conversation "conv_1" in n8n's processed-data store/);
+	expect(result.error?.message).toMatch(
+		/Could not read or record conversation "conv_1" in n8n's processed-data store/,
+	);
 	expect(result.error?.description).toMatch(/not passed on/);
 	expect(await fx.requests()).toEqual([]);
 });
 
 it('with Continue On Fail, the item comes out as an error item instead', async () => {
-	const result = await fx.run(passOnce, { items: [{ json: { conversation_id: 'conv_1' } }], continueOnFail: true });
+	const result = await fx.run(passOnce, {
+		items: [{ json: { conversation_id: 'conv_1' } }],
+		continueOnFail: true,
+	});
 	expect(result.items).toEqual([
-		expect.objectContaining({ json: expect.objectContaining({ error: expect.stringMatching(/processed-data store/) }) }),
+		expect.objectContaining({
+			json: expect.objectContaining({ error: expect.stringMatching(/processed-data store/) }),
+		}),
 	]);
 });

@@ -16,8 +16,15 @@ describe.each(ANSWER_SHAPES)('answer shapes "%s"', (shapes) => {
 	it('Agent Get Many: one item per agent, Limit applies', async () => {
 		const all = await fx.run({ resource: 'agent', operation: 'getAll', returnAll: true });
 		expect(all.error).toBeUndefined();
-		expect(all.items.map((item) => item.json.agentName)).toEqual(expect.arrayContaining(['Reception', 'Recall Reminders']));
-		const one = await fx.run({ resource: 'agent', operation: 'getAll', returnAll: false, limit: 1 });
+		expect(all.items.map((item) => item.json.agentName)).toEqual(
+			expect.arrayContaining(['Reception', 'Recall Reminders']),
+		);
+		const one = await fx.run({
+			resource: 'agent',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 1,
+		});
 		expect(one.items.map((item) => item.json.agentName)).toEqual(['Reception']);
 	});
 
@@ -39,20 +46,40 @@ describe.each(ANSWER_SHAPES)('answer shapes "%s"', (shapes) => {
 	});
 
 	it('Chatbot Update (shown shape): the chatbot', async () => {
-		const result = await fx.run({ resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields: { greeting_text: shapes } });
+		const result = await fx.run({
+			resource: 'chatbot',
+			operation: 'update',
+			chatbotId: 'cb_acme_support',
+			updateFields: { greeting_text: shapes },
+		});
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => [item.json.id, item.json.greeting_text])).toEqual([['cb_acme_support', shapes]]);
+		expect(result.items.map((item) => [item.json.id, item.json.greeting_text])).toEqual([
+			['cb_acme_support', shapes],
+		]);
 	});
 
 	it('Contact Get List Names and Trust Product Get Many (shown shapes): one item per entry, Limit applies', async () => {
-		const names = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: false, limit: 2 });
+		const names = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: false,
+			limit: 2,
+		});
 		expect(names.items.map((item) => item.json)).toEqual([{ name: 'Leads' }, { name: 'Patients' }]);
-		const products = await fx.run({ resource: 'trustProduct', operation: 'getAll', returnAll: true });
+		const products = await fx.run({
+			resource: 'trustProduct',
+			operation: 'getAll',
+			returnAll: true,
+		});
 		expect(products.items).toHaveLength(3);
 	});
 
 	it('Webhook Set (shown shape): the message', async () => {
-		const result = await fx.run({ resource: 'webhook', operation: 'set', webhookUrl: `https://hooks.example.com/${shapes}` });
+		const result = await fx.run({
+			resource: 'webhook',
+			operation: 'set',
+			webhookUrl: `https://hooks.example.com/${shapes}`,
+		});
 		expect(result.items.map((item) => item.json)).toEqual([{ message: 'Webhook updated' }]);
 	});
 
@@ -64,14 +91,31 @@ describe.each(ANSWER_SHAPES)('answer shapes "%s"', (shapes) => {
 	});
 
 	it('an error answer names the status and the target', async () => {
-		const result = await fx.run({ resource: 'chatbot', operation: 'update', chatbotId: 'cb_nope', updateFields: { greeting_text: 'x' } });
+		const result = await fx.run({
+			resource: 'chatbot',
+			operation: 'update',
+			chatbotId: 'cb_nope',
+			updateFields: { greeting_text: 'x' },
+		});
 		expect(result.error?.message).toMatch(/^Chatbot "cb_nope" was not found \(404\)/);
 	});
 
 	it('an image typed application/octet-stream is sent and accepted', async () => {
 		const result = await fx.run(
-			{ resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_booking', updateFields: { chatbotImageProperty: 'data' } },
-			{ items: [{ json: {}, binary: { data: { data: PNG, mimeType: 'application/octet-stream', fileName: 'logo' } } }] },
+			{
+				resource: 'chatbot',
+				operation: 'update',
+				chatbotId: 'cb_acme_booking',
+				updateFields: { chatbotImageProperty: 'data' },
+			},
+			{
+				items: [
+					{
+						json: {},
+						binary: { data: { data: PNG, mimeType: 'application/octet-stream', fileName: 'logo' } },
+					},
+				],
+			},
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.chatbot_image).toMatch(/\.png$/);

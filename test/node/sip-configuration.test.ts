@@ -2,10 +2,37 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { SipIntent } from '../../nodes/VoiceAi/actions/sip/configuration';
-import { buildBody, hideSipPasswords, needsCurrent, readCurrentSip } from '../../nodes/VoiceAi/actions/sip/configuration';
+import {
+	buildBody,
+	hideSipPasswords,
+	needsCurrent,
+	readCurrentSip,
+} from '../../nodes/VoiceAi/actions/sip/configuration';
 
-const inbound = { type: 'inbound', sip_endpoint: 'sip:a.example', options: { port: 5080, transport: 'tls', secure_media: false, sip_username: 'u', sip_password: 'p-in', extra: 1 } };
-const outbound = { type: 'outbound', sip_endpoint: 'sip:b.example', options: { port: 5060, transport: 'udp', secure_media: true, sip_username: 'v', sip_password: 'p-out' }, note: 'kept' };
+const inbound = {
+	type: 'inbound',
+	sip_endpoint: 'sip:a.example',
+	options: {
+		port: 5080,
+		transport: 'tls',
+		secure_media: false,
+		sip_username: 'u',
+		sip_password: 'p-in',
+		extra: 1,
+	},
+};
+const outbound = {
+	type: 'outbound',
+	sip_endpoint: 'sip:b.example',
+	options: {
+		port: 5060,
+		transport: 'udp',
+		secure_media: true,
+		sip_username: 'v',
+		sip_password: 'p-out',
+	},
+	note: 'kept',
+};
 
 describe('readCurrentSip', () => {
 	it.each([
@@ -24,8 +51,16 @@ describe('readCurrentSip', () => {
 		['null', null, /empty/],
 		['a direction of another type', { directions: [{ ...inbound, type: 'both' }] }, /direction 0/],
 		['the same direction twice', { directions: [inbound, inbound] }, /listed twice/],
-		['options that are not an object', { directions: [{ ...inbound, options: 'udp' }] }, /options of the inbound/],
-		['two directions lists', { directions: [inbound], data: { directions: [] } }, /two directions lists/],
+		[
+			'options that are not an object',
+			{ directions: [{ ...inbound, options: 'udp' }] },
+			/options of the inbound/,
+		],
+		[
+			'two directions lists',
+			{ directions: [inbound], data: { directions: [] } },
+			/two directions lists/,
+		],
 	])('refuses %s', (_name, answer, reason) => {
 		const current = readCurrentSip(answer);
 		expect(current.readable).toBe(false);
@@ -34,10 +69,19 @@ describe('readCurrentSip', () => {
 });
 
 describe('buildBody', () => {
-	const intent = (change: Partial<SipIntent>): SipIntent => ({ phone_number: '+14155550101', changes: [], unlisted: 'keep', showPasswords: false, ...change });
+	const intent = (change: Partial<SipIntent>): SipIntent => ({
+		phone_number: '+14155550101',
+		changes: [],
+		unlisted: 'keep',
+		showPasswords: false,
+		...change,
+	});
 
 	it('keeps every field GET returned, in the listed direction and in the one not listed', () => {
-		const body = buildBody(intent({ changes: [{ type: 'inbound', sip_endpoint: 'sip:c.example', port: 5090 }] }), [inbound, outbound] as IDataObject[]);
+		const body = buildBody(
+			intent({ changes: [{ type: 'inbound', sip_endpoint: 'sip:c.example', port: 5090 }] }),
+			[inbound, outbound] as IDataObject[],
+		);
 		expect(body.directions).toEqual([
 			{ ...inbound, sip_endpoint: 'sip:c.example', options: { ...inbound.options, port: 5090 } },
 			outbound,
@@ -45,23 +89,58 @@ describe('buildBody', () => {
 	});
 
 	it('leaves out the direction not listed with "Detach", and reads nothing when every field is given', () => {
-		const full = { type: 'outbound' as const, sip_endpoint: 'sip:c.example', port: 1, transport: 'x', secure_media: true, sip_username: 'a', sip_password: 'b' };
+		const full = {
+			type: 'outbound' as const,
+			sip_endpoint: 'sip:c.example',
+			port: 1,
+			transport: 'x',
+			secure_media: true,
+			sip_username: 'a',
+			sip_password: 'b',
+		};
 		const detach = intent({ unlisted: 'detach', changes: [full] });
 		expect(needsCurrent(detach)).toBe(false);
-		expect(buildBody(detach).directions).toEqual([{ type: 'outbound', sip_endpoint: 'sip:c.example', options: { port: 1, transport: 'x', secure_media: true, sip_username: 'a', sip_password: 'b' } }]);
+		expect(buildBody(detach).directions).toEqual([
+			{
+				type: 'outbound',
+				sip_endpoint: 'sip:c.example',
+				options: {
+					port: 1,
+					transport: 'x',
+					secure_media: true,
+					sip_username: 'a',
+					sip_password: 'b',
+				},
+			},
+		]);
 		expect(needsCurrent(intent({ changes: [full] }))).toBe(true);
-		expect(needsCurrent(intent({ unlisted: 'detach', changes: [{ ...full, sip_password: undefined }] }))).toBe(true);
+		expect(
+			needsCurrent(intent({ unlisted: 'detach', changes: [{ ...full, sip_password: undefined }] })),
+		).toBe(true);
 	});
 });
 
 describe('hideSipPasswords', () => {
 	it('hides set passwords, keeps empty ones, and removes their values from any other text', () => {
-		const record = { message: 'password p-in-long refused', directions: [{ options: { sip_password: 'p-in-long' } }, { options: { sip_password: '' } }, { options: { sip_password: null } }] };
+		const record = {
+			message: 'password p-in-long refused',
+			directions: [
+				{ options: { sip_password: 'p-in-long' } },
+				{ options: { sip_password: '' } },
+				{ options: { sip_password: null } },
+			],
+		};
 		expect(hideSipPasswords(record, false)).toEqual({
 			message: 'password (set, hidden) refused',
-			directions: [{ options: { sip_password: '(set, hidden)' } }, { options: { sip_password: '' } }, { options: { sip_password: null } }],
+			directions: [
+				{ options: { sip_password: '(set, hidden)' } },
+				{ options: { sip_password: '' } },
+				{ options: { sip_password: null } },
+			],
 		});
-		expect(hideSipPasswords({ note: 'sent s3cret-x' }, false, [{ sip_password: 's3cret-x' }])).toEqual({ note: 'sent (set, hidden)' });
+		expect(
+			hideSipPasswords({ note: 'sent s3cret-x' }, false, [{ sip_password: 's3cret-x' }]),
+		).toEqual({ note: 'sent (set, hidden)' });
 		expect(hideSipPasswords(record, true)).toBe(record);
 	});
 });

@@ -34,40 +34,75 @@ async function writes(): Promise<IDataObject[]> {
 	return await fx.admin<IDataObject[]>('GET', '/orgs/org_acme/sip-writes');
 }
 
-async function run(parameters: INodeParameters, options: { items?: InputItem[]; login?: { sipUsername: string; sipPassword: string } } = {}) {
+async function run(
+	parameters: INodeParameters,
+	options: { items?: InputItem[]; login?: { sipUsername: string; sipPassword: string } } = {},
+) {
 	return await runNode({
 		parameters: { options: { maxAttempts: 1 }, ...parameters },
-		credentials: { ...fx.credentials(), ...(options.login ? { voiceAiSipLoginApi: options.login } : {}) },
+		credentials: {
+			...fx.credentials(),
+			...(options.login ? { voiceAiSipLoginApi: options.login } : {}),
+		},
 		items: options.items,
 	});
 }
 
-const update = (phoneNumber: string, extra: INodeParameters): INodeParameters => ({ resource: 'sip', operation: 'update', phoneNumber, ...extra });
+const update = (phoneNumber: string, extra: INodeParameters): INodeParameters => ({
+	resource: 'sip',
+	operation: 'update',
+	phoneNumber,
+	...extra,
+});
 
 describe('SIP passwords in output items', () => {
 	it('Get hides each set sip_password unless Show SIP Passwords is on', async () => {
 		const hidden = await run({ resource: 'sip', operation: 'get', phoneNumber: '+14155550101' });
 		expect(hidden.error).toBeUndefined();
 		const directions = hidden.items[0].json.directions as Direction[];
-		expect(directions.map((direction) => direction.options.sip_password)).toEqual(['(set, hidden)', '(set, hidden)']);
-		expect(directions.map((direction) => direction.options.sip_username)).toEqual(['acme-main', 'acme-main']);
+		expect(directions.map((direction) => direction.options.sip_password)).toEqual([
+			'(set, hidden)',
+			'(set, hidden)',
+		]);
+		expect(directions.map((direction) => direction.options.sip_username)).toEqual([
+			'acme-main',
+			'acme-main',
+		]);
 		expect(everything(hidden)).not.toContain('acme-main-secret');
 
-		const shown = await run({ resource: 'sip', operation: 'get', phoneNumber: '+14155550101', showSipPasswords: true });
-		expect((shown.items[0].json.directions as Direction[]).map((direction) => direction.options.sip_password)).toEqual([
-			'acme-main-secret-inbound',
-			'acme-main-secret-outbound',
-		]);
+		const shown = await run({
+			resource: 'sip',
+			operation: 'get',
+			phoneNumber: '+14155550101',
+			showSipPasswords: true,
+		});
+		expect(
+			(shown.items[0].json.directions as Direction[]).map(
+				(direction) => direction.options.sip_password,
+			),
+		).toEqual(['acme-main-secret-inbound', 'acme-main-secret-outbound']);
 	});
 
 	it('Update hides the passwords the service echoes, typed or kept', async () => {
-		const result = await run(update('+14155550102', { directions: { inbound: { sipEndpoint: 'sip:pbx.example.com', sipUsername: 'u1', sipPassword: 'typed-canary-71' } } }));
+		const result = await run(
+			update('+14155550102', {
+				directions: {
+					inbound: {
+						sipEndpoint: 'sip:pbx.example.com',
+						sipUsername: 'u1',
+						sipPassword: 'typed-canary-71',
+					},
+				},
+			}),
+		);
 		expect(result.error).toBeUndefined();
 		const text = everything(result);
 		expect(text).not.toContain('typed-canary-71');
 		expect(text).not.toContain('acme-recall-secret');
 		expect(JSON.stringify(result.items[0].json)).toContain('(set, hidden)');
-		expect((await sipOf('+14155550102')).directions[0].options.sip_password).toBe('typed-canary-71');
+		expect((await sipOf('+14155550102')).directions[0].options.sip_password).toBe(
+			'typed-canary-71',
+		);
 	});
 });
 
@@ -77,33 +112,55 @@ describe('SIP login sources', () => {
 			update('+14155550103', {
 				sipLogin: 'credential',
 				unlistedDirections: 'detach',
-				directions: { inbound: { sipEndpoint: 'sip:pbx.example.com' }, outbound: { sipEndpoint: 'sip:pbx.example.com' } },
+				directions: {
+					inbound: { sipEndpoint: 'sip:pbx.example.com' },
+					outbound: { sipEndpoint: 'sip:pbx.example.com' },
+				},
 			}),
 			{ login: { sipUsername: 'trunk-user', sipPassword: 'credential-canary-42' } },
 		);
 		expect(result.error).toBeUndefined();
 		expect(everything(result)).not.toContain('credential-canary-42');
 		const stored = await sipOf('+14155550103');
-		expect(stored.directions.map((direction) => [direction.type, direction.options.sip_username, direction.options.sip_password])).toEqual([
+		expect(
+			stored.directions.map((direction) => [
+				direction.type,
+				direction.options.sip_username,
+				direction.options.sip_password,
+			]),
+		).toEqual([
 			['inbound', 'trunk-user', 'credential-canary-42'],
 			['outbound', 'trunk-user', 'credential-canary-42'],
 		]);
 	});
 
 	it('SIP Login "credential" without a credential on the node sends nothing', async () => {
-		const result = await run(update('+14155550103', { sipLogin: 'credential', directions: { inbound: { sipEndpoint: 'sip:pbx.example.com' } } }));
-		expect(result.error?.message).toMatch(/'SIP Login' in item 0: no SIP Trunk Login credential is selected/);
+		const result = await run(
+			update('+14155550103', {
+				sipLogin: 'credential',
+				directions: { inbound: { sipEndpoint: 'sip:pbx.example.com' } },
+			}),
+		);
+		expect(result.error?.message).toMatch(
+			/'SIP Login' in item 0: no SIP Trunk Login credential is selected/,
+		);
 		expect(await fx.requests()).toEqual([]);
 	});
 
-	it('expressions take each number\'s login from its input item (bulk provisioning)', async () => {
+	it("expressions take each number's login from its input item (bulk provisioning)", async () => {
 		const items = [
 			{ json: { phone: '+14155550101', user: 'bulk-1', password: 'bulk-canary-1' } },
 			{ json: { phone: '+14155550102', user: 'bulk-2', password: 'bulk-canary-2' } },
 		];
 		const result = await run(
 			update('={{ $json.phone }}', {
-				directions: { outbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipUsername: '={{ $json.user }}', sipPassword: '={{ $json.password }}' } },
+				directions: {
+					outbound: {
+						sipEndpoint: 'sip:pbx.acme-dental.example',
+						sipUsername: '={{ $json.user }}',
+						sipPassword: '={{ $json.password }}',
+					},
+				},
 			}),
 			{ items },
 		);
@@ -112,8 +169,13 @@ describe('SIP login sources', () => {
 		expect(outputs).not.toContain('bulk-canary-1');
 		expect(outputs).not.toContain('bulk-canary-2');
 		for (const [index, phone] of ['+14155550101', '+14155550102'].entries()) {
-			const outbound = (await sipOf(phone)).directions.find((direction) => direction.type === 'outbound')!;
-			expect([outbound.options.sip_username, outbound.options.sip_password]).toEqual([`bulk-${index + 1}`, `bulk-canary-${index + 1}`]);
+			const outbound = (await sipOf(phone)).directions.find(
+				(direction) => direction.type === 'outbound',
+			)!;
+			expect([outbound.options.sip_username, outbound.options.sip_password]).toEqual([
+				`bulk-${index + 1}`,
+				`bulk-canary-${index + 1}`,
+			]);
 		}
 	});
 });
@@ -121,19 +183,34 @@ describe('SIP login sources', () => {
 describe('SIP Update never writes on a guess', () => {
 	it('"Keep" re-sends the untouched direction with every field GET returned, user name and password included', async () => {
 		const before = await sipOf('+14155550101');
-		const result = await run(update('+14155550101', { directions: { inbound: { sipEndpoint: 'sip:pbx9.acme-dental.example' } } }));
+		const result = await run(
+			update('+14155550101', {
+				directions: { inbound: { sipEndpoint: 'sip:pbx9.acme-dental.example' } },
+			}),
+		);
 		expect(result.error).toBeUndefined();
 		const [body] = await writes();
-		const outbound = (body.directions as Direction[]).find((direction) => direction.type === 'outbound');
+		const outbound = (body.directions as Direction[]).find(
+			(direction) => direction.type === 'outbound',
+		);
 		expect(outbound).toEqual(before.directions.find((direction) => direction.type === 'outbound'));
-		expect(outbound?.options).toMatchObject({ sip_username: 'acme-main', sip_password: 'acme-main-secret-outbound' });
+		expect(outbound?.options).toMatchObject({
+			sip_username: 'acme-main',
+			sip_password: 'acme-main-secret-outbound',
+		});
 	});
 
 	it('changing one field of a direction keeps its other fields as GET showed them', async () => {
 		// +…103 runs on port 5080 without secure media: a transport change must not reset either.
-		const result = await run(update('+14155550103', { directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', transport: 'tcp' } } }));
+		const result = await run(
+			update('+14155550103', {
+				directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', transport: 'tcp' } },
+			}),
+		);
 		expect(result.error).toBeUndefined();
-		const inbound = (await sipOf('+14155550103')).directions.find((direction) => direction.type === 'inbound')!;
+		const inbound = (await sipOf('+14155550103')).directions.find(
+			(direction) => direction.type === 'inbound',
+		)!;
 		expect(inbound.options).toEqual({
 			port: 5080,
 			transport: 'tcp',
@@ -142,24 +219,45 @@ describe('SIP Update never writes on a guess', () => {
 			sip_password: 'acme-after-hours-secret-inbound',
 		});
 		const [body] = await writes();
-		expect((body.directions as Direction[]).map((direction) => direction.type)).toEqual(['inbound', 'outbound']);
+		expect((body.directions as Direction[]).map((direction) => direction.type)).toEqual([
+			'inbound',
+			'outbound',
+		]);
 	});
 
 	it('a new direction gets the defaults the editor names (port 5060, udp, secure media on)', async () => {
-		await run({ resource: 'sip', operation: 'detach', phoneNumber: '+14155550102', directions: ['outbound'] });
+		await run({
+			resource: 'sip',
+			operation: 'detach',
+			phoneNumber: '+14155550102',
+			directions: ['outbound'],
+		});
 		await fx.admin('DELETE', '/orgs/org_acme/sip-writes');
-		const result = await run(update('+14155550102', { directions: { outbound: { sipEndpoint: 'sip:10.0.0.9' } } }));
+		const result = await run(
+			update('+14155550102', { directions: { outbound: { sipEndpoint: 'sip:10.0.0.9' } } }),
+		);
 		expect(result.error).toBeUndefined();
-		const outbound = (await sipOf('+14155550102')).directions.find((direction) => direction.type === 'outbound')!;
+		const outbound = (await sipOf('+14155550102')).directions.find(
+			(direction) => direction.type === 'outbound',
+		)!;
 		expect(outbound.options).toMatchObject({ port: 5060, transport: 'udp', secure_media: true });
 	});
 
-	it.each(['wss', 'sctp', 'TLS', 'udp+srtp'])('transport %s is sent as written', async (transport) => {
-		const result = await run(update('+14155550101', { directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', transport } } }));
-		expect(result.error).toBeUndefined();
-		const inbound = (await sipOf('+14155550101')).directions.find((direction) => direction.type === 'inbound')!;
-		expect(inbound.options.transport).toBe(transport);
-	});
+	it.each(['wss', 'sctp', 'TLS', 'udp+srtp'])(
+		'transport %s is sent as written',
+		async (transport) => {
+			const result = await run(
+				update('+14155550101', {
+					directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', transport } },
+				}),
+			);
+			expect(result.error).toBeUndefined();
+			const inbound = (await sipOf('+14155550101')).directions.find(
+				(direction) => direction.type === 'inbound',
+			)!;
+			expect(inbound.options.transport).toBe(transport);
+		},
+	);
 
 	describe.each([
 		['data', 'writes the complete set'],
@@ -173,19 +271,30 @@ describe('SIP Update never writes on a guess', () => {
 
 		it(`${expected}; it never detaches the direction not listed`, async () => {
 			const before = await sipOf('+14155550101');
-			const result = await run(update('+14155550101', { trunkName: 'acme-renamed', directions: { inbound: { sipEndpoint: 'sip:pbx7.acme-dental.example', port: 5070 } } }));
+			const result = await run(
+				update('+14155550101', {
+					trunkName: 'acme-renamed',
+					directions: { inbound: { sipEndpoint: 'sip:pbx7.acme-dental.example', port: 5070 } },
+				}),
+			);
 			const after = await sipOf('+14155550101');
 			expect(after.directions.map((direction) => direction.type)).toEqual(['inbound', 'outbound']);
 			expect(after.directions[1]).toEqual(before.directions[1]);
 			if (expected === 'refuses') {
 				// A text answer already fails in the transport (a 2xx that is not JSON); either way nothing is written.
-				expect(result.error?.message).toMatch(/^SIP Update of \+14155550101 wrote nothing: the current SIP configuration could not be read|not JSON/);
+				expect(result.error?.message).toMatch(
+					/^SIP Update of \+14155550101 wrote nothing: the current SIP configuration could not be read|not JSON/,
+				);
 				expect(await writes()).toEqual([]);
 				expect(after).toEqual(before);
 			} else {
 				expect(result.error).toBeUndefined();
 				expect(after.trunkName).toBe('acme-renamed');
-				expect(after.directions[0]).toEqual({ ...before.directions[0], sip_endpoint: 'sip:pbx7.acme-dental.example', options: { ...before.directions[0].options, port: 5070 } });
+				expect(after.directions[0]).toEqual({
+					...before.directions[0],
+					sip_endpoint: 'sip:pbx7.acme-dental.example',
+					options: { ...before.directions[0].options, port: 5070 },
+				});
 			}
 		});
 
@@ -199,16 +308,32 @@ describe('SIP Update never writes on a guess', () => {
 				expect(await writes()).toEqual([]);
 			} else {
 				expect(result.error).toBeUndefined();
-				expect(((await writes())[0].directions as Direction[]).map((direction) => direction.type)).toEqual(['inbound', 'outbound']);
+				expect(
+					((await writes())[0].directions as Direction[]).map((direction) => direction.type),
+				).toEqual(['inbound', 'outbound']);
 			}
 		});
 
 		it('with both directions complete and "Detach", nothing needs reading: one write, exactly the listed set', async () => {
-			const full = { sipEndpoint: 'sip:pbx.acme-dental.example', port: '5060', transport: 'udp', secureMedia: 'on', sipUsername: 'u', sipPassword: 'complete-pw' };
-			const result = await run(update('+14155550101', { unlistedDirections: 'detach', directions: { inbound: full, outbound: full } }));
+			const full = {
+				sipEndpoint: 'sip:pbx.acme-dental.example',
+				port: '5060',
+				transport: 'udp',
+				secureMedia: 'on',
+				sipUsername: 'u',
+				sipPassword: 'complete-pw',
+			};
+			const result = await run(
+				update('+14155550101', {
+					unlistedDirections: 'detach',
+					directions: { inbound: full, outbound: full },
+				}),
+			);
 			expect(result.error).toBeUndefined();
 			expect((await fx.requests()).map((request) => request.method)).toEqual(['PATCH']);
-			expect((await sipOf('+14155550101')).directions.map((direction) => direction.options.sip_password)).toEqual(['complete-pw', 'complete-pw']);
+			expect(
+				(await sipOf('+14155550101')).directions.map((direction) => direction.options.sip_password),
+			).toEqual(['complete-pw', 'complete-pw']);
 		});
 	});
 });
@@ -220,25 +345,44 @@ describe('SIP Compare (dry run)', () => {
 			resource: 'sip',
 			operation: 'compare',
 			phoneNumber: '+14155550103',
-			directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', port: '5060', transport: 'udp', secureMedia: 'on' } },
+			directions: {
+				inbound: {
+					sipEndpoint: 'sip:pbx.acme-dental.example',
+					port: '5060',
+					transport: 'udp',
+					secureMedia: 'on',
+				},
+			},
 		});
 		expect(result.error).toBeUndefined();
 		expect(await writes()).toEqual([]);
 		expect((await fx.requests()).map((request) => request.method)).toEqual(['GET']);
 		expect(await sipOf('+14155550103')).toEqual(before);
-		const out = result.items[0].json as { status: string; differences: IDataObject[]; wouldSend: { directions: Direction[] } };
+		const out = result.items[0].json as {
+			status: string;
+			differences: IDataObject[];
+			wouldSend: { directions: Direction[] };
+		};
 		expect(out.status).toBe('drift');
 		expect(out.differences).toEqual([
 			{ field: 'options.port', direction: 'inbound', current: 5080, intended: 5060 },
 			{ field: 'options.secure_media', direction: 'inbound', current: false, intended: true },
 		]);
-		expect(out.wouldSend.directions.map((direction) => direction.type)).toEqual(['inbound', 'outbound']);
+		expect(out.wouldSend.directions.map((direction) => direction.type)).toEqual([
+			'inbound',
+			'outbound',
+		]);
 		expect(out.wouldSend.directions[1].options.sip_password).toBe('(set, hidden)');
 		expect(everything(result)).not.toContain('acme-after-hours-secret');
 	});
 
 	it('says "in sync" when nothing would change', async () => {
-		const result = await run({ resource: 'sip', operation: 'compare', phoneNumber: '+14155550101', directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } } });
+		const result = await run({
+			resource: 'sip',
+			operation: 'compare',
+			phoneNumber: '+14155550101',
+			directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
+		});
 		expect(result.items[0].json).toMatchObject({ status: 'in sync', differences: [] });
 	});
 
@@ -247,19 +391,42 @@ describe('SIP Compare (dry run)', () => {
 			resource: 'sip',
 			operation: 'compare',
 			phoneNumber: '+14155550101',
-			directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipPassword: 'compare-canary-9' } },
+			directions: {
+				inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipPassword: 'compare-canary-9' },
+			},
 		});
-		expect(result.items[0].json.differences).toEqual([{ field: 'options.sip_password', direction: 'inbound', current: '(set, hidden)', intended: '(set, hidden)' }]);
+		expect(result.items[0].json.differences).toEqual([
+			{
+				field: 'options.sip_password',
+				direction: 'inbound',
+				current: '(set, hidden)',
+				intended: '(set, hidden)',
+			},
+		]);
 		expect(everything(result)).not.toContain('compare-canary-9');
 	});
 
-	it.each(['list', 'named'])('reports "could not read" for the %s shape, never "in sync"', async (shape) => {
-		await fx.admin('PUT', '/orgs/org_acme/sip-get-shape', { shape });
-		const result = await run({ resource: 'sip', operation: 'compare', phoneNumber: '+14155550101', directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } } });
-		expect(result.error).toBeUndefined();
-		expect(result.items[0].json).toMatchObject({ status: 'could not read', wouldSend: null, differences: null });
-		expect(String(result.items[0].json.reason)).toMatch(/could not be read: the answer is (a list|an object with sip)/);
-		expect(everything(result)).not.toContain('acme-main-secret');
-		expect(await writes()).toEqual([]);
-	});
+	it.each(['list', 'named'])(
+		'reports "could not read" for the %s shape, never "in sync"',
+		async (shape) => {
+			await fx.admin('PUT', '/orgs/org_acme/sip-get-shape', { shape });
+			const result = await run({
+				resource: 'sip',
+				operation: 'compare',
+				phoneNumber: '+14155550101',
+				directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items[0].json).toMatchObject({
+				status: 'could not read',
+				wouldSend: null,
+				differences: null,
+			});
+			expect(String(result.items[0].json.reason)).toMatch(
+				/could not be read: the answer is (a list|an object with sip)/,
+			);
+			expect(everything(result)).not.toContain('acme-main-secret');
+			expect(await writes()).toEqual([]);
+		},
+	);
 });

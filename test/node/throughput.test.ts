@@ -15,7 +15,8 @@ beforeAll(async () => await fx.start());
 afterAll(async () => await fx.stop());
 beforeEach(async () => await fx.reset());
 
-const phones = (count: number) => Array.from({ length: count }, (_, i) => ({ json: { phone: `+1415555${String(1000 + i)}` } }));
+const phones = (count: number) =>
+	Array.from({ length: count }, (_, i) => ({ json: { phone: `+1415555${String(1000 + i)}` } }));
 
 /**
  * Answers GET /sip/{number} with { phone_number }, holding every answer until `width` requests are
@@ -62,24 +63,36 @@ function barrierServer(width: number, total: number) {
 }
 
 describe('concurrency', () => {
-	it.each([1, 4, 10])('sends at most %i requests at once, and uses that many; output follows input order', async (concurrency) => {
-		const items = phones(23);
-		const barrier = barrierServer(concurrency, items.length);
-		await barrier.start();
-		try {
-			const result = await runNode({
-				parameters: { resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phone }}', options: { concurrency } },
-				credentials: { voiceAiApi: { baseUrl: barrier.stats.url, apiKey: 'ct_barrier_test' } },
-				items,
-			});
-			expect(result.error).toBeUndefined();
-			expect(barrier.stats.maxInFlight).toBe(concurrency);
-			expect(result.items.map((item) => item.json.phone_number)).toEqual(items.map((item) => item.json.phone));
-			expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, index) => ({ item: index })));
-		} finally {
-			await barrier.stop();
-		}
-	});
+	it.each([1, 4, 10])(
+		'sends at most %i requests at once, and uses that many; output follows input order',
+		async (concurrency) => {
+			const items = phones(23);
+			const barrier = barrierServer(concurrency, items.length);
+			await barrier.start();
+			try {
+				const result = await runNode({
+					parameters: {
+						resource: 'sip',
+						operation: 'get',
+						phoneNumber: '={{ $json.phone }}',
+						options: { concurrency },
+					},
+					credentials: { voiceAiApi: { baseUrl: barrier.stats.url, apiKey: 'ct_barrier_test' } },
+					items,
+				});
+				expect(result.error).toBeUndefined();
+				expect(barrier.stats.maxInFlight).toBe(concurrency);
+				expect(result.items.map((item) => item.json.phone_number)).toEqual(
+					items.map((item) => item.json.phone),
+				);
+				expect(result.items.map((item) => item.pairedItem)).toEqual(
+					items.map((_, index) => ({ item: index })),
+				);
+			} finally {
+				await barrier.stop();
+			}
+		},
+	);
 
 	it('continueOnFail yields one error item per failed input, in place, with concurrency', async () => {
 		const items = [
@@ -91,10 +104,24 @@ describe('concurrency', () => {
 			{ json: { phone: '+14155550103' } },
 		];
 		await fx.admin('PUT', '/config', { latencyMs: 20 });
-		const result = await fx.run({ resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phone }}', options: { concurrency: 4 } }, { items, continueOnFail: true });
+		const result = await fx.run(
+			{
+				resource: 'sip',
+				operation: 'get',
+				phoneNumber: '={{ $json.phone }}',
+				options: { concurrency: 4 },
+			},
+			{ items, continueOnFail: true },
+		);
 		expect(result.items).toHaveLength(items.length);
-		expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, index) => ({ item: index })));
-		expect(result.items.map((item) => (item.json.error ? `error:${item.json.httpCode ?? 'input'}` : item.json.phone_number))).toEqual([
+		expect(result.items.map((item) => item.pairedItem)).toEqual(
+			items.map((_, index) => ({ item: index })),
+		);
+		expect(
+			result.items.map((item) =>
+				item.json.error ? `error:${item.json.httpCode ?? 'input'}` : item.json.phone_number,
+			),
+		).toEqual([
 			'+14155550101',
 			'error:404',
 			'error:input',
@@ -105,8 +132,20 @@ describe('concurrency', () => {
 	});
 
 	it('without continueOnFail the first failing item stops the run and is the one reported', async () => {
-		const items = [{ json: { phone: '+14155550101' } }, { json: { phone: '+19995550003' } }, { json: { phone: '+14155550102' } }];
-		const result = await fx.run({ resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phone }}', options: { concurrency: 3 } }, { items });
+		const items = [
+			{ json: { phone: '+14155550101' } },
+			{ json: { phone: '+19995550003' } },
+			{ json: { phone: '+14155550102' } },
+		];
+		const result = await fx.run(
+			{
+				resource: 'sip',
+				operation: 'get',
+				phoneNumber: '={{ $json.phone }}',
+				options: { concurrency: 3 },
+			},
+			{ items },
+		);
 		expect(result.error?.httpCode).toBe('404');
 		expect(result.error?.context?.itemIndex).toBe(1);
 	});
@@ -116,17 +155,33 @@ describe('429 and Retry-After', () => {
 	it('a burst of creates against the rate limit loses and duplicates nothing', async () => {
 		const count = 30;
 		await fx.admin('PUT', '/config', { rateLimit: 10 });
-		const items = Array.from({ length: count }, (_, i) => ({ json: { name: `Burst ${i}`, phone: `+1415556${String(1000 + i)}` } }));
+		const items = Array.from({ length: count }, (_, i) => ({
+			json: { name: `Burst ${i}`, phone: `+1415556${String(1000 + i)}` },
+		}));
 		const result = await fx.run(
-			{ resource: 'agent', operation: 'create', phoneNumber: '={{ $json.phone }}', agentName: '={{ $json.name }}', task: 'Call back', selectedVoice: 'june', options: { concurrency: 10 } },
+			{
+				resource: 'agent',
+				operation: 'create',
+				phoneNumber: '={{ $json.phone }}',
+				agentName: '={{ $json.name }}',
+				task: 'Call back',
+				selectedVoice: 'june',
+				options: { concurrency: 10 },
+			},
 			{ items },
 		);
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.json.agentName)).toEqual(items.map((item) => item.json.name));
-		expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, index) => ({ item: index })));
+		expect(result.items.map((item) => item.json.agentName)).toEqual(
+			items.map((item) => item.json.name),
+		);
+		expect(result.items.map((item) => item.pairedItem)).toEqual(
+			items.map((_, index) => ({ item: index })),
+		);
 
 		const state = await fx.state<{ agents: Array<{ agentName: string }> }>();
-		const created = state.agents.filter((agent) => agent.agentName.startsWith('Burst ')).map((agent) => agent.agentName);
+		const created = state.agents
+			.filter((agent) => agent.agentName.startsWith('Burst '))
+			.map((agent) => agent.agentName);
 		expect(created.sort()).toEqual(items.map((item) => item.json.name).sort());
 		const posts = (await fx.requests()).filter((request) => request.method === 'POST');
 		expect(posts.filter((request) => request.status === 201)).toHaveLength(count);
@@ -135,28 +190,54 @@ describe('429 and Retry-After', () => {
 
 	it('retries after a 429 that has no Retry-After header (backoff)', async () => {
 		await fx.fault({ kind: 'rate-limit-no-retry-after', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true });
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+		});
 		expect(result.error).toBeUndefined();
 		expect((await fx.requests()).map((request) => request.status)).toEqual([429, 200]);
 	});
 
 	it('a create limited by 429 is repeated: the service did nothing', async () => {
-		await fx.fault({ kind: 'rate-limit', method: 'POST', path: '/callback/standardCampaign', times: 1 });
-		const result = await fx.run({ resource: 'agent', operation: 'create', phoneNumber: '+14155550177', agentName: 'After 429', task: 'x', selectedVoice: 'nat' });
+		await fx.fault({
+			kind: 'rate-limit',
+			method: 'POST',
+			path: '/callback/standardCampaign',
+			times: 1,
+		});
+		const result = await fx.run({
+			resource: 'agent',
+			operation: 'create',
+			phoneNumber: '+14155550177',
+			agentName: 'After 429',
+			task: 'x',
+			selectedVoice: 'nat',
+		});
 		expect(result.error).toBeUndefined();
 		expect((await fx.requests()).map((request) => request.status)).toEqual([429, 201]);
 	});
 
 	it('Retry on Rate Limit off: one request, a 429 error', async () => {
 		await fx.fault({ kind: 'rate-limit', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true, options: { retryOnRateLimit: false } });
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+			options: { retryOnRateLimit: false },
+		});
 		expect(result.error?.httpCode).toBe('429');
 		expect(await fx.requests()).toHaveLength(1);
 	});
 
 	it('Max Attempts bounds the retries', async () => {
 		await fx.fault({ kind: 'rate-limit', path: '/contacts/list-names', times: 5 });
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true, options: { maxAttempts: 2, maxWaitSeconds: 0 } });
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+			options: { maxAttempts: 2, maxWaitSeconds: 0 },
+		});
 		expect(result.error?.httpCode).toBe('429');
 		expect(result.error?.message).toMatch(/after 2 attempts/);
 		expect(await fx.requests()).toHaveLength(2);
@@ -176,14 +257,31 @@ describe('429 and Retry-After', () => {
 describe('5xx, timeouts and dropped connections', () => {
 	it('reads are retried after 5xx', async () => {
 		await fx.fault({ kind: 'status-503', path: '/sip/*', times: 2 });
-		const result = await fx.run({ resource: 'sip', operation: 'get', phoneNumber: '+14155550101', options: { maxWaitSeconds: 0 } });
+		const result = await fx.run({
+			resource: 'sip',
+			operation: 'get',
+			phoneNumber: '+14155550101',
+			options: { maxWaitSeconds: 0 },
+		});
 		expect(result.error).toBeUndefined();
 		expect((await fx.requests()).map((request) => request.status)).toEqual([503, 503, 200]);
 	});
 
 	it('a create that got a 5xx is never repeated, and the message says to check', async () => {
-		await fx.fault({ kind: 'status-500', method: 'POST', path: '/callback/standardCampaign', times: 1 });
-		const result = await fx.run({ resource: 'agent', operation: 'create', phoneNumber: '+14155550178', agentName: 'Once only', task: 'x', selectedVoice: 'paige' });
+		await fx.fault({
+			kind: 'status-500',
+			method: 'POST',
+			path: '/callback/standardCampaign',
+			times: 1,
+		});
+		const result = await fx.run({
+			resource: 'agent',
+			operation: 'create',
+			phoneNumber: '+14155550178',
+			agentName: 'Once only',
+			task: 'x',
+			selectedVoice: 'paige',
+		});
 		expect(result.error?.httpCode).toBe('500');
 		expect(result.error?.description).toMatch(/may have been created.*Get Many.*not repeated/);
 		expect((await fx.requests()).filter((request) => request.method === 'POST')).toHaveLength(1);
@@ -191,7 +289,14 @@ describe('5xx, timeouts and dropped connections', () => {
 
 	it('a create whose connection dropped is never repeated', async () => {
 		await fx.fault({ kind: 'reset', method: 'POST', path: '/callback/standardCampaign', times: 1 });
-		const result = await fx.run({ resource: 'agent', operation: 'create', phoneNumber: '+14155550179', agentName: 'Reset once', task: 'x', selectedVoice: 'paige' });
+		const result = await fx.run({
+			resource: 'agent',
+			operation: 'create',
+			phoneNumber: '+14155550179',
+			agentName: 'Reset once',
+			task: 'x',
+			selectedVoice: 'paige',
+		});
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.description).toMatch(/may have been created/);
 		const state = await fx.state<{ agents: Array<{ agentName: string }> }>();
@@ -201,8 +306,21 @@ describe('5xx, timeouts and dropped connections', () => {
 	});
 
 	it('a create that timed out is never repeated', async () => {
-		await fx.fault({ kind: 'timeout', method: 'POST', path: '/callback/standardCampaign', times: 1 });
-		const result = await fx.run({ resource: 'agent', operation: 'create', phoneNumber: '+14155550180', agentName: 'Slow once', task: 'x', selectedVoice: 'paige', options: { timeoutSeconds: 1 } });
+		await fx.fault({
+			kind: 'timeout',
+			method: 'POST',
+			path: '/callback/standardCampaign',
+			times: 1,
+		});
+		const result = await fx.run({
+			resource: 'agent',
+			operation: 'create',
+			phoneNumber: '+14155550180',
+			agentName: 'Slow once',
+			task: 'x',
+			selectedVoice: 'paige',
+			options: { timeoutSeconds: 1 },
+		});
 		expect(result.error?.message).toMatch(/did not answer in time/);
 		const faults = await fx.admin<Array<{ hits: number }>>('GET', '/faults');
 		expect(faults[0].hits).toBe(1);
@@ -210,7 +328,12 @@ describe('5xx, timeouts and dropped connections', () => {
 
 	it('a read that timed out is repeated', async () => {
 		await fx.fault({ kind: 'timeout', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true, options: { timeoutSeconds: 1, maxWaitSeconds: 0 } });
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+			options: { timeoutSeconds: 1, maxWaitSeconds: 0 },
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(3);
 		const faults = await fx.admin<Array<{ hits: number }>>('GET', '/faults');
@@ -220,26 +343,53 @@ describe('5xx, timeouts and dropped connections', () => {
 	it('a chatbot update (sets a state) is repeated after a 502, with its images intact', async () => {
 		await fx.fault({ kind: 'status-502', method: 'PATCH', path: '/chatbot/*', times: 1 });
 		const result = await fx.run(
-			{ resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields: { chatbot_title: 'Retried', chatbotImageProperty: 'data' }, options: { maxWaitSeconds: 0 } },
-			{ items: [{ json: {}, binary: { data: { data: PNG, mimeType: 'image/png', fileName: 'retry.png' } } }] },
+			{
+				resource: 'chatbot',
+				operation: 'update',
+				chatbotId: 'cb_acme_support',
+				updateFields: { chatbot_title: 'Retried', chatbotImageProperty: 'data' },
+				options: { maxWaitSeconds: 0 },
+			},
+			{
+				items: [
+					{
+						json: {},
+						binary: { data: { data: PNG, mimeType: 'image/png', fileName: 'retry.png' } },
+					},
+				],
+			},
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.chatbot_title).toBe('Retried');
 		expect((await fx.requests()).map((request) => request.status)).toEqual([502, 200]);
 		const state = await fx.state<{ uploads: Array<{ filename: string; size: number }> }>();
-		expect(state.uploads.filter((upload) => upload.filename === 'retry.png').map((upload) => upload.size)).toEqual([PNG.length]);
+		expect(
+			state.uploads
+				.filter((upload) => upload.filename === 'retry.png')
+				.map((upload) => upload.size),
+		).toEqual([PNG.length]);
 	});
 
 	it('a malformed JSON answer to a read is retried', async () => {
 		await fx.fault({ kind: 'malformed-json', path: '/agency/*', times: 1 });
-		const result = await fx.run({ resource: 'trustProduct', operation: 'getAll', returnAll: true, options: { maxWaitSeconds: 0 } });
+		const result = await fx.run({
+			resource: 'trustProduct',
+			operation: 'getAll',
+			returnAll: true,
+			options: { maxWaitSeconds: 0 },
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(3);
 	});
 
 	it('Retry on Server Errors off: one request, the 5xx error', async () => {
 		await fx.fault({ kind: 'status-503', path: '/sip/*', times: 1 });
-		const result = await fx.run({ resource: 'sip', operation: 'get', phoneNumber: '+14155550101', options: { retryOnServerErrors: false } });
+		const result = await fx.run({
+			resource: 'sip',
+			operation: 'get',
+			phoneNumber: '+14155550101',
+			options: { retryOnServerErrors: false },
+		});
 		expect(result.error?.httpCode).toBe('503');
 		expect(await fx.requests()).toHaveLength(1);
 	});

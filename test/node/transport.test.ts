@@ -22,15 +22,25 @@ beforeEach(() => {
 	service.requests.length = 0;
 });
 
-const run = async (parameters: INodeParameters, handler: Handler, options: { items?: InputItem[]; continueOnFail?: boolean } = {}) => {
+const run = async (
+	parameters: INodeParameters,
+	handler: Handler,
+	options: { items?: InputItem[]; continueOnFail?: boolean } = {},
+) => {
 	service.handle(handler);
-	return await runNode({ parameters, credentials: { voiceAiApi: { baseUrl: service.url, apiKey: 'ct_transport_test_0123456789' } }, ...options });
+	return await runNode({
+		parameters,
+		credentials: { voiceAiApi: { baseUrl: service.url, apiKey: 'ct_transport_test_0123456789' } },
+		...options,
+	});
 };
 
-const text = (status: number, body: string, type = 'text/plain'): Handler => (_, res) => {
-	res.writeHead(status, body ? { 'Content-Type': type } : {});
-	res.end(body);
-};
+const text =
+	(status: number, body: string, type = 'text/plain'): Handler =>
+	(_, res) => {
+		res.writeHead(status, body ? { 'Content-Type': type } : {});
+		res.end(body);
+	};
 
 const sipUpdate: INodeParameters = {
 	resource: 'sip',
@@ -38,26 +48,81 @@ const sipUpdate: INodeParameters = {
 	phoneNumber: '+14155550102',
 	unlistedDirections: 'detach',
 	// Every field filled: SIP Update then writes without reading the current configuration first.
-	directions: { inbound: { sipEndpoint: 'sip:pbx.example.com', port: 5060, transport: 'udp', secureMedia: true, sipUsername: 'frontdesk', sipPassword: 'a long random password' } },
+	directions: {
+		inbound: {
+			sipEndpoint: 'sip:pbx.example.com',
+			port: 5060,
+			transport: 'udp',
+			secureMedia: true,
+			sipUsername: 'frontdesk',
+			sipPassword: 'a long random password',
+		},
+	},
 };
-const sipDetach: INodeParameters = { resource: 'sip', operation: 'detach', phoneNumber: '+14155550101', directions: ['inbound', 'outbound'] };
-const webhookSet: INodeParameters = { resource: 'webhook', operation: 'set', webhookUrl: 'https://crm.example.com/hook' };
-const listNames: INodeParameters = { resource: 'contact', operation: 'getListNames', returnAll: true };
+const sipDetach: INodeParameters = {
+	resource: 'sip',
+	operation: 'detach',
+	phoneNumber: '+14155550101',
+	directions: ['inbound', 'outbound'],
+};
+const webhookSet: INodeParameters = {
+	resource: 'webhook',
+	operation: 'set',
+	webhookUrl: 'https://crm.example.com/hook',
+};
+const listNames: INodeParameters = {
+	resource: 'contact',
+	operation: 'getListNames',
+	returnAll: true,
+};
 
 describe('a write answered 2xx succeeded, whatever the body', () => {
 	it.each([
-		{ what: 'SIP Update, 200 text', parameters: sipUpdate, answer: text(200, 'SIP configuration updated'), json: { success: true, status: 200, body: 'SIP configuration updated' } },
-		{ what: 'SIP Detach, 200 text', parameters: sipDetach, answer: text(200, 'Number detached.'), json: { success: true, status: 200, body: 'Number detached.' } },
-		{ what: 'SIP Detach, 200 HTML', parameters: sipDetach, answer: text(200, '<p>done</p>', 'text/html'), json: { success: true, status: 200, body: '<p>done</p>' } },
-		{ what: 'Webhook Set, 204 empty', parameters: webhookSet, answer: text(204, ''), json: { success: true, status: 204 } },
-		{ what: 'Webhook Set, 201 empty', parameters: webhookSet, answer: text(201, ''), json: { success: true, status: 201 } },
-		{ what: 'Webhook Set, 200 JSON', parameters: webhookSet, answer: ((_, res) => json(res, 200, { message: 'Webhook updated' })) as Handler, json: { message: 'Webhook updated' } },
-	])('$what: one request, an item that says what came back', async ({ parameters, answer, json: expected }) => {
-		const result = await run(parameters, answer);
-		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.json)).toEqual([expected]);
-		expect(service.requests).toHaveLength(1);
-	});
+		{
+			what: 'SIP Update, 200 text',
+			parameters: sipUpdate,
+			answer: text(200, 'SIP configuration updated'),
+			json: { success: true, status: 200, body: 'SIP configuration updated' },
+		},
+		{
+			what: 'SIP Detach, 200 text',
+			parameters: sipDetach,
+			answer: text(200, 'Number detached.'),
+			json: { success: true, status: 200, body: 'Number detached.' },
+		},
+		{
+			what: 'SIP Detach, 200 HTML',
+			parameters: sipDetach,
+			answer: text(200, '<p>done</p>', 'text/html'),
+			json: { success: true, status: 200, body: '<p>done</p>' },
+		},
+		{
+			what: 'Webhook Set, 204 empty',
+			parameters: webhookSet,
+			answer: text(204, ''),
+			json: { success: true, status: 204 },
+		},
+		{
+			what: 'Webhook Set, 201 empty',
+			parameters: webhookSet,
+			answer: text(201, ''),
+			json: { success: true, status: 201 },
+		},
+		{
+			what: 'Webhook Set, 200 JSON',
+			parameters: webhookSet,
+			answer: ((_, res) => json(res, 200, { message: 'Webhook updated' })) as Handler,
+			json: { message: 'Webhook updated' },
+		},
+	])(
+		'$what: one request, an item that says what came back',
+		async ({ parameters, answer, json: expected }) => {
+			const result = await run(parameters, answer);
+			expect(result.error).toBeUndefined();
+			expect(result.items.map((item) => item.json)).toEqual([expected]);
+			expect(service.requests).toHaveLength(1);
+		},
+	);
 
 	it('a read answered with an empty 2xx says it succeeded, with its status', async () => {
 		const result = await run(listNames, text(200, ''));
@@ -72,11 +137,24 @@ describe('a write answered 2xx succeeded, whatever the body', () => {
 
 describe('SIP Detach when nothing is attached any more', () => {
 	it.each([409, 404])('%s: success with a note saying why', async (status) => {
-		const result = await run(sipDetach, (_, res) => json(res, status, { error: { status, code: 'not_attached', message: 'SIP number is already detached' } }));
+		const result = await run(sipDetach, (_, res) =>
+			json(res, status, {
+				error: { status, code: 'not_attached', message: 'SIP number is already detached' },
+			}),
+		);
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(1);
-		expect(result.items[0].json).toMatchObject({ success: true, status, phone_number: '+14155550101', directions: ['inbound', 'outbound'] });
-		expect(result.items[0].json.note).toMatch(new RegExp(`^Voice AI answered ${status} \\(SIP number is already detached\\): .*counts as detached`));
+		expect(result.items[0].json).toMatchObject({
+			success: true,
+			status,
+			phone_number: '+14155550101',
+			directions: ['inbound', 'outbound'],
+		});
+		expect(result.items[0].json.note).toMatch(
+			new RegExp(
+				`^Voice AI answered ${status} \\(SIP number is already detached\\): .*counts as detached`,
+			),
+		);
 	});
 
 	it('repeated after its answer was lost: the repeat finds it detached, and that is success', async () => {
@@ -88,17 +166,22 @@ describe('SIP Detach when nothing is attached any more', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ success: true, status: 409 });
-		expect(service.requests.map((request) => request.url)).toEqual(['/sip/detach2', '/sip/detach2']);
+		expect(service.requests.map((request) => request.url)).toEqual([
+			'/sip/detach2',
+			'/sip/detach2',
+		]);
 	});
 
 	it('other failures still fail', async () => {
-		const result = await run(sipDetach, (_, res) => json(res, 400, { error: { message: 'invalid direction' } }));
+		const result = await run(sipDetach, (_, res) =>
+			json(res, 400, { error: { message: 'invalid direction' } }),
+		);
 		expect(result.error?.message).toBe('Voice AI rejected the request: invalid direction');
 	});
 });
 
 describe('error answers that are not JSON', () => {
-	it('a 400 with text/plain shows the service\'s text', async () => {
+	it("a 400 with text/plain shows the service's text", async () => {
 		const result = await run(webhookSet, text(400, 'Webhook URL must use https\n'));
 		expect(result.error?.message).toBe('Voice AI rejected the request: Webhook URL must use https');
 		expect(result.error?.httpCode).toBe('400');
@@ -106,79 +189,137 @@ describe('error answers that are not JSON', () => {
 
 	it('a 403 with text/plain shows it too', async () => {
 		const result = await run(listNames, text(403, 'Key lacks the contacts scope'));
-		expect(result.error?.message).toBe('Voice AI refused access (403): Key lacks the contacts scope');
+		expect(result.error?.message).toBe(
+			'Voice AI refused access (403): Key lacks the contacts scope',
+		);
 	});
 
 	it('an HTML error page is shown by its title, not its markup', async () => {
-		const result = await run({ ...listNames, options: { maxAttempts: 1 } }, text(502, '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>', 'text/html'));
+		const result = await run(
+			{ ...listNames, options: { maxAttempts: 1 } },
+			text(
+				502,
+				'<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>',
+				'text/html',
+			),
+		);
 		expect(result.error?.message).toBe('The Voice AI service failed (502): 502 Bad Gateway');
 	});
 });
 
 describe('an answer past 25 MiB', () => {
-	it.each([false, true])('(length declared: %s) is refused and its connection closed by the node, within the run', async (declared) => {
-		let closed = false;
-		let sent = 0;
-		const result = await run({ ...listNames, options: { maxAttempts: 1 } }, (_, res) => {
-			const chunk = Buffer.alloc(256 * 1024, 0x20);
-			res.writeHead(200, { 'Content-Type': 'application/json', ...(declared ? { 'Content-Length': String(1024 * 1024 * 1024) } : {}) });
-			res.on('close', () => (closed = true));
-			const pump = (): void => {
-				while (!closed) {
-					sent += chunk.length;
-					if (!res.write(chunk)) return void res.once('drain', pump);
-				}
-			};
-			pump();
-		});
-		expect(result.error?.message).toMatch(/too large for the node \(limit 25 MiB\); the transfer was stopped/);
-		for (let wait = 0; !closed && wait < 40; wait++) await new Promise((resolve) => setTimeout(resolve, 25));
-		expect(closed).toBe(true);
-		expect(sent).toBeLessThan(64 * 1024 * 1024);
-	});
+	it.each([false, true])(
+		'(length declared: %s) is refused and its connection closed by the node, within the run',
+		async (declared) => {
+			let closed = false;
+			let sent = 0;
+			const result = await run({ ...listNames, options: { maxAttempts: 1 } }, (_, res) => {
+				const chunk = Buffer.alloc(256 * 1024, 0x20);
+				res.writeHead(200, {
+					'Content-Type': 'application/json',
+					...(declared ? { 'Content-Length': String(1024 * 1024 * 1024) } : {}),
+				});
+				res.on('close', () => (closed = true));
+				const pump = (): void => {
+					while (!closed) {
+						sent += chunk.length;
+						if (!res.write(chunk)) return void res.once('drain', pump);
+					}
+				};
+				pump();
+			});
+			expect(result.error?.message).toMatch(
+				/too large for the node \(limit 25 MiB\); the transfer was stopped/,
+			);
+			for (let wait = 0; !closed && wait < 40; wait++)
+				await new Promise((resolve) => setTimeout(resolve, 25));
+			expect(closed).toBe(true);
+			expect(sent).toBeLessThan(64 * 1024 * 1024);
+		},
+	);
 });
 
 describe('values used in request paths', () => {
-	const chatbot = (): INodeParameters => ({ resource: 'chatbot', operation: 'update', chatbotId: '={{ $json.id }}', updateFields: { chatbotName: 'x' } });
+	const chatbot = (): INodeParameters => ({
+		resource: 'chatbot',
+		operation: 'update',
+		chatbotId: '={{ $json.id }}',
+		updateFields: { chatbotName: 'x' },
+	});
 
 	it.each([
 		{ id: '.', problem: '"." would address another resource than the one meant' },
 		{ id: '..', problem: '".." would address another resource than the one meant' },
-		{ id: 'cb_1/../../contacts', problem: '"cb_1/../../contacts" contains a slash, which would change the request path' },
+		{
+			id: 'cb_1/../../contacts',
+			problem: '"cb_1/../../contacts" contains a slash, which would change the request path',
+		},
 		{ id: 'a/b', problem: '"a/b" contains a slash, which would change the request path' },
-	])('Chatbot $id is refused, naming the field and the item, and nothing is sent', async ({ id, problem }) => {
-		const result = await run(chatbot(), (_, res) => json(res, 200, {}), { items: [{ json: { id } }] });
-		expect(result.error?.name).toBe('NodeOperationError');
-		expect(result.error?.message).toBe(`Invalid 'Chatbot' in item 0: ${problem}`);
-		expect(result.error?.description).toMatch(/Nothing was sent to Voice AI for this item/);
-		expect(service.requests).toEqual([]);
-	});
+	])(
+		'Chatbot $id is refused, naming the field and the item, and nothing is sent',
+		async ({ id, problem }) => {
+			const result = await run(chatbot(), (_, res) => json(res, 200, {}), {
+				items: [{ json: { id } }],
+			});
+			expect(result.error?.name).toBe('NodeOperationError');
+			expect(result.error?.message).toBe(`Invalid 'Chatbot' in item 0: ${problem}`);
+			expect(result.error?.description).toMatch(/Nothing was sent to Voice AI for this item/);
+			expect(service.requests).toEqual([]);
+		},
+	);
 
 	it('anything else is an id the service may accept: sent, encoded', async () => {
-		const result = await run(chatbot(), (_, res) => json(res, 200, { ok: true }), { items: [{ json: { id: 'a\\b c.d' } }, { json: { id: '...' } }] });
+		const result = await run(chatbot(), (_, res) => json(res, 200, { ok: true }), {
+			items: [{ json: { id: 'a\\b c.d' } }, { json: { id: '...' } }],
+		});
 		expect(result.error).toBeUndefined();
-		expect(service.requests.map((request) => request.url).sort()).toEqual(['/chatbot/...', '/chatbot/a%5Cb%20c.d']);
+		expect(service.requests.map((request) => request.url).sort()).toEqual([
+			'/chatbot/...',
+			'/chatbot/a%5Cb%20c.d',
+		]);
 	});
 
 	it('an empty Chatbot ID is refused before anything is sent', async () => {
-		const result = await run(chatbot(), (_, res) => json(res, 200, {}), { items: [{ json: { id: '' } }] });
+		const result = await run(chatbot(), (_, res) => json(res, 200, {}), {
+			items: [{ json: { id: '' } }],
+		});
 		expect(result.error?.message).toMatch(/^Invalid 'Chatbot' in item 0: /);
 		expect(service.requests).toEqual([]);
 	});
 
 	it('with Continue On Fail only that item fails; the others are sent', async () => {
-		const result = await run(chatbot(), (request, res) => json(res, 200, { id: request.url.split('/').pop() }), {
-			items: [{ json: { id: 'cb_1' } }, { json: { id: '..' } }, { json: { id: 'cb_2' } }],
-			continueOnFail: true,
-		});
-		expect(result.items.map((item) => item.json.id ?? item.json.error)).toEqual(['cb_1', expect.stringMatching(/^Invalid 'Chatbot' in item 1:/), 'cb_2']);
-		expect(service.requests.map((request) => request.url).sort()).toEqual(['/chatbot/cb_1', '/chatbot/cb_2']);
+		const result = await run(
+			chatbot(),
+			(request, res) => json(res, 200, { id: request.url.split('/').pop() }),
+			{
+				items: [{ json: { id: 'cb_1' } }, { json: { id: '..' } }, { json: { id: 'cb_2' } }],
+				continueOnFail: true,
+			},
+		);
+		expect(result.items.map((item) => item.json.id ?? item.json.error)).toEqual([
+			'cb_1',
+			expect.stringMatching(/^Invalid 'Chatbot' in item 1:/),
+			'cb_2',
+		]);
+		expect(service.requests.map((request) => request.url).sort()).toEqual([
+			'/chatbot/cb_1',
+			'/chatbot/cb_2',
+		]);
 	});
 
 	it('a plain path is checked segment by segment, whatever built it', () => {
-		const node = { id: 'n', name: 'Voice AI', type: 'voiceAi', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+		const node = {
+			id: 'n',
+			name: 'Voice AI',
+			type: 'voiceAi',
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: {},
+		};
 		expect(buildPath(node, '/sip/%2B14155550101')).toBe('/sip/%2B14155550101');
-		expect(() => buildPath(node, '/chatbot/..', 3)).toThrow(`Invalid 'request path' in item 3: in /chatbot/.., ".." would address another resource than the one meant`);
+		expect(() => buildPath(node, '/chatbot/..', 3)).toThrow(
+			`Invalid 'request path' in item 3: in /chatbot/.., ".." would address another resource than the one meant`,
+		);
 		expect(() => buildPath(node, '/chatbot/%2E%2E', 0)).toThrow(/would address another resource/);
 		expect(() => buildPath(node, '/chatbot/', 0)).toThrow('in /chatbot/, a segment is empty');
 		expect(() => buildPath(node, '/agency//trust-products', 0)).toThrow('a segment is empty');
@@ -189,24 +330,43 @@ describe('values used in request paths', () => {
 describe('a hard failure stops the requests of the execution that have not started', () => {
 	it('an item waiting to repeat after a 503 does not repeat once another item failed without Continue On Fail', async () => {
 		const result = await run(
-			{ resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phone }}', options: { concurrency: 2, maxAttempts: 4 } },
+			{
+				resource: 'sip',
+				operation: 'get',
+				phoneNumber: '={{ $json.phone }}',
+				options: { concurrency: 2, maxAttempts: 4 },
+			},
 			(request, res) => {
 				if (request.url.endsWith('0002')) return json(res, 503, { error: { message: 'busy' } });
 				setTimeout(() => json(res, 400, { error: { message: 'number not provisioned' } }), 50);
 			},
-			{ items: [{ json: { phone: '+14155550001' } }, { json: { phone: '+14155550002' } }, { json: { phone: '+14155550003' } }] },
+			{
+				items: [
+					{ json: { phone: '+14155550001' } },
+					{ json: { phone: '+14155550002' } },
+					{ json: { phone: '+14155550003' } },
+				],
+			},
 		);
 		expect(result.error?.message).toBe('Voice AI rejected the request: number not provisioned');
 		expect(result.error?.context?.itemIndex).toBe(0);
 		// Item 1 got its 503 before item 0 failed; its repeat (due 250 to 500 ms later) never went out, nor did item 2.
-		expect(service.requests.map((request) => request.url).sort()).toEqual(['/sip/%2B14155550001', '/sip/%2B14155550002']);
+		expect(service.requests.map((request) => request.url).sort()).toEqual([
+			'/sip/%2B14155550001',
+			'/sip/%2B14155550002',
+		]);
 	});
 
 	it('the item stopped is not what the node reports, even when its operation handles errors itself (SIP Detach)', async () => {
 		const result = await run(
-			{ ...sipDetach, phoneNumber: '={{ $json.phone }}', options: { concurrency: 2, maxAttempts: 4 } },
+			{
+				...sipDetach,
+				phoneNumber: '={{ $json.phone }}',
+				options: { concurrency: 2, maxAttempts: 4 },
+			},
 			(request, res) => {
-				const phone = (JSON.parse(request.body.toString('utf8')) as { phone_number: string }).phone_number;
+				const phone = (JSON.parse(request.body.toString('utf8')) as { phone_number: string })
+					.phone_number;
 				if (phone.endsWith('0001')) return json(res, 503, { error: { message: 'busy' } });
 				setTimeout(() => json(res, 400, { error: { message: 'unknown number' } }), 50);
 			},
@@ -220,14 +380,27 @@ describe('a hard failure stops the requests of the execution that have not start
 	it('with Continue On Fail the other items carry on', async () => {
 		let busy = 0;
 		const result = await run(
-			{ resource: 'sip', operation: 'get', phoneNumber: '={{ $json.phone }}', options: { concurrency: 2, maxAttempts: 2, maxWaitSeconds: 0.05 } },
+			{
+				resource: 'sip',
+				operation: 'get',
+				phoneNumber: '={{ $json.phone }}',
+				options: { concurrency: 2, maxAttempts: 2, maxWaitSeconds: 0.05 },
+			},
 			(request, res) => {
-				if (request.url.endsWith('0002') && busy++ === 0) return json(res, 503, { error: { message: 'busy' } });
-				if (request.url.endsWith('0001')) return json(res, 400, { error: { message: 'number not provisioned' } });
+				if (request.url.endsWith('0002') && busy++ === 0)
+					return json(res, 503, { error: { message: 'busy' } });
+				if (request.url.endsWith('0001'))
+					return json(res, 400, { error: { message: 'number not provisioned' } });
 				json(res, 200, { phone_number: decodeURIComponent(request.url.split('/').pop()!) });
 			},
-			{ items: [{ json: { phone: '+14155550001' } }, { json: { phone: '+14155550002' } }], continueOnFail: true },
+			{
+				items: [{ json: { phone: '+14155550001' } }, { json: { phone: '+14155550002' } }],
+				continueOnFail: true,
+			},
 		);
-		expect(result.items.map((item) => item.json.phone_number ?? item.json.error)).toEqual(['Voice AI rejected the request: number not provisioned', '+14155550002']);
+		expect(result.items.map((item) => item.json.phone_number ?? item.json.error)).toEqual([
+			'Voice AI rejected the request: number not provisioned',
+			'+14155550002',
+		]);
 	});
 });

@@ -8,10 +8,33 @@ beforeAll(async () => await fx.start());
 afterAll(async () => await fx.stop());
 beforeEach(async () => await fx.reset());
 
-const agent = { resource: 'agent', operation: 'create', phoneNumber: '+14155550111', agentName: 'Valid', task: 'Call', selectedVoice: 'maya' };
-const chatbot = (updateFields: INodeParameters) => ({ resource: 'chatbot', operation: 'update', chatbotId: 'cb_acme_support', updateFields });
-const direction = { sipEndpoint: 'sip:pbx.example.com', port: 5060, transport: 'udp', secureMedia: true };
-const sipUpdate = (inbound: INodeParameters, extra: INodeParameters = {}) => ({ resource: 'sip', operation: 'update', phoneNumber: '+14155550101', directions: { inbound }, ...extra });
+const agent = {
+	resource: 'agent',
+	operation: 'create',
+	phoneNumber: '+14155550111',
+	agentName: 'Valid',
+	task: 'Call',
+	selectedVoice: 'maya',
+};
+const chatbot = (updateFields: INodeParameters) => ({
+	resource: 'chatbot',
+	operation: 'update',
+	chatbotId: 'cb_acme_support',
+	updateFields,
+});
+const direction = {
+	sipEndpoint: 'sip:pbx.example.com',
+	port: 5060,
+	transport: 'udp',
+	secureMedia: true,
+};
+const sipUpdate = (inbound: INodeParameters, extra: INodeParameters = {}) => ({
+	resource: 'sip',
+	operation: 'update',
+	phoneNumber: '+14155550101',
+	directions: { inbound },
+	...extra,
+});
 
 interface Case {
 	name: string;
@@ -22,45 +45,187 @@ interface Case {
 }
 
 const cases: Case[] = [
-	{ name: 'phone number without +', parameters: { ...agent, phoneNumber: '4155550101' }, field: /'Phone Number'.*E\.164/ },
-	{ name: 'phone number with spaces', parameters: { ...agent, phoneNumber: '+1 415 555 0101' }, field: /'Phone Number'/ },
-	{ name: 'phone number as a number from an expression', parameters: { ...agent, phoneNumber: '={{ 14155550101 }}' }, field: /'Phone Number'.*expected text, got a number/ },
-	{ name: 'empty agent name', parameters: { ...agent, agentName: '   ' }, field: /'Agent Name'.*required/ },
-	{ name: 'empty task', parameters: { ...agent, task: '={{ $json.missing }}' }, field: /'Task'.*required/ },
-	{ name: 'agent name as an object from an expression', parameters: { ...agent, agentName: '={{ { a: 1 } }}' }, field: /'Agent Name'.*expected text/ },
+	{
+		name: 'phone number without +',
+		parameters: { ...agent, phoneNumber: '4155550101' },
+		field: /'Phone Number'.*E\.164/,
+	},
+	{
+		name: 'phone number with spaces',
+		parameters: { ...agent, phoneNumber: '+1 415 555 0101' },
+		field: /'Phone Number'/,
+	},
+	{
+		name: 'phone number as a number from an expression',
+		parameters: { ...agent, phoneNumber: '={{ 14155550101 }}' },
+		field: /'Phone Number'.*expected text, got a number/,
+	},
+	{
+		name: 'empty agent name',
+		parameters: { ...agent, agentName: '   ' },
+		field: /'Agent Name'.*required/,
+	},
+	{
+		name: 'empty task',
+		parameters: { ...agent, task: '={{ $json.missing }}' },
+		field: /'Task'.*required/,
+	},
+	{
+		name: 'agent name as an object from an expression',
+		parameters: { ...agent, agentName: '={{ { a: 1 } }}' },
+		field: /'Agent Name'.*expected text/,
+	},
 	{ name: 'empty voice', parameters: { ...agent, selectedVoice: '={{ "" }}' }, field: /'Voice'/ },
-	{ name: 'colour name instead of #RRGGBB', parameters: chatbot({ header_color: 'red' }), field: /'Header Color'.*#RRGGBB/ },
-	{ name: 'unknown template from an expression', parameters: chatbot({ template: '={{ "retro" }}' }), field: /'Template'.*one of classic, modern, glassmorphism/ },
-	{ name: 'unknown bubble size', parameters: chatbot({ bubble_size: '={{ "huge" }}' }), field: /'Bubble Size'/ },
-	{ name: 'boolean field given "yes"', parameters: chatbot({ auto_open: '={{ "yes" }}' }), field: /'Auto Open'.*true or false/ },
-	{ name: 'empty chatbot id', parameters: { ...chatbot({ chatbotName: 'x' }), chatbotId: '={{ $json.id }}' }, field: /'Chatbot'.*required/ },
-	{ name: 'missing binary property', parameters: chatbot({ chatbotImageProperty: 'logo' }), field: /'Chatbot Image \(Binary Property\)'.*no binary property "logo"/ },
-	{ name: 'SIP get with a bad number', parameters: { resource: 'sip', operation: 'get', phoneNumber: '+0123' }, field: /'Phone Number'/ },
-	{ name: 'SIP endpoint without sip:', parameters: sipUpdate({ ...direction, sipEndpoint: 'pbx.example.com' }), field: /'Inbound SIP Endpoint'.*SIP URI/ },
-	{ name: 'SIP endpoint with a user part', parameters: sipUpdate({ ...direction, sipEndpoint: 'sip:alice@pbx.example.com' }), field: /'Inbound SIP Endpoint'/ },
-	{ name: 'SIP port out of range', parameters: sipUpdate({ ...direction, port: 70000 }), field: /'Inbound Port'.*65535/ },
-	{ name: 'SIP transport that is not text', parameters: sipUpdate({ ...direction, transport: '={{ 6 }}' }), field: /'Inbound Transport'.*expected text/ },
-	{ name: 'config id that is not a UUID', parameters: sipUpdate(direction, { additionalFields: { uuid_config_id: 'abc' } }), field: /'Config ID'.*UUID/ },
-	{ name: 'SIP update with nothing to change', parameters: { resource: 'sip', operation: 'update', phoneNumber: '+14155550101' }, field: /'Directions'.*nothing to update/ },
-	{ name: 'detach of an unknown direction', parameters: { resource: 'sip', operation: 'detach', phoneNumber: '+14155550101', directions: '={{ ["sideways"] }}' }, field: /'Directions'.*inbound, outbound/ },
-	{ name: 'detach of no direction', parameters: { resource: 'sip', operation: 'detach', phoneNumber: '+14155550101', directions: '={{ [] }}' }, field: /'Directions'/ },
-	{ name: 'carrier with a slash', parameters: { resource: 'trustProduct', operation: 'getAll', carrier: 'twilio/../admin', returnAll: true }, field: /'Carrier'/ },
-	{ name: 'webhook that is not http(s)', parameters: { resource: 'webhook', operation: 'set', webhookUrl: 'ftp://example.com/x' }, field: /'Webhook URL'.*http/ },
-	{ name: 'webhook that is not a URL', parameters: { resource: 'webhook', operation: 'set', webhookUrl: 'example.com' }, field: /'Webhook URL'/ },
-	{ name: 'limit of zero', parameters: { resource: 'contact', operation: 'getListNames', returnAll: false, limit: 0 }, field: /'Limit'/ },
-	{ name: 'concurrency above the bound', parameters: { resource: 'contact', operation: 'getListNames', returnAll: true, options: { concurrency: 500 } }, field: /'Concurrency'.*1 to 50/ },
-	{ name: 'base URL without a scheme', parameters: { resource: 'contact', operation: 'getListNames', returnAll: true }, credentials: { baseUrl: 'api.example.com' }, field: /base URL/ },
-	{ name: 'API key without ct_', parameters: { resource: 'contact', operation: 'getListNames', returnAll: true }, credentials: { apiKey: 'sk_live_123' }, field: /does not start with ct_/ },
+	{
+		name: 'colour name instead of #RRGGBB',
+		parameters: chatbot({ header_color: 'red' }),
+		field: /'Header Color'.*#RRGGBB/,
+	},
+	{
+		name: 'unknown template from an expression',
+		parameters: chatbot({ template: '={{ "retro" }}' }),
+		field: /'Template'.*one of classic, modern, glassmorphism/,
+	},
+	{
+		name: 'unknown bubble size',
+		parameters: chatbot({ bubble_size: '={{ "huge" }}' }),
+		field: /'Bubble Size'/,
+	},
+	{
+		name: 'boolean field given "yes"',
+		parameters: chatbot({ auto_open: '={{ "yes" }}' }),
+		field: /'Auto Open'.*true or false/,
+	},
+	{
+		name: 'empty chatbot id',
+		parameters: { ...chatbot({ chatbotName: 'x' }), chatbotId: '={{ $json.id }}' },
+		field: /'Chatbot'.*required/,
+	},
+	{
+		name: 'missing binary property',
+		parameters: chatbot({ chatbotImageProperty: 'logo' }),
+		field: /'Chatbot Image \(Binary Property\)'.*no binary property "logo"/,
+	},
+	{
+		name: 'SIP get with a bad number',
+		parameters: { resource: 'sip', operation: 'get', phoneNumber: '+0123' },
+		field: /'Phone Number'/,
+	},
+	{
+		name: 'SIP endpoint without sip:',
+		parameters: sipUpdate({ ...direction, sipEndpoint: 'pbx.example.com' }),
+		field: /'Inbound SIP Endpoint'.*SIP URI/,
+	},
+	{
+		name: 'SIP endpoint with a user part',
+		parameters: sipUpdate({ ...direction, sipEndpoint: 'sip:alice@pbx.example.com' }),
+		field: /'Inbound SIP Endpoint'/,
+	},
+	{
+		name: 'SIP port out of range',
+		parameters: sipUpdate({ ...direction, port: 70000 }),
+		field: /'Inbound Port'.*65535/,
+	},
+	{
+		name: 'SIP transport that is not text',
+		parameters: sipUpdate({ ...direction, transport: '={{ 6 }}' }),
+		field: /'Inbound Transport'.*expected text/,
+	},
+	{
+		name: 'config id that is not a UUID',
+		parameters: sipUpdate(direction, { additionalFields: { uuid_config_id: 'abc' } }),
+		field: /'Config ID'.*UUID/,
+	},
+	{
+		name: 'SIP update with nothing to change',
+		parameters: { resource: 'sip', operation: 'update', phoneNumber: '+14155550101' },
+		field: /'Directions'.*nothing to update/,
+	},
+	{
+		name: 'detach of an unknown direction',
+		parameters: {
+			resource: 'sip',
+			operation: 'detach',
+			phoneNumber: '+14155550101',
+			directions: '={{ ["sideways"] }}',
+		},
+		field: /'Directions'.*inbound, outbound/,
+	},
+	{
+		name: 'detach of no direction',
+		parameters: {
+			resource: 'sip',
+			operation: 'detach',
+			phoneNumber: '+14155550101',
+			directions: '={{ [] }}',
+		},
+		field: /'Directions'/,
+	},
+	{
+		name: 'carrier with a slash',
+		parameters: {
+			resource: 'trustProduct',
+			operation: 'getAll',
+			carrier: 'twilio/../admin',
+			returnAll: true,
+		},
+		field: /'Carrier'/,
+	},
+	{
+		name: 'webhook that is not http(s)',
+		parameters: { resource: 'webhook', operation: 'set', webhookUrl: 'ftp://example.com/x' },
+		field: /'Webhook URL'.*http/,
+	},
+	{
+		name: 'webhook that is not a URL',
+		parameters: { resource: 'webhook', operation: 'set', webhookUrl: 'example.com' },
+		field: /'Webhook URL'/,
+	},
+	{
+		name: 'limit of zero',
+		parameters: { resource: 'contact', operation: 'getListNames', returnAll: false, limit: 0 },
+		field: /'Limit'/,
+	},
+	{
+		name: 'concurrency above the bound',
+		parameters: {
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: true,
+			options: { concurrency: 500 },
+		},
+		field: /'Concurrency'.*1 to 50/,
+	},
+	{
+		name: 'base URL without a scheme',
+		parameters: { resource: 'contact', operation: 'getListNames', returnAll: true },
+		credentials: { baseUrl: 'api.example.com' },
+		field: /base URL/,
+	},
+	{
+		name: 'API key without ct_',
+		parameters: { resource: 'contact', operation: 'getListNames', returnAll: true },
+		credentials: { apiKey: 'sk_live_123' },
+		field: /does not start with ct_/,
+	},
 ];
 
 describe('values the spec leaves open are sent, and the sandbox accepts them', () => {
 	const chatbotState = async (id: string) =>
-		(await fx.state<{ chatbots: Array<Record<string, unknown>> }>()).chatbots.find((c) => c.id === id)!;
+		(await fx.state<{ chatbots: Array<Record<string, unknown>> }>()).chatbots.find(
+			(c) => c.id === id,
+		)!;
 
 	it('colours other than header_color in any hex form', async () => {
-		const result = await fx.run(chatbot({ text_color: '#123', background_color: '#11223344', input_bg_color: '#abcd' }));
+		const result = await fx.run(
+			chatbot({ text_color: '#123', background_color: '#11223344', input_bg_color: '#abcd' }),
+		);
 		expect(result.error).toBeUndefined();
-		expect(await chatbotState('cb_acme_support')).toMatchObject({ text_color: '#123', background_color: '#11223344', input_bg_color: '#abcd' });
+		expect(await chatbotState('cb_acme_support')).toMatchObject({
+			text_color: '#123',
+			background_color: '#11223344',
+			input_bg_color: '#abcd',
+		});
 	});
 
 	it('an empty Pathway ID clears the pathway', async () => {
@@ -75,16 +240,25 @@ describe('values the spec leaves open are sent, and the sandbox accepts them', (
 		const result = await fx.run(chatbot({}));
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json.id)).toEqual(['cb_acme_support']);
-		expect((await fx.requests()).map((request) => [request.method, request.status])).toEqual([['PATCH', 200]]);
+		expect((await fx.requests()).map((request) => [request.method, request.status])).toEqual([
+			['PATCH', 200],
+		]);
 	});
 
 	it('an image its source calls application/octet-stream', async () => {
 		const result = await fx.run(chatbot({ bubbleIconImageProperty: 'data' }), {
-			items: [{ json: {}, binary: { data: { data: PNG, mimeType: 'application/octet-stream', fileName: 'icon' } } }],
+			items: [
+				{
+					json: {},
+					binary: { data: { data: PNG, mimeType: 'application/octet-stream', fileName: 'icon' } },
+				},
+			],
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.bubble_icon_image).toMatch(/\.png$/);
-		const [upload] = (await fx.state<{ uploads: Array<{ field: string; size: number }> }>()).uploads.slice(-1);
+		const [upload] = (
+			await fx.state<{ uploads: Array<{ field: string; size: number }> }>()
+		).uploads.slice(-1);
 		expect(upload).toMatchObject({ field: 'bubbleIconImage', size: PNG.length });
 	});
 
@@ -108,7 +282,13 @@ describe('invalid input is refused before anything is sent', () => {
 	it('one invalid item among valid ones stops the whole batch before any request', async () => {
 		const result = await fx.run(
 			{ ...agent, phoneNumber: '={{ $json.phone }}', agentName: '={{ $json.name }}' },
-			{ items: [{ json: { phone: '+14155550141', name: 'A' } }, { json: { phone: '+14155550142', name: 'B' } }, { json: { phone: '555-0143', name: 'C' } }] },
+			{
+				items: [
+					{ json: { phone: '+14155550141', name: 'A' } },
+					{ json: { phone: '+14155550142', name: 'B' } },
+					{ json: { phone: '555-0143', name: 'C' } },
+				],
+			},
 		);
 		expect(result.error?.name).toBe('NodeOperationError');
 		expect(result.error?.message).toMatch(/'Phone Number' in item 2/);

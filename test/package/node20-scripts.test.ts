@@ -28,7 +28,12 @@ function terminalEnv(): NodeJS.ProcessEnv {
 
 function npmRun(args: string[]): ChildProcess {
 	// Its own process group, so the whole tree (npm, bash, tsx, node) can be stopped together.
-	return spawn('npm', ['run', ...args], { cwd: root, env: terminalEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	return spawn('npm', ['run', ...args], {
+		cwd: root,
+		env: terminalEnv(),
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
 }
 
 function output(child: ChildProcess): { stdout: () => string; stderr: () => string } {
@@ -55,23 +60,30 @@ afterAll(async () => {
 
 // Node 20 on this machine and in CI (ci.yml); where the machine's Node is already 24, the same
 // commands run without the bootstrap.
-const machineNode = execFileSync('node', ['--version'], { env: terminalEnv(), encoding: 'utf8' }).trim();
+const machineNode = execFileSync('node', ['--version'], {
+	env: terminalEnv(),
+	encoding: 'utf8',
+}).trim();
 
 test(`from a PATH with only the machine's Node (${machineNode}): npm run sandbox prints its address, and npm run simulate delivers a conversation to the webhook`, async () => {
 	sandbox = npmRun(['sandbox', '--', '--port', '0', '--json', '--delivery-base-delay-ms', '5']);
 	const sandboxOut = output(sandbox);
-	const connection = await new Promise<{ baseUrl: string; adminToken: string; orgs: Array<{ id: string; apiKey: string }> }>(
-		(resolve, reject) => {
-			const lines = createInterface({ input: sandbox!.stdout! });
-			lines.on('line', (line) => {
-				if (line.startsWith('{')) {
-					lines.close();
-					resolve(JSON.parse(line));
-				}
-			});
-			sandbox!.once('exit', (code) => reject(new Error(`npm run sandbox exited ${code}:\n${sandboxOut.stderr()}`)));
-		},
-	);
+	const connection = await new Promise<{
+		baseUrl: string;
+		adminToken: string;
+		orgs: Array<{ id: string; apiKey: string }>;
+	}>((resolve, reject) => {
+		const lines = createInterface({ input: sandbox!.stdout! });
+		lines.on('line', (line) => {
+			if (line.startsWith('{')) {
+				lines.close();
+				resolve(JSON.parse(line));
+			}
+		});
+		sandbox!.once('exit', (code) =>
+			reject(new Error(`npm run sandbox exited ${code}:\n${sandboxOut.stderr()}`)),
+		);
+	});
 	expect(connection.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
 	receiver = createServer((req, res) => {
@@ -93,15 +105,32 @@ test(`from a PATH with only the machine's Node (${machineNode}): npm run sandbox
 	expect(set.status).toBeLessThan(300);
 
 	// No --admin-token: simulate finds the running sandbox's token in the file the sandbox left.
-	const simulate = npmRun(['simulate', '--', '--url', connection.baseUrl, '--org', 'org_acme', '--var', 'name=Ann', '--json']);
+	const simulate = npmRun([
+		'simulate',
+		'--',
+		'--url',
+		connection.baseUrl,
+		'--org',
+		'org_acme',
+		'--var',
+		'name=Ann',
+		'--json',
+	]);
 	const simulateOut = output(simulate);
 	const code = await new Promise<number | null>((resolve) => simulate.once('exit', resolve));
 	expect({ code, stderr: code === 0 ? '' : simulateOut.stderr() }).toEqual({ code: 0, stderr: '' });
-	const report = JSON.parse(simulateOut.stdout().split('\n').find((line) => line.startsWith('{'))!) as {
+	const report = JSON.parse(
+		simulateOut
+			.stdout()
+			.split('\n')
+			.find((line) => line.startsWith('{'))!,
+	) as {
 		conversationId: string;
 		deliveries: Array<{ url: string; status: string }>;
 	};
-	expect(report.deliveries).toEqual([expect.objectContaining({ url: webhook, status: 'delivered' })]);
+	expect(report.deliveries).toEqual([
+		expect.objectContaining({ url: webhook, status: 'delivered' }),
+	]);
 	expect(received).toHaveLength(1);
 	expect(JSON.stringify(received[0])).toContain(report.conversationId);
 }, 300_000);

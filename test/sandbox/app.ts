@@ -37,7 +37,13 @@ function refuseOptions(req: Request, _res: Response, next: NextFunction): void {
 	next();
 }
 
-export function createApp({ store, deliverer, adminToken, shutdown, log }: AppDeps): express.Express {
+export function createApp({
+	store,
+	deliverer,
+	adminToken,
+	shutdown,
+	log,
+}: AppDeps): express.Express {
 	const app = express();
 	app.disable('x-powered-by');
 	app.disable('etag');

@@ -72,13 +72,18 @@ async function main(): Promise<void> {
 	});
 	const summary = { baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken, orgs: sandbox.orgs };
 	const file = connectionFile(sandbox.baseUrl);
-	writeFileSync(file, JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken }), { mode: 0o600 });
+	writeFileSync(
+		file,
+		JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken }),
+		{ mode: 0o600 },
+	);
 
 	if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
 	else if (!quiet) {
 		log(`Voice AI sandbox listening on ${sandbox.baseUrl}`);
 		log(`admin token: ${sandbox.adminToken} (header X-Sandbox-Admin)`);
-		if (shapes !== 'documented') log(`answers the spec does not show come in the "${shapes}" shapes`);
+		if (shapes !== 'documented')
+			log(`answers the spec does not show come in the "${shapes}" shapes`);
 		for (const org of sandbox.orgs) log(`org ${org.id} "${org.name}" API key: ${org.apiKey}`);
 		log('Ctrl+C stops it.');
 	}

@@ -13,16 +13,27 @@ export interface ConversationResult {
  * A completed conversation: an agent conversation goes to the account webhook; a chatbot conversation goes to
  * the chatbot's webhook_url and to the account webhook, one delivery each, when they are set.
  */
-export function completeConversation(deliverer: Deliverer, org: Org, rawBody: unknown): ConversationResult {
-	const body: JsonObject = objectBody(rawBody, ['agentId', 'chatbotId', 'variables', 'conversationId']);
-	if (has(body, 'agentId') && has(body, 'chatbotId')) throw badField('chatbotId', 'cannot be given with agentId');
+export function completeConversation(
+	deliverer: Deliverer,
+	org: Org,
+	rawBody: unknown,
+): ConversationResult {
+	const body: JsonObject = objectBody(rawBody, [
+		'agentId',
+		'chatbotId',
+		'variables',
+		'conversationId',
+	]);
+	if (has(body, 'agentId') && has(body, 'chatbotId'))
+		throw badField('chatbotId', 'cannot be given with agentId');
 	const agentId = has(body, 'agentId') ? text(body.agentId, 'agentId', { max: 100 }) : null;
 	const chatbotId = has(body, 'chatbotId') ? text(body.chatbotId, 'chatbotId', { max: 100 }) : null;
 	const variables = has(body, 'variables') ? object(body.variables, 'variables') : {};
 	const conversationId = has(body, 'conversationId')
 		? text(body.conversationId, 'conversationId', { max: 100 })
 		: newId('conv', 20);
-	if (agentId !== null && !org.agents.some((agent) => agent.id === agentId)) throw notFound('agent');
+	if (agentId !== null && !org.agents.some((agent) => agent.id === agentId))
+		throw notFound('agent');
 	const chatbot = chatbotId !== null ? org.chatbots.get(chatbotId) : undefined;
 	if (chatbotId !== null && !chatbot) throw notFound('chatbot');
 
@@ -37,7 +48,9 @@ export function completeConversation(deliverer: Deliverer, org: Org, rawBody: un
 		variables,
 	});
 	const deliveries: Delivery[] = [];
-	if (chatbot?.webhook_url) deliveries.push(deliverer.enqueue(org, 'chatbot', chatbot.webhook_url, payload('chatbot')));
-	if (org.webhook) deliveries.push(deliverer.enqueue(org, 'account', org.webhook, payload('account_webhook')));
+	if (chatbot?.webhook_url)
+		deliveries.push(deliverer.enqueue(org, 'chatbot', chatbot.webhook_url, payload('chatbot')));
+	if (org.webhook)
+		deliveries.push(deliverer.enqueue(org, 'account', org.webhook, payload('account_webhook')));
 	return { conversationId, deliveries };
 }

@@ -32,12 +32,17 @@ export class Deliverer {
 		private readonly concurrency = DEFAULT_DELIVERY_CONCURRENCY,
 		timeoutMs = DELIVERY_TIMEOUT_MS,
 	) {
-		this.agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+		this.agent = new Agent({
+			connect: { timeout: timeoutMs },
+			headersTimeout: timeoutMs,
+			bodyTimeout: timeoutMs,
+		});
 	}
 
 	/** One attempt holds a slot; waits between attempts do not. */
 	private async slot<T>(attempt: () => Promise<T>): Promise<T> {
-		if (this.inFlight >= this.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+		if (this.inFlight >= this.concurrency)
+			await new Promise<void>((resolve) => this.waiting.push(resolve));
 		this.inFlight++;
 		try {
 			return await attempt();
@@ -101,10 +106,14 @@ export class Deliverer {
 			} catch (err) {
 				if (signal.aborted) return;
 				delivery.responseCodes.push(null);
-				delivery.errors.push(String((err as { code?: string }).code ?? (err as Error).message ?? 'network error'));
+				delivery.errors.push(
+					String((err as { code?: string }).code ?? (err as Error).message ?? 'network error'),
+				);
 			}
 			if (attempt < this.retry.attempts) {
-				const waited = await sleep(this.retry.baseDelayMs * 2 ** (attempt - 1), true, { signal }).catch(() => false);
+				const waited = await sleep(this.retry.baseDelayMs * 2 ** (attempt - 1), true, {
+					signal,
+				}).catch(() => false);
 				if (!waited) return;
 			}
 		}

@@ -25,38 +25,57 @@ export class ApiError extends Error {
 		readonly status: number,
 		message: string,
 		readonly field?: string,
-		readonly code: string = field !== undefined && status === 400 ? 'invalid_field' : (CODES[status] ?? 'error'),
+		readonly code: string = field !== undefined && status === 400
+			? 'invalid_field'
+			: (CODES[status] ?? 'error'),
 	) {
 		super(message);
 	}
 
 	body(): ErrorBody {
-		const error: ErrorBody['error'] = { status: this.status, code: this.code, message: this.message };
+		const error: ErrorBody['error'] = {
+			status: this.status,
+			code: this.code,
+			message: this.message,
+		};
 		if (this.field !== undefined) error.field = this.field;
 		return { error };
 	}
 }
 
-export const badField = (field: string, message: string) => new ApiError(400, `${field} ${message}`, field);
+export const badField = (field: string, message: string) =>
+	new ApiError(400, `${field} ${message}`, field);
 export const badRequest = (message: string) => new ApiError(400, message);
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
-export const conflict = (message: string, field?: string) => new ApiError(409, message, field, 'conflict');
+export const conflict = (message: string, field?: string) =>
+	new ApiError(409, message, field, 'conflict');
 export const unauthorized = (message: string) => new ApiError(401, message);
-export const tooLarge = (message: string, field?: string) => new ApiError(413, message, field, 'payload_too_large');
+export const tooLarge = (message: string, field?: string) =>
+	new ApiError(413, message, field, 'payload_too_large');
 export const unsupportedMedia = (message: string, field?: string) =>
 	new ApiError(415, message, field, 'unsupported_media_type');
 
-export function sendError(res: Response, err: ApiError, headers: Record<string, string> = {}): void {
+export function sendError(
+	res: Response,
+	err: ApiError,
+	headers: Record<string, string> = {},
+): void {
 	if (res.headersSent) return;
 	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-	if (isPublic(res) && shapesOf(res) !== 'documented') res.status(err.status).type('text/plain').send(err.message);
+	if (isPublic(res) && shapesOf(res) !== 'documented')
+		res.status(err.status).type('text/plain').send(err.message);
 	else res.status(err.status).json(err.body());
 }
 
 /** Errors thrown by the router, body-parser and zlib; mapped to the sandbox's statuses with generic messages. */
-function fromFramework(err: { type?: string; status?: number; code?: string }): ApiError | undefined {
+function fromFramework(err: {
+	type?: string;
+	status?: number;
+	code?: string;
+}): ApiError | undefined {
 	if (err instanceof URIError) return badRequest('the URL holds a malformed percent-encoding');
-	if (typeof err.code === 'string' && err.code.startsWith('Z_')) return badRequest('request body could not be decompressed');
+	if (typeof err.code === 'string' && err.code.startsWith('Z_'))
+		return badRequest('request body could not be decompressed');
 	switch (err.type) {
 		case 'entity.too.large':
 			return tooLarge('request body exceeds the 1 MiB JSON limit');
@@ -114,7 +133,8 @@ export function errorHandler(log?: (line: string) => void): ErrorRequestHandler 
 		if (err instanceof ApiError) apiError = err;
 		else {
 			apiError = fromFramework(err ?? {}) ?? new ApiError(500, 'internal server error');
-			if (apiError.status === 500 && log) log(`sandbox internal error: ${String(err?.stack ?? err)}`);
+			if (apiError.status === 500 && log)
+				log(`sandbox internal error: ${String(err?.stack ?? err)}`);
 		}
 		void drainRequest(req).then((complete) => {
 			if (!complete) res.setHeader('Connection', 'close');

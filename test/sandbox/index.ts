@@ -37,15 +37,25 @@ export interface Sandbox {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const store = new Store({ latencyMs: options.latencyMs ?? 0, rateLimit: options.rateLimit ?? 0, shapes: options.shapes ?? 'documented' });
-	const deliverer = new Deliverer(store, {
-		attempts: Math.max(1, options.deliveryRetry?.attempts ?? DEFAULT_RETRY.attempts),
-		baseDelayMs: Math.max(0, options.deliveryRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
-	}, Math.max(1, options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY), options.deliveryTimeoutMs);
+	const store = new Store({
+		latencyMs: options.latencyMs ?? 0,
+		rateLimit: options.rateLimit ?? 0,
+		shapes: options.shapes ?? 'documented',
+	});
+	const deliverer = new Deliverer(
+		store,
+		{
+			attempts: Math.max(1, options.deliveryRetry?.attempts ?? DEFAULT_RETRY.attempts),
+			baseDelayMs: Math.max(0, options.deliveryRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
+		},
+		Math.max(1, options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY),
+		options.deliveryTimeoutMs,
+	);
 	const orgs = (options.seed ?? 'demo') === 'demo' ? seedDemo(store) : [];
 	const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
 	const shutdown = new AbortController();
-	const log = options.quiet === false ? (options.log ?? ((line: string) => console.log(line))) : undefined;
+	const log =
+		options.quiet === false ? (options.log ?? ((line: string) => console.log(line))) : undefined;
 	const app = createApp({ store, deliverer, adminToken, shutdown: shutdown.signal, log });
 
 	const server = createServer(app);

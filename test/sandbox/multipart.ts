@@ -87,15 +87,24 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<M
 
 		parser.on('field', (name, value, info) => {
 			if (limits.fileFields.includes(name)) return fail(badField(name, 'must be a file upload'));
-			if (!limits.textFields.includes(name)) return fail(badField(name, 'is not a known form field'));
+			if (!limits.textFields.includes(name))
+				return fail(badField(name, 'is not a known form field'));
 			once(name);
-			if (info.valueTruncated) return fail(tooLarge(`${name} exceeds ${limits.maxFieldBytes} bytes`, name));
+			if (info.valueTruncated)
+				return fail(tooLarge(`${name} exceeds ${limits.maxFieldBytes} bytes`, name));
 			form.fields.set(name, value);
 		});
 
 		parser.on('file', (name, stream, info) => {
 			if (!limits.fileFields.includes(name)) {
-				fail(badField(name, limits.textFields.includes(name) ? 'must be a text field, not a file' : 'is not a known form field'));
+				fail(
+					badField(
+						name,
+						limits.textFields.includes(name)
+							? 'must be a text field, not a file'
+							: 'is not a known form field',
+					),
+				);
 				stream.resume();
 				return;
 			}
@@ -107,7 +116,9 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<M
 				chunks.push(chunk);
 				hash.update(chunk);
 			});
-			stream.on('limit', () => fail(tooLarge(`${name} exceeds the ${limits.maxFileBytes} byte upload limit`, name)));
+			stream.on('limit', () =>
+				fail(tooLarge(`${name} exceeds the ${limits.maxFileBytes} byte upload limit`, name)),
+			);
 			stream.on('end', () => {
 				if (problem || stream.truncated) return;
 				form.files.set(name, {
@@ -120,8 +131,12 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<M
 			});
 		});
 
-		parser.on('filesLimit', () => fail(tooLarge(`at most ${limits.fileFields.length} files per request`)));
-		parser.on('fieldsLimit', () => fail(tooLarge(`at most ${limits.textFields.length} text fields per request`)));
+		parser.on('filesLimit', () =>
+			fail(tooLarge(`at most ${limits.fileFields.length} files per request`)),
+		);
+		parser.on('fieldsLimit', () =>
+			fail(tooLarge(`at most ${limits.textFields.length} text fields per request`)),
+		);
 		parser.on('partsLimit', () => fail(tooLarge('too many parts in the form')));
 		parser.on('error', () => {
 			fail(badRequest('malformed multipart/form-data body'));

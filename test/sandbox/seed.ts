@@ -11,13 +11,30 @@ export interface SeededOrg {
 }
 
 /** The audit baseline the demo compares every number against. */
-export const SIP_BASELINE = { sip_endpoint: 'sip:pbx.acme-dental.example', port: 5060, transport: 'udp', secure_media: true };
+export const SIP_BASELINE = {
+	sip_endpoint: 'sip:pbx.acme-dental.example',
+	port: 5060,
+	transport: 'udp',
+	secure_media: true,
+};
 
-function directions(endpoint: string, port: number, transport: string, secure_media: boolean, user: string): SipDirection[] {
+function directions(
+	endpoint: string,
+	port: number,
+	transport: string,
+	secure_media: boolean,
+	user: string,
+): SipDirection[] {
 	return (['inbound', 'outbound'] as const).map((type) => ({
 		type,
 		sip_endpoint: endpoint,
-		options: { port, transport, secure_media, sip_username: user, sip_password: `${user}-secret-${type}` },
+		options: {
+			port,
+			transport,
+			secure_media,
+			sip_username: user,
+			sip_password: `${user}-secret-${type}`,
+		},
 	}));
 }
 
@@ -25,7 +42,13 @@ function chatbot(id: string, name: string, fields: Partial<Chatbot>): Chatbot {
 	return Object.assign(newChatbot(id, name), fields);
 }
 
-function trust(sid: string, friendly_name: string, email: string, status: string, created: string): TrustProduct {
+function trust(
+	sid: string,
+	friendly_name: string,
+	email: string,
+	status: string,
+	created: string,
+): TrustProduct {
 	return {
 		sid,
 		account_sid: 'AC5b0c4e1e2f3a4b5c6d7e8f9a0b1c2d3e',
@@ -40,67 +63,116 @@ function trust(sid: string, friendly_name: string, email: string, status: string
 }
 
 const contacts = (list: string, people: [string, string][]): Contact[] =>
-	people.map(([name, phoneNumber], i) => ({ id: `contact_${list.toLowerCase()}_${i + 1}`, list, name, phoneNumber }));
+	people.map(([name, phoneNumber], i) => ({
+		id: `contact_${list.toLowerCase()}_${i + 1}`,
+		list,
+		name,
+		phoneNumber,
+	}));
 
 /** Two organizations with fixed ids; their API keys are new on every start. */
 export function seedDemo(store: Store): SeededOrg[] {
 	const acme = store.createOrg('Acme Dental', 'org_acme');
 	const globex = store.createOrg('Globex Telecom', 'org_globex');
 
-	addChatbot(store, acme, chatbot('cb_acme_support', 'Acme Support', {
-		chatbot_title: 'Acme Dental Support',
-		header_color: '#0EA5E9',
-		welcome_message: 'Hello! Questions about your appointment or billing?',
-		template: 'modern',
-		bubble_icon: 'headphones',
-		greeting_text: 'Need help?',
-		persistent_buttons: [
-			{ label: 'Call us', icon: 'phone', action_type: 'phone', action_value: '+14155550101' },
-			{ label: 'Opening hours', icon: 'clock', action_type: 'url', action_value: 'https://acme-dental.example/hours' },
-		],
-	}));
-	addChatbot(store, acme, chatbot('cb_acme_booking', 'Acme Booking', {
-		chatbot_title: 'Book a cleaning',
-		header_color: '#10B981',
-		pathway_id: 'pw_acme_booking_v2',
-		welcome_message: 'Let us find a time that suits you.',
-		bubble_icon: 'sparkles',
-		bubble_position: 'bottom-left',
-	}));
-	addChatbot(store, globex, chatbot('cb_globex_main', 'Globex Assistant', {
-		chatbot_title: 'Globex Telecom',
-		header_color: '#7C3AED',
-		template: 'glassmorphism',
-		bubble_icon: 'bot',
-		bubble_size: 'large',
-		show_branding: false,
-	}));
+	addChatbot(
+		store,
+		acme,
+		chatbot('cb_acme_support', 'Acme Support', {
+			chatbot_title: 'Acme Dental Support',
+			header_color: '#0EA5E9',
+			welcome_message: 'Hello! Questions about your appointment or billing?',
+			template: 'modern',
+			bubble_icon: 'headphones',
+			greeting_text: 'Need help?',
+			persistent_buttons: [
+				{ label: 'Call us', icon: 'phone', action_type: 'phone', action_value: '+14155550101' },
+				{
+					label: 'Opening hours',
+					icon: 'clock',
+					action_type: 'url',
+					action_value: 'https://acme-dental.example/hours',
+				},
+			],
+		}),
+	);
+	addChatbot(
+		store,
+		acme,
+		chatbot('cb_acme_booking', 'Acme Booking', {
+			chatbot_title: 'Book a cleaning',
+			header_color: '#10B981',
+			pathway_id: 'pw_acme_booking_v2',
+			welcome_message: 'Let us find a time that suits you.',
+			bubble_icon: 'sparkles',
+			bubble_position: 'bottom-left',
+		}),
+	);
+	addChatbot(
+		store,
+		globex,
+		chatbot('cb_globex_main', 'Globex Assistant', {
+			chatbot_title: 'Globex Telecom',
+			header_color: '#7C3AED',
+			template: 'glassmorphism',
+			bubble_icon: 'bot',
+			bubble_size: 'large',
+			show_branding: false,
+		}),
+	);
 
-	addAgent(store, acme, {
-		agentName: 'Reception',
-		phoneNumber: '+14155550101',
-		task: 'Answer calls for Acme Dental, book and move appointments, and take messages for the dentists.',
-		selectedVoice: 'maya',
-	}, 'agent_acme_reception');
-	addAgent(store, acme, {
-		agentName: 'Recall Reminders',
-		phoneNumber: '+14155550102',
-		task: 'Call patients who are due for their six-month check-up and offer them a slot.',
-		selectedVoice: 'ryan',
-	}, 'agent_acme_recall');
-	addAgent(store, globex, {
-		agentName: 'Sales Desk',
-		phoneNumber: '+442071838750',
-		task: 'Qualify inbound business leads and book a call with an account manager.',
-		selectedVoice: 'florian',
-	}, 'agent_globex_sales');
+	addAgent(
+		store,
+		acme,
+		{
+			agentName: 'Reception',
+			phoneNumber: '+14155550101',
+			task: 'Answer calls for Acme Dental, book and move appointments, and take messages for the dentists.',
+			selectedVoice: 'maya',
+		},
+		'agent_acme_reception',
+	);
+	addAgent(
+		store,
+		acme,
+		{
+			agentName: 'Recall Reminders',
+			phoneNumber: '+14155550102',
+			task: 'Call patients who are due for their six-month check-up and offer them a slot.',
+			selectedVoice: 'ryan',
+		},
+		'agent_acme_recall',
+	);
+	addAgent(
+		store,
+		globex,
+		{
+			agentName: 'Sales Desk',
+			phoneNumber: '+442071838750',
+			task: 'Qualify inbound business leads and book a call with an account manager.',
+			selectedVoice: 'florian',
+		},
+		'agent_globex_sales',
+	);
 
 	acme.contacts.push(
-		...contacts('Leads', [['Dana Whitfield', '+14155550190'], ['Luis Ortega', '+14155550191']]),
-		...contacts('Patients', [['Mara Chen', '+14155550192'], ['Tom Becker', '+14155550193'], ['Ivy Park', '+14155550194']]),
+		...contacts('Leads', [
+			['Dana Whitfield', '+14155550190'],
+			['Luis Ortega', '+14155550191'],
+		]),
+		...contacts('Patients', [
+			['Mara Chen', '+14155550192'],
+			['Tom Becker', '+14155550193'],
+			['Ivy Park', '+14155550194'],
+		]),
 		...contacts('Newsletter', [['Sam Rivera', '+14155550195']]),
 	);
-	globex.contacts.push(...contacts('Enterprise', [['Initech Procurement', '+442071838751'], ['Umbrella Facilities', '+442071838752']]));
+	globex.contacts.push(
+		...contacts('Enterprise', [
+			['Initech Procurement', '+442071838751'],
+			['Umbrella Facilities', '+442071838752'],
+		]),
+	);
 
 	const { sip_endpoint, port, transport, secure_media } = SIP_BASELINE;
 	addSip(store, acme, {
@@ -129,13 +201,37 @@ export function seedDemo(store: Store): SeededOrg[] {
 	});
 
 	acme.trustProducts.set('twilio', [
-		trust('BU1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d', 'Acme Dental SHAKEN/STIR', 'compliance@acme-dental.example', 'twilio-approved', '2024-03-11T16:20:31Z'),
-		trust('BU2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e', 'Acme Dental Voice Integrity', 'compliance@acme-dental.example', 'twilio-approved', '2024-03-12T09:02:10Z'),
-		trust('BU3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f', 'Acme Dental CNAME', 'compliance@acme-dental.example', 'pending-review', '2024-05-02T13:45:00Z'),
+		trust(
+			'BU1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d',
+			'Acme Dental SHAKEN/STIR',
+			'compliance@acme-dental.example',
+			'twilio-approved',
+			'2024-03-11T16:20:31Z',
+		),
+		trust(
+			'BU2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e',
+			'Acme Dental Voice Integrity',
+			'compliance@acme-dental.example',
+			'twilio-approved',
+			'2024-03-12T09:02:10Z',
+		),
+		trust(
+			'BU3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f',
+			'Acme Dental CNAME',
+			'compliance@acme-dental.example',
+			'pending-review',
+			'2024-05-02T13:45:00Z',
+		),
 	]);
 	globex.trustProducts.set('twilio', [
 		{
-			...trust('BU4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a', 'Globex Telecom SHAKEN/STIR', 'trust@globex-telecom.example', 'twilio-approved', '2023-11-20T08:00:00Z'),
+			...trust(
+				'BU4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a',
+				'Globex Telecom SHAKEN/STIR',
+				'trust@globex-telecom.example',
+				'twilio-approved',
+				'2023-11-20T08:00:00Z',
+			),
 			account_sid: 'AC9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c',
 		},
 	]);

@@ -7,7 +7,18 @@ import { CARRIERS } from './routes/trustProducts';
 import { badField } from './errors';
 import { newId } from './keys';
 import type { Chatbot, Contact, SipConfig, TrustProduct } from './types';
-import { array, e164, has, type Json, object, objectBody, oneOf, onlyKeys, required, text } from './validate';
+import {
+	array,
+	e164,
+	has,
+	type Json,
+	object,
+	objectBody,
+	oneOf,
+	onlyKeys,
+	required,
+	text,
+} from './validate';
 
 /** What POST /__sandbox/orgs/:org/seed accepts, validated with the same rules as the public API. */
 export interface SeedInput {
@@ -60,21 +71,37 @@ function parseContact(value: Json, at: string): Contact {
 	};
 }
 
-const TRUST_FIELDS = ['sid', 'account_sid', 'friendly_name', 'email', 'status', 'policy_sid', 'date_created', 'date_updated', 'url'];
+const TRUST_FIELDS = [
+	'sid',
+	'account_sid',
+	'friendly_name',
+	'email',
+	'status',
+	'policy_sid',
+	'date_created',
+	'date_updated',
+	'url',
+];
 
-export function parseTrustProduct(value: Json, at: string): { carrier: string; product: TrustProduct } {
+export function parseTrustProduct(
+	value: Json,
+	at: string,
+): { carrier: string; product: TrustProduct } {
 	const obj = object(value, at);
 	onlyKeys(obj, ['carrier', ...TRUST_FIELDS], `${at}.`);
 	const carrier = has(obj, 'carrier') ? oneOf(obj.carrier, CARRIERS, `${at}.carrier`) : 'twilio';
 	const now = new Date().toISOString();
-	const str = (name: string, fallback: string) => (has(obj, name) ? text(obj[name], `${at}.${name}`, { max: 300 }) : fallback);
+	const str = (name: string, fallback: string) =>
+		has(obj, name) ? text(obj[name], `${at}.${name}`, { max: 300 }) : fallback;
 	const sid = str('sid', `BU${hex(16)}`);
 	return {
 		carrier,
 		product: {
 			sid,
 			account_sid: str('account_sid', `AC${hex(16)}`),
-			friendly_name: text(required(obj, 'friendly_name', `${at}.`), `${at}.friendly_name`, { max: 200 }),
+			friendly_name: text(required(obj, 'friendly_name', `${at}.`), `${at}.friendly_name`, {
+				max: 200,
+			}),
 			email: str('email', 'compliance@example.com'),
 			status: str('status', 'twilio-approved'),
 			policy_sid: str('policy_sid', `RN${hex(16)}`),
@@ -94,10 +121,17 @@ export function parseSeedInput(body: unknown): SeedInput {
 			const at = `agents[${i}]`;
 			const agent = object(item, at);
 			onlyKeys(agent, ['id', 'phoneNumber', 'agentName', 'task', 'selectedVoice'], `${at}.`);
-			return { id: idField(agent, at, /^agent_[A-Za-z0-9_]+$/), input: parseAgent(agent, `${at}.`) };
+			return {
+				id: idField(agent, at, /^agent_[A-Za-z0-9_]+$/),
+				input: parseAgent(agent, `${at}.`),
+			};
 		}),
-		sip: list('sip').map((item, i) => parseSipConfig(object(item, `sip[${i}]`), `sip[${i}]`, randomUUID)),
+		sip: list('sip').map((item, i) =>
+			parseSipConfig(object(item, `sip[${i}]`), `sip[${i}]`, randomUUID),
+		),
 		contacts: list('contacts').map((item, i) => parseContact(item, `contacts[${i}]`)),
-		trustProducts: list('trustProducts').map((item, i) => parseTrustProduct(item, `trustProducts[${i}]`)),
+		trustProducts: list('trustProducts').map((item, i) =>
+			parseTrustProduct(item, `trustProducts[${i}]`),
+		),
 	};
 }

@@ -26,7 +26,9 @@ export function isAnswerShapes(value: unknown): value is AnswerShapes {
 
 /** The shapes in force for this request: the organization's own setting, else the sandbox's. */
 export function shapesOf(res: Response): AnswerShapes {
-	return ((res.locals.org as Org | undefined)?.shapes ?? res.locals.shapes ?? 'documented') as AnswerShapes;
+	return ((res.locals.org as Org | undefined)?.shapes ??
+		res.locals.shapes ??
+		'documented') as AnswerShapes;
 }
 
 /** Marks a public request, so its answers (errors before authentication included) follow the shapes setting. */

@@ -19,7 +19,11 @@ function fail(message: string): never {
 	process.exit(2);
 }
 
-function pairs(list: string[] | undefined, flag: string, parse: (raw: string) => unknown): Record<string, unknown> {
+function pairs(
+	list: string[] | undefined,
+	flag: string,
+	parse: (raw: string) => unknown,
+): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
 	for (const item of list ?? []) {
 		const at = item.indexOf('=');
@@ -31,7 +35,13 @@ function pairs(list: string[] | undefined, flag: string, parse: (raw: string) =>
 	return out;
 }
 
-async function admin<T>(baseUrl: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function admin<T>(
+	baseUrl: string,
+	token: string,
+	method: 'GET' | 'POST',
+	path: string,
+	body?: unknown,
+): Promise<T> {
 	const res = await request(`${baseUrl}${path}`, {
 		method,
 		headers: { 'x-sandbox-admin': token, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -64,8 +74,13 @@ async function main(): Promise<void> {
 	const token =
 		values['admin-token'] ??
 		process.env.VOICEAI_SANDBOX_ADMIN_TOKEN ??
-		(existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { adminToken: string }).adminToken : undefined);
-	if (!token) fail(`no admin token: pass --admin-token or start the sandbox with npm run sandbox (looked in ${file})`);
+		(existsSync(file)
+			? (JSON.parse(readFileSync(file, 'utf8')) as { adminToken: string }).adminToken
+			: undefined);
+	if (!token)
+		fail(
+			`no admin token: pass --admin-token or start the sandbox with npm run sandbox (looked in ${file})`,
+		);
 	if (!values.org) fail('--org is required (for example --org org_acme)');
 	if (values.agent && values.chatbot) fail('give --agent or --chatbot, not both');
 
@@ -93,7 +108,11 @@ async function main(): Promise<void> {
 	);
 	let deliveries = started.deliveries;
 	const deadline = Date.now() + Number(values['timeout-ms']);
-	while (!values['no-wait'] && deliveries.some((d) => d.status === 'pending') && Date.now() < deadline) {
+	while (
+		!values['no-wait'] &&
+		deliveries.some((d) => d.status === 'pending') &&
+		Date.now() < deadline
+	) {
 		await sleep(250);
 		deliveries = await admin<Delivery[]>(
 			baseUrl,
@@ -104,7 +123,9 @@ async function main(): Promise<void> {
 	}
 
 	if (values.json) {
-		process.stdout.write(`${JSON.stringify({ conversationId: started.conversationId, deliveries })}\n`);
+		process.stdout.write(
+			`${JSON.stringify({ conversationId: started.conversationId, deliveries })}\n`,
+		);
 	} else {
 		process.stdout.write(`conversation ${started.conversationId}\n`);
 		if (deliveries.length === 0) process.stdout.write('no webhook registered: nothing delivered\n');

@@ -76,6 +76,7 @@ export class Store {
 
 	logRequest(entry: RequestLogEntry): void {
 		this.requestLog.push(entry);
-		if (this.requestLog.length > REQUEST_LOG_LIMIT) this.requestLog.splice(0, this.requestLog.length - REQUEST_LOG_LIMIT);
+		if (this.requestLog.length > REQUEST_LOG_LIMIT)
+			this.requestLog.splice(0, this.requestLog.length - REQUEST_LOG_LIMIT);
 	}
 }

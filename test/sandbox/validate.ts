@@ -21,7 +21,11 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 /** The body must be a JSON object holding only the named fields. */
-export function objectBody(body: unknown, allowed: readonly string[], what = 'request body'): JsonObject {
+export function objectBody(
+	body: unknown,
+	allowed: readonly string[],
+	what = 'request body',
+): JsonObject {
 	if (body === undefined) return {};
 	if (!isObject(body)) throw badRequest(`${what} must be a JSON object`);
 	onlyKeys(body, allowed);
@@ -43,7 +47,11 @@ export interface TextRules {
 	allowEmpty?: boolean;
 }
 
-export function text(value: unknown, field: string, { max = 2000, allowEmpty = false }: TextRules = {}): string {
+export function text(
+	value: unknown,
+	field: string,
+	{ max = 2000, allowEmpty = false }: TextRules = {},
+): string {
 	if (typeof value !== 'string') throw badField(field, 'must be a string');
 	if (!allowEmpty && value.trim() === '') throw badField(field, 'must not be empty');
 	if (value.length > max) throw badField(field, `must be at most ${max} characters`);
@@ -64,7 +72,8 @@ export function e164(value: unknown, field: string): string {
 }
 
 export function colour(value: unknown, field: string): string {
-	if (typeof value !== 'string' || !HEX_COLOUR.test(value)) throw badField(field, 'must be a #RRGGBB colour');
+	if (typeof value !== 'string' || !HEX_COLOUR.test(value))
+		throw badField(field, 'must be a #RRGGBB colour');
 	return value;
 }
 
@@ -119,7 +128,10 @@ export function sipUri(value: unknown, field: string): string {
 	if (typeof value !== 'string' || value.length > 255 || !SIP_URI.test(value)) throw bad();
 	const labels = value.slice(4).split('.');
 	// All-numeric hosts must be real IPv4 addresses (four parts, each 0-255).
-	if (labels.every((label) => /^\d+$/.test(label)) && (labels.length !== 4 || labels.some((label) => Number(label) > 255))) {
+	if (
+		labels.every((label) => /^\d+$/.test(label)) &&
+		(labels.length !== 4 || labels.some((label) => Number(label) > 255))
+	) {
 		throw bad();
 	}
 	return value;

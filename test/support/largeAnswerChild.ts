@@ -13,9 +13,19 @@ import { runNode } from '../engine';
 const MiB = 1024 * 1024;
 
 async function main(): Promise<void> {
-	const { baseUrl, warmUpUrl } = JSON.parse(process.argv[2]) as { baseUrl: string; warmUpUrl: string };
-	const parameters = { resource: 'contact', operation: 'getListNames', returnAll: true, options: { maxAttempts: 1, timeoutSeconds: 60 } };
-	const credentials = (url: string) => ({ voiceAiApi: { baseUrl: url, apiKey: 'ct_large_answer_test_0123456789' } });
+	const { baseUrl, warmUpUrl } = JSON.parse(process.argv[2]) as {
+		baseUrl: string;
+		warmUpUrl: string;
+	};
+	const parameters = {
+		resource: 'contact',
+		operation: 'getListNames',
+		returnAll: true,
+		options: { maxAttempts: 1, timeoutSeconds: 60 },
+	};
+	const credentials = (url: string) => ({
+		voiceAiApi: { baseUrl: url, apiKey: 'ct_large_answer_test_0123456789' },
+	});
 	const warmUp = await runNode({ parameters, credentials: credentials(warmUpUrl) });
 	if (warmUp.error) throw new Error(`warm-up failed: ${warmUp.error.message}`);
 	const before = process.memoryUsage().rss;

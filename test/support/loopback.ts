@@ -4,7 +4,13 @@
  * nothing, a service that echoes secrets back, an endless answer. Not the sandbox: these answers are
  * ones the sandbox has no reason to give.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+	createServer,
+	type IncomingHttpHeaders,
+	type IncomingMessage,
+	type Server,
+	type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface SeenRequest {
@@ -14,7 +20,11 @@ export interface SeenRequest {
 	body: Buffer;
 }
 
-export type Handler = (request: SeenRequest, res: ServerResponse, req: IncomingMessage) => void | Promise<void>;
+export type Handler = (
+	request: SeenRequest,
+	res: ServerResponse,
+	req: IncomingMessage,
+) => void | Promise<void>;
 
 export interface Loopback {
 	/** http://127.0.0.1:<port>, no trailing slash. */
@@ -24,19 +34,31 @@ export interface Loopback {
 	close(): Promise<void>;
 }
 
-export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+export const json = (
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): void => {
 	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
 	res.end(JSON.stringify(body));
 };
 
-export async function startLoopback(handler: Handler = (_, res) => json(res, 200, [])): Promise<Loopback> {
+export async function startLoopback(
+	handler: Handler = (_, res) => json(res, 200, []),
+): Promise<Loopback> {
 	let current = handler;
 	const requests: SeenRequest[] = [];
 	const server: Server = createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+			const seen = {
+				method: req.method ?? '',
+				url: req.url ?? '',
+				headers: req.headers,
+				body: Buffer.concat(chunks),
+			};
 			requests.push(seen);
 			Promise.resolve(current(seen, res, req)).catch(() => res.destroy());
 		});

@@ -17,7 +17,11 @@ const original = moduleWithResolve._resolveFilename;
 
 moduleWithResolve._resolveFilename = function (request, parent, ...rest) {
 	const resolved = original.call(this, request, parent, ...rest);
-	if (!request.endsWith('.json') && resolved.startsWith(nodesFolder) && resolved.endsWith('.node.json')) {
+	if (
+		!request.endsWith('.json') &&
+		resolved.startsWith(nodesFolder) &&
+		resolved.endsWith('.node.json')
+	) {
 		const source = resolved.replace(/\.json$/, '.ts');
 		if (existsSync(source)) return source;
 	}

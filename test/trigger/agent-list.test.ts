@@ -27,7 +27,12 @@ afterAll(async () => {
 });
 
 function triggerFor(apiKey: string, parameters = {}): TriggerWorkflow {
-	const flow = new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey, parameters, n8nBaseUrl: receiver.baseUrl });
+	const flow = new TriggerWorkflow({
+		baseUrl: sandbox.baseUrl,
+		apiKey,
+		parameters,
+		n8nBaseUrl: receiver.baseUrl,
+	});
 	receiver.add(flow);
 	return flow;
 }
@@ -53,7 +58,8 @@ describe('agent list (listSearch searchAgents)', () => {
 
 	test('the filter matches the agent name, case-insensitive, and nothing else', async () => {
 		const flow = triggerFor(sandbox.orgs[0].apiKey);
-		const names = async (filter: string) => (await flow.listSearch('searchAgents', filter)).results.map((r) => r.value);
+		const names = async (filter: string) =>
+			(await flow.listSearch('searchAgents', filter)).results.map((r) => r.value);
 		expect(await names('rec')).toEqual(['agent_acme_recall', 'agent_acme_reception']);
 		expect(await names('REMIND')).toEqual(['agent_acme_recall']);
 		expect(await names('  reception ')).toEqual(['agent_acme_reception']);
@@ -70,29 +76,49 @@ describe('agent list (listSearch searchAgents)', () => {
 	});
 
 	test('an agent created through the API shows up in the next search', async () => {
-		const org = await admin.request<{ id: string }>('POST', '/__sandbox/orgs', { name: 'List Search Co' });
-		const { apiKey } = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${org.id}/keys`, {});
+		const org = await admin.request<{ id: string }>('POST', '/__sandbox/orgs', {
+			name: 'List Search Co',
+		});
+		const { apiKey } = await admin.request<{ apiKey: string }>(
+			'POST',
+			`/__sandbox/orgs/${org.id}/keys`,
+			{},
+		);
 		const flow = triggerFor(apiKey);
 		expect((await flow.listSearch('searchAgents')).results).toEqual([]);
 		const created = await fetch(`${sandbox.baseUrl}/callback/standardCampaign`, {
 			method: 'POST',
 			headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-			body: JSON.stringify({ agentName: 'Night Line', phoneNumber: '+14155550177', task: 'Take messages', selectedVoice: 'june' }),
+			body: JSON.stringify({
+				agentName: 'Night Line',
+				phoneNumber: '+14155550177',
+				task: 'Take messages',
+				selectedVoice: 'june',
+			}),
 		});
 		const agent = (await created.json()) as { id: string };
-		expect((await flow.listSearch('searchAgents', 'night')).results).toEqual([{ name: 'Night Line (+14155550177)', value: agent.id }]);
+		expect((await flow.listSearch('searchAgents', 'night')).results).toEqual([
+			{ name: 'Night Line (+14155550177)', value: agent.id },
+		]);
 	});
 
 	test('a refused key fails the list with the explained 401, without the key in it', async () => {
 		const key = sandbox.orgs[0].apiKey;
-		const revoked = await admin.request<{ id: string; apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {});
+		const revoked = await admin.request<{ id: string; apiKey: string }>(
+			'POST',
+			`/__sandbox/orgs/${ORG}/keys`,
+			{},
+		);
 		await admin.request('POST', `/__sandbox/keys/${revoked.id}/revoke`);
 		const flow = triggerFor(revoked.apiKey);
 		const failure = await flow.listSearch('searchAgents').then(
 			() => undefined,
 			(error: Error & { httpCode?: string }) => error,
 		);
-		expect(failure).toMatchObject({ httpCode: '401', message: expect.stringContaining('refused the API key') });
+		expect(failure).toMatchObject({
+			httpCode: '401',
+			message: expect.stringContaining('refused the API key'),
+		});
 		const shown = `${failure?.message} ${(failure as { description?: string }).description}`;
 		expect(shown).not.toContain(revoked.apiKey);
 		expect(shown).not.toContain(key);
@@ -105,15 +131,22 @@ describe('the chosen agent filters deliveries', () => {
 		await flow.activate();
 		const answeredBefore = receiver.responses.length;
 		for (const agentId of ['agent_acme_reception', 'agent_acme_recall']) {
-			const { conversationId } = await admin.simulateConversation(ORG, { agentId, variables: { label } });
+			const { conversationId } = await admin.simulateConversation(ORG, {
+				agentId,
+				variables: { label },
+			});
 			const [delivery] = await until(
-				async () => (await admin.deliveries(ORG)).filter((d) => d.conversationId === conversationId),
+				async () =>
+					(await admin.deliveries(ORG)).filter((d) => d.conversationId === conversationId),
 				(found) => found.length === 1 && found[0].status !== 'pending',
 			);
 			expect(delivery).toMatchObject({ status: 'delivered', responseCodes: [200] });
 		}
 		// The receiver records an answer once the run it started (if any) has finished.
-		await until(() => receiver.responses.length, (answered) => answered >= answeredBefore + 2);
+		await until(
+			() => receiver.responses.length,
+			(answered) => answered >= answeredBefore + 2,
+		);
 		return receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
 	}
 
@@ -121,10 +154,14 @@ describe('the chosen agent filters deliveries', () => {
 		const flow = triggerFor(sandbox.orgs[0].apiKey);
 		const [recall] = (await flow.listSearch('searchAgents', 'recall')).results;
 		flow.setParameters({
-			options: { agentIds: { __rl: true, mode: 'list', value: recall.value, cachedResultName: recall.name } },
+			options: {
+				agentIds: { __rl: true, mode: 'list', value: recall.value, cachedResultName: recall.name },
+			},
 		});
 		const runs = await deliverFromEachAgent(flow, 'from-list');
-		expect(runs.map((run) => run.items[0].json._voiceAi)).toEqual([expect.objectContaining({ agentId: 'agent_acme_recall' })]);
+		expect(runs.map((run) => run.items[0].json._voiceAi)).toEqual([
+			expect.objectContaining({ agentId: 'agent_acme_recall' }),
+		]);
 		await flow.deactivate();
 	});
 
@@ -133,7 +170,9 @@ describe('the chosen agent filters deliveries', () => {
 			options: { agentIds: { __rl: true, mode: 'id', value: 'agent_acme_reception, agent_other' } },
 		});
 		const runs = await deliverFromEachAgent(flow, 'by-id');
-		expect(runs.map((run) => run.items[0].json._voiceAi)).toEqual([expect.objectContaining({ agentId: 'agent_acme_reception' })]);
+		expect(runs.map((run) => run.items[0].json._voiceAi)).toEqual([
+			expect.objectContaining({ agentId: 'agent_acme_reception' }),
+		]);
 		await flow.deactivate();
 	});
 
@@ -142,14 +181,20 @@ describe('the chosen agent filters deliveries', () => {
 			options: { agentIds: { __rl: true, mode: 'id', value: '={{ "agent_acme_" + "recall" }}' } },
 		});
 		const runs = await deliverFromEachAgent(flow, 'expression');
-		expect(runs.map((run) => run.items[0].json._voiceAi)).toEqual([expect.objectContaining({ agentId: 'agent_acme_recall' })]);
+		expect(runs.map((run) => run.items[0].json._voiceAi)).toEqual([
+			expect.objectContaining({ agentId: 'agent_acme_recall' }),
+		]);
 		await flow.deactivate();
 	});
 
 	test('a plain string saved before the filter was a resource locator still filters', async () => {
-		const flow = triggerFor(sandbox.orgs[0].apiKey, { options: { agentIds: 'agent_acme_reception' } });
+		const flow = triggerFor(sandbox.orgs[0].apiKey, {
+			options: { agentIds: 'agent_acme_reception' },
+		});
 		const runs = await deliverFromEachAgent(flow, 'legacy');
-		expect(runs.map((run) => run.items[0].json._voiceAi)).toEqual([expect.objectContaining({ agentId: 'agent_acme_reception' })]);
+		expect(runs.map((run) => run.items[0].json._voiceAi)).toEqual([
+			expect.objectContaining({ agentId: 'agent_acme_reception' }),
+		]);
 		await flow.deactivate();
 	});
 });

@@ -27,7 +27,10 @@ afterAll(async () => {
 	await sandbox.close();
 });
 
-async function activeTrigger(parameters = {}, typeVersion?: number): Promise<{ flow: TriggerWorkflow; url: string }> {
+async function activeTrigger(
+	parameters = {},
+	typeVersion?: number,
+): Promise<{ flow: TriggerWorkflow; url: string }> {
 	const flow = new TriggerWorkflow({
 		baseUrl: sandbox.baseUrl,
 		apiKey: sandbox.orgs[0].apiKey,
@@ -46,7 +49,12 @@ function executionsOf(flow: TriggerWorkflow) {
 	return receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
 }
 
-async function post(url: string, body: string | Buffer | undefined, contentType = 'application/json', headers: Record<string, string> = {}) {
+async function post(
+	url: string,
+	body: string | Buffer | undefined,
+	contentType = 'application/json',
+	headers: Record<string, string> = {},
+) {
 	const res = await fetch(url, {
 		method: 'POST',
 		headers: { ...(contentType ? { 'content-type': contentType } : {}), ...headers },
@@ -78,8 +86,11 @@ function withToken(url: string, token: string | null): string {
 
 async function settled(org: string, conversationId: string, count: number): Promise<Delivery[]> {
 	for (;;) {
-		const deliveries = (await admin.deliveries(org)).filter((d) => d.conversationId === conversationId);
-		if (deliveries.length >= count && deliveries.every((d) => d.status !== 'pending')) return deliveries;
+		const deliveries = (await admin.deliveries(org)).filter(
+			(d) => d.conversationId === conversationId,
+		);
+		if (deliveries.length >= count && deliveries.every((d) => d.status !== 'pending'))
+			return deliveries;
 		await sleep(20);
 	}
 }
@@ -88,8 +99,21 @@ describe('verification', () => {
 	test('a delivery with the registered token starts one run whose trigger output is the variables plus _voiceAi', async () => {
 		const { flow, url } = await activeTrigger();
 		const body = payload();
-		const res = await post(url, JSON.stringify(body), 'application/json', { 'X-VoiceAI-Delivery': 'dlv_1', 'X-VoiceAI-Attempt': '2' });
-		expect(res).toEqual({ status: 200, body: { received: true, started: true, items: 1, duplicates: 0, filtered: 0, unidentified: 0 } });
+		const res = await post(url, JSON.stringify(body), 'application/json', {
+			'X-VoiceAI-Delivery': 'dlv_1',
+			'X-VoiceAI-Attempt': '2',
+		});
+		expect(res).toEqual({
+			status: 200,
+			body: {
+				received: true,
+				started: true,
+				items: 1,
+				duplicates: 0,
+				filtered: 0,
+				unidentified: 0,
+			},
+		});
 
 		const [execution] = executionsOf(flow);
 		expect(execution.mode).toBe('production');
@@ -148,7 +172,14 @@ describe('verification', () => {
 		const testUrl = (await admin.accountWebhook(ORG))!;
 		expect(testUrl).toContain('/webhook-test/');
 		// The production token does not open the test listener; a refused delivery does not end the test.
-		expect((await post(withToken(testUrl, new URL(url).searchParams.get('token')), JSON.stringify(payload()))).status).toBe(401);
+		expect(
+			(
+				await post(
+					withToken(testUrl, new URL(url).searchParams.get('token')),
+					JSON.stringify(payload()),
+				)
+			).status,
+		).toBe(401);
 		expect(await admin.accountWebhook(ORG)).toBe(testUrl);
 
 		expect((await post(testUrl, JSON.stringify(payload()))).status).toBe(200);
@@ -160,9 +191,11 @@ describe('verification', () => {
 		expect(executionsOf(flow).map((e) => e.mode)).toEqual(['test', 'production']);
 	});
 
-	test('after an API key rotation, publishing again registers the new key\'s token, which starts the workflow', async () => {
+	test("after an API key rotation, publishing again registers the new key's token, which starts the workflow", async () => {
 		const { flow, url } = await activeTrigger();
-		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, { name: 'rotated' });
+		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {
+			name: 'rotated',
+		});
 		flow.credential.apiKey = key.apiKey;
 		await flow.activate('update');
 		const registered = (await admin.accountWebhook(ORG))!;
@@ -176,9 +209,16 @@ describe('after a restart (n8n 2.x does not run the publish step again)', () => 
 	test('a test listen is refused until a delivery to the published trigger tells n8n who holds the account', async () => {
 		const { flow, url } = await activeTrigger();
 		forgetAllAccounts(); // n8n restarted; the account still points at the published workflow
-		const draft = new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey: sandbox.orgs[0].apiKey, n8nBaseUrl: receiver.baseUrl, name: 'Draft' });
+		const draft = new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.orgs[0].apiKey,
+			n8nBaseUrl: receiver.baseUrl,
+			name: 'Draft',
+		});
 		receiver.add(draft);
-		await expect(draft.startTestListen()).rejects.toThrow(/cannot tell whether a published workflow/);
+		await expect(draft.startTestListen()).rejects.toThrow(
+			/cannot tell whether a published workflow/,
+		);
 		expect(await admin.accountWebhook(ORG)).toBe(url);
 
 		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
@@ -191,10 +231,20 @@ describe('after a restart (n8n 2.x does not run the publish step again)', () => 
 
 describe('malformed bodies start nothing', () => {
 	test.each([
-		['text that is not JSON, sent as JSON (n8n rejects it before the node)', 'application/json', 422, () => 'not json'],
+		[
+			'text that is not JSON, sent as JSON (n8n rejects it before the node)',
+			'application/json',
+			422,
+			() => 'not json',
+		],
 		['plain text', 'text/plain', 400, () => 'hello'],
 		['JSON with an unknown content type', 'application/xml', 415, () => JSON.stringify(payload())],
-		['more than 1,000 deliveries in one request', 'application/json', 413, () => JSON.stringify(Array.from({ length: 1001 }, () => payload()))],
+		[
+			'more than 1,000 deliveries in one request',
+			'application/json',
+			413,
+			() => JSON.stringify(Array.from({ length: 1001 }, () => payload())),
+		],
 		['an empty body', 'application/json', 400, () => ''],
 		['an empty object', 'application/json', 400, () => '{}'],
 		['an empty array', 'application/json', 400, () => '[]'],
@@ -214,7 +264,10 @@ describe('duplicates, filters and shapes', () => {
 		const body = payload();
 		expect((await post(url, JSON.stringify(body))).status).toBe(200);
 		const again = await post(url, JSON.stringify({ ...body, variables: { name: 'changed' } }));
-		expect(again).toEqual({ status: 200, body: { received: true, started: false, duplicates: 1, filtered: 0, unidentified: 0 } });
+		expect(again).toEqual({
+			status: 200,
+			body: { received: true, started: false, duplicates: 1, filtered: 0, unidentified: 0 },
+		});
 		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
 		expect(executionsOf(flow)).toHaveLength(2);
 	});
@@ -257,10 +310,21 @@ describe('duplicates, filters and shapes', () => {
 	});
 
 	test('only deliveries of the chosen chatbots or agents start the workflow', async () => {
-		const { flow, url } = await activeTrigger({ options: { chatbotIds: 'cb_acme_support, cb_other', agentIds: 'agent_7' } });
-		const skipped = await post(url, JSON.stringify(payload({ chatbot_id: 'cb_acme_booking', agent_id: null })));
-		expect(skipped).toEqual({ status: 200, body: { received: true, started: false, duplicates: 0, filtered: 1, unidentified: 0 } });
-		await post(url, JSON.stringify(payload({ chatbot_id: 'cb_acme_support', agent_id: null, source: 'chatbot' })));
+		const { flow, url } = await activeTrigger({
+			options: { chatbotIds: 'cb_acme_support, cb_other', agentIds: 'agent_7' },
+		});
+		const skipped = await post(
+			url,
+			JSON.stringify(payload({ chatbot_id: 'cb_acme_booking', agent_id: null })),
+		);
+		expect(skipped).toEqual({
+			status: 200,
+			body: { received: true, started: false, duplicates: 0, filtered: 1, unidentified: 0 },
+		});
+		await post(
+			url,
+			JSON.stringify(payload({ chatbot_id: 'cb_acme_support', agent_id: null, source: 'chatbot' })),
+		);
 		await post(url, JSON.stringify(payload({ agent_id: 'agent_7' })));
 		expect(executionsOf(flow).map((e) => e.items[0].json._voiceAi)).toEqual([
 			expect.objectContaining({ chatbotId: 'cb_acme_support', source: 'chatbot' }),
@@ -280,37 +344,74 @@ describe('duplicates, filters and shapes', () => {
 		await post(url, JSON.stringify({ conversation_id: 'flat_1', name: 'Bo', score: 7 }));
 		await post(url, JSON.stringify({ conversation_id: 'str_1', variables: '{"city":"Oslo"}' }));
 		await post(url, JSON.stringify({ conversation_id: 'odd_1', variables: ['a', 'b'] }));
-		await post(url, JSON.stringify([payload({ conversation_id: 'batch_1' }), payload({ conversation_id: 'batch_2' })]));
+		await post(
+			url,
+			JSON.stringify([
+				payload({ conversation_id: 'batch_1' }),
+				payload({ conversation_id: 'batch_2' }),
+			]),
+		);
 		const items = executionsOf(flow).map((e) => e.items.map((item) => item.json));
-		expect(items[0]).toEqual([expect.objectContaining({ name: 'Bo', score: 7, _voiceAi: expect.objectContaining({ conversationId: 'flat_1', source: null }) })]);
+		expect(items[0]).toEqual([
+			expect.objectContaining({
+				name: 'Bo',
+				score: 7,
+				_voiceAi: expect.objectContaining({ conversationId: 'flat_1', source: null }),
+			}),
+		]);
 		expect(items[1]).toEqual([expect.objectContaining({ city: 'Oslo' })]);
 		expect(items[2]).toEqual([expect.objectContaining({ variables: ['a', 'b'] })]);
-		expect(items[3].map((json) => (json._voiceAi as { conversationId: string }).conversationId)).toEqual(['batch_1', 'batch_2']);
+		expect(
+			items[3].map((json) => (json._voiceAi as { conversationId: string }).conversationId),
+		).toEqual(['batch_1', 'batch_2']);
 	});
 });
 
 describe("the sandbox's own deliverer", () => {
 	test('a completed agent conversation reaches the workflow once', async () => {
 		const { flow } = await activeTrigger();
-		const agents = await admin.request<{ id: string }[]>('GET', `/__sandbox/orgs/${ORG}/state`).then((state) => (state as unknown as { agents: { id: string }[] }).agents);
-		const { conversationId } = await admin.simulateConversation(ORG, { agentId: agents[0].id, variables: { name: 'Cleo', slot: 'Tue 10:00' } });
+		const agents = await admin
+			.request<{ id: string }[]>('GET', `/__sandbox/orgs/${ORG}/state`)
+			.then((state) => (state as unknown as { agents: { id: string }[] }).agents);
+		const { conversationId } = await admin.simulateConversation(ORG, {
+			agentId: agents[0].id,
+			variables: { name: 'Cleo', slot: 'Tue 10:00' },
+		});
 
 		const [delivery] = await settled(ORG, conversationId, 1);
-		expect(delivery).toMatchObject({ target: 'account', status: 'delivered', responseCodes: [200] });
+		expect(delivery).toMatchObject({
+			target: 'account',
+			status: 'delivered',
+			responseCodes: [200],
+		});
 		const [execution] = executionsOf(flow);
 		expect(execution.items[0].json).toEqual({
 			name: 'Cleo',
 			slot: 'Tue 10:00',
-			_voiceAi: expect.objectContaining({ conversationId, agentId: agents[0].id, source: 'account webhook', deliveryId: delivery.id, attempt: 1 }),
-			conversation: expect.objectContaining({ conversation_id: conversationId, agent_id: agents[0].id }),
+			_voiceAi: expect.objectContaining({
+				conversationId,
+				agentId: agents[0].id,
+				source: 'account webhook',
+				deliveryId: delivery.id,
+				attempt: 1,
+			}),
+			conversation: expect.objectContaining({
+				conversation_id: conversationId,
+				agent_id: agents[0].id,
+			}),
 		});
 	});
 
 	test('a chatbot conversation delivered to both the chatbot URL and the account URL starts one run', async () => {
 		const { flow, url } = await activeTrigger();
-		await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`, { webhook_url: url });
+		await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`, {
+			webhook_url: url,
+		});
 		try {
-			const { conversationId } = await admin.simulateConversation(ORG, { chatbotId: 'cb_acme_support', variables: { topic: 'billing' } });
+			const { conversationId } = await admin.simulateConversation(ORG, {
+				chatbotId: 'cb_acme_support',
+				variables: { topic: 'billing' },
+			});
 			const deliveries = await settled(ORG, conversationId, 2);
 			expect(deliveries.map((d) => [d.target, d.status, d.responseCodes])).toEqual(
 				expect.arrayContaining([
@@ -320,21 +421,30 @@ describe("the sandbox's own deliverer", () => {
 			);
 			expect(executionsOf(flow)).toHaveLength(1);
 		} finally {
-			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`, { webhook_url: null });
+			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`, {
+				webhook_url: null,
+			});
 		}
 	});
 
 	test('deliveries to a URL without the token are refused (401) on every retry', async () => {
 		const { flow, url } = await activeTrigger();
-		await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, { webhook_url: withToken(url, null) });
+		await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, {
+			webhook_url: withToken(url, null),
+		});
 		try {
-			const { conversationId } = await admin.simulateConversation(ORG, { chatbotId: 'cb_acme_booking', variables: { topic: 'x' } });
+			const { conversationId } = await admin.simulateConversation(ORG, {
+				chatbotId: 'cb_acme_booking',
+				variables: { topic: 'x' },
+			});
 			const deliveries = await settled(ORG, conversationId, 2);
 			const chatbot = deliveries.find((d) => d.target === 'chatbot')!;
 			expect(chatbot).toMatchObject({ status: 'failed', responseCodes: [401, 401, 401] });
 			expect(executionsOf(flow)).toHaveLength(1); // the account delivery, which carries the token
 		} finally {
-			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, { webhook_url: null });
+			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, {
+				webhook_url: null,
+			});
 		}
 	});
 });
@@ -367,52 +477,130 @@ describe('every delivered field reaches the workflow', () => {
 
 	test('a variable named like a key of the item stays visible', async () => {
 		const { flow, url } = await activeTrigger();
-		await post(url, JSON.stringify({ conversation_id: 'c2', variables: { _voiceAi: 'mine', conversation: 'also mine', city: 'Oslo' } }));
-		const json = executionsOf(flow)[0].items[0].json as { city: string; conversation: { variables: Record<string, string> } };
+		await post(
+			url,
+			JSON.stringify({
+				conversation_id: 'c2',
+				variables: { _voiceAi: 'mine', conversation: 'also mine', city: 'Oslo' },
+			}),
+		);
+		const json = executionsOf(flow)[0].items[0].json as {
+			city: string;
+			conversation: { variables: Record<string, string> };
+		};
 		expect(json.city).toBe('Oslo');
-		expect(json.conversation.variables).toEqual({ _voiceAi: 'mine', conversation: 'also mine', city: 'Oslo' });
+		expect(json.conversation.variables).toEqual({
+			_voiceAi: 'mine',
+			conversation: 'also mine',
+			city: 'Oslo',
+		});
 	});
 
 	test('{"data":{…}} and {"event":…,"data":{…}} envelopes are unwrapped', async () => {
 		const { flow, url } = await activeTrigger();
-		await post(url, JSON.stringify({ data: { conversation_id: 'env_1', variables: { name: 'Gil' } } }));
-		await post(url, JSON.stringify({ event: 'conversation.completed', data: { conversation_id: 'env_2', variables: { name: 'Hal' } } }));
-		const items = executionsOf(flow).map((e) => e.items[0].json as { name: string; _voiceAi: { conversationId: string; event: string | null } });
-		expect(items.map((json) => [json.name, json._voiceAi.conversationId, json._voiceAi.event])).toEqual([
+		await post(
+			url,
+			JSON.stringify({ data: { conversation_id: 'env_1', variables: { name: 'Gil' } } }),
+		);
+		await post(
+			url,
+			JSON.stringify({
+				event: 'conversation.completed',
+				data: { conversation_id: 'env_2', variables: { name: 'Hal' } },
+			}),
+		);
+		const items = executionsOf(flow).map(
+			(e) =>
+				e.items[0].json as {
+					name: string;
+					_voiceAi: { conversationId: string; event: string | null };
+				},
+		);
+		expect(
+			items.map((json) => [json.name, json._voiceAi.conversationId, json._voiceAi.event]),
+		).toEqual([
 			['Gil', 'env_1', null],
 			['Hal', 'env_2', 'conversation.completed'],
 		]);
 	});
 
 	// From version 1.1 n8n reads only JSON, text, form and XML bodies before the node; the node reads the rest.
-	test.each([1, 1.1])('version %s: JSON sent as text/plain or without a content type, and form fields, are accepted', async (typeVersion) => {
-		const { flow, url } = await activeTrigger({}, typeVersion);
-		expect((await post(url, JSON.stringify({ conversation_id: 'txt_1', variables: { name: 'Ida' } }), 'text/plain')).status).toBe(200);
-		expect((await post(url, JSON.stringify({ conversation_id: 'none_1', variables: { name: 'Jo' } }), '')).status).toBe(200);
-		const form = new URLSearchParams({ conversation_id: 'form_1', variables: '{"name":"Kai"}' }).toString();
-		expect((await post(url, form, 'application/x-www-form-urlencoded')).status).toBe(200);
-		const items = executionsOf(flow).map((e) => e.items[0].json as { name: string });
-		expect(items.map((json) => json.name)).toEqual(['Ida', 'Jo', 'Kai']);
-	});
+	test.each([1, 1.1])(
+		'version %s: JSON sent as text/plain or without a content type, and form fields, are accepted',
+		async (typeVersion) => {
+			const { flow, url } = await activeTrigger({}, typeVersion);
+			expect(
+				(
+					await post(
+						url,
+						JSON.stringify({ conversation_id: 'txt_1', variables: { name: 'Ida' } }),
+						'text/plain',
+					)
+				).status,
+			).toBe(200);
+			expect(
+				(
+					await post(
+						url,
+						JSON.stringify({ conversation_id: 'none_1', variables: { name: 'Jo' } }),
+						'',
+					)
+				).status,
+			).toBe(200);
+			const form = new URLSearchParams({
+				conversation_id: 'form_1',
+				variables: '{"name":"Kai"}',
+			}).toString();
+			expect((await post(url, form, 'application/x-www-form-urlencoded')).status).toBe(200);
+			const items = executionsOf(flow).map((e) => e.items[0].json as { name: string });
+			expect(items.map((json) => json.name)).toEqual(['Ida', 'Jo', 'Kai']);
+		},
+	);
 
-	test.each([1, 1.1])('version %s: JSON sent as application/*+json, or as bytes with no content type at all, is accepted', async (typeVersion) => {
-		const { flow, url } = await activeTrigger({}, typeVersion);
-		const vendor = await post(url, JSON.stringify({ conversation_id: 'vnd_1', variables: { name: 'Lu' } }), 'application/vnd.voiceai+json');
-		expect(vendor).toEqual({ status: 200, body: expect.objectContaining({ started: true, items: 1 }) });
-		// A string body would get fetch's text/plain; bytes go without any content type.
-		const bytes = await post(url, Buffer.from(JSON.stringify({ conversation_id: 'raw_1', variables: { name: 'Mo' } })), '');
-		expect(bytes).toEqual({ status: 200, body: expect.objectContaining({ started: true, items: 1 }) });
-		expect(executionsOf(flow).map((e) => (e.items[0].json as { name: string }).name)).toEqual(['Lu', 'Mo']);
-	});
+	test.each([1, 1.1])(
+		'version %s: JSON sent as application/*+json, or as bytes with no content type at all, is accepted',
+		async (typeVersion) => {
+			const { flow, url } = await activeTrigger({}, typeVersion);
+			const vendor = await post(
+				url,
+				JSON.stringify({ conversation_id: 'vnd_1', variables: { name: 'Lu' } }),
+				'application/vnd.voiceai+json',
+			);
+			expect(vendor).toEqual({
+				status: 200,
+				body: expect.objectContaining({ started: true, items: 1 }),
+			});
+			// A string body would get fetch's text/plain; bytes go without any content type.
+			const bytes = await post(
+				url,
+				Buffer.from(JSON.stringify({ conversation_id: 'raw_1', variables: { name: 'Mo' } })),
+				'',
+			);
+			expect(bytes).toEqual({
+				status: 200,
+				body: expect.objectContaining({ started: true, items: 1 }),
+			});
+			expect(executionsOf(flow).map((e) => (e.items[0].json as { name: string }).name)).toEqual([
+				'Lu',
+				'Mo',
+			]);
+		},
+	);
 });
 
 describe('deliveries without ids', () => {
 	test('without the id field, duplicates are recognised by the X-VoiceAI-Delivery header', async () => {
 		const { flow, url } = await activeTrigger();
 		const body = JSON.stringify({ variables: { name: 'Lu' } });
-		expect((await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_a' })).body).toMatchObject({ started: true });
-		expect((await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_a' })).body).toMatchObject({ started: false, duplicates: 1 });
-		expect((await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_b' })).body).toMatchObject({ started: true });
+		expect(
+			(await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_a' })).body,
+		).toMatchObject({ started: true });
+		expect(
+			(await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_a' })).body,
+		).toMatchObject({ started: false, duplicates: 1 });
+		expect(
+			(await post(url, body, 'application/json', { 'X-VoiceAI-Delivery': 'dlv_b' })).body,
+		).toMatchObject({ started: true });
 		// Without either, nothing identifies it: every copy starts the workflow.
 		await post(url, body);
 		await post(url, body);
@@ -422,11 +610,24 @@ describe('deliveries without ids', () => {
 	test('with an agent filter, a delivery naming no agent or chatbot is dropped and counted as unidentified, unless let through', async () => {
 		const { flow, url } = await activeTrigger({ options: { agentIds: 'agent_7' } });
 		const anonymous = JSON.stringify({ conversation_id: 'anon_1', variables: { name: 'Mo' } });
-		expect((await post(url, anonymous)).body).toEqual({ received: true, started: false, duplicates: 0, filtered: 0, unidentified: 1 });
+		expect((await post(url, anonymous)).body).toEqual({
+			received: true,
+			started: false,
+			duplicates: 0,
+			filtered: 0,
+			unidentified: 1,
+		});
 		expect(executionsOf(flow)).toHaveLength(0);
 
-		const open = await activeTrigger({ options: { agentIds: 'agent_7', withoutSourceId: 'start' } });
-		expect((await post(open.url, anonymous)).body).toMatchObject({ started: true, unidentified: 0 });
-		expect((await post(open.url, JSON.stringify(payload({ agent_id: 'agent_8' })))).body).toMatchObject({ started: false, filtered: 1 });
+		const open = await activeTrigger({
+			options: { agentIds: 'agent_7', withoutSourceId: 'start' },
+		});
+		expect((await post(open.url, anonymous)).body).toMatchObject({
+			started: true,
+			unidentified: 0,
+		});
+		expect(
+			(await post(open.url, JSON.stringify(payload({ agent_id: 'agent_8' })))).body,
+		).toMatchObject({ started: false, filtered: 1 });
 	});
 });

@@ -32,8 +32,12 @@ function workflow(parameters = {}): TriggerWorkflow {
 }
 
 async function registrations(): Promise<number> {
-	const log = await admin.request<{ method: string; path: string }[]>('GET', `/__sandbox/requests?org=${ORG}`);
-	return log.filter((entry) => entry.method === 'POST' && entry.path === '/webhook/insert-webhook').length;
+	const log = await admin.request<{ method: string; path: string }[]>(
+		'GET',
+		`/__sandbox/requests?org=${ORG}`,
+	);
+	return log.filter((entry) => entry.method === 'POST' && entry.path === '/webhook/insert-webhook')
+		.length;
 }
 
 function tokenOf(url: string | null): string {
@@ -47,7 +51,9 @@ function withoutToken(url: string | null): string {
 }
 
 function record(flow: TriggerWorkflow) {
-	return (flow.saved as Record<string, { registration?: Record<string, string> }>)[`node:Voice AI Trigger`]?.registration;
+	return (flow.saved as Record<string, { registration?: Record<string, string> }>)[
+		`node:Voice AI Trigger`
+	]?.registration;
 }
 
 describe('activation', () => {
@@ -104,7 +110,9 @@ describe('activation', () => {
 		const flow = workflow();
 		await flow.activate();
 		const oldToken = tokenOf(await admin.accountWebhook(ORG));
-		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, { name: 'rotated' });
+		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {
+			name: 'rotated',
+		});
 		flow.credential.apiKey = key.apiKey;
 
 		expect(await flow.activate('update')).toBe(true);
@@ -128,7 +136,12 @@ describe('activation', () => {
 	});
 
 	test('a 500 from the service is repeated (setting the same URL twice is harmless)', async () => {
-		await admin.request('POST', '/__sandbox/faults', { method: 'POST', path: '/webhook/insert-webhook', kind: 'status-500', times: 1 });
+		await admin.request('POST', '/__sandbox/faults', {
+			method: 'POST',
+			path: '/webhook/insert-webhook',
+			kind: 'status-500',
+			times: 1,
+		});
 		const flow = workflow();
 		try {
 			await flow.activate();
@@ -140,8 +153,13 @@ describe('activation', () => {
 
 	test('a replacement URL that is not http(s) fails activation before anything is registered', async () => {
 		const before = await registrations();
-		const flow = workflow({ onDeactivation: 'replacementUrl', replacementUrl: 'ftp://example.com/x' });
-		await expect(flow.activate()).rejects.toThrow('Replacement Webhook URL must be an http:// or https:// URL');
+		const flow = workflow({
+			onDeactivation: 'replacementUrl',
+			replacementUrl: 'ftp://example.com/x',
+		});
+		await expect(flow.activate()).rejects.toThrow(
+			'Replacement Webhook URL must be an http:// or https:// URL',
+		);
 		expect(await registrations()).toBe(before);
 	});
 });
@@ -177,7 +195,9 @@ describe('listen for test event', () => {
 	test('on an account this n8n has not seen since it started, it is refused and registers nothing', async () => {
 		const before = await registrations();
 		const flow = workflow();
-		await expect(flow.startTestListen()).rejects.toThrow("n8n cannot tell whether a published workflow receives this Voice AI account's deliveries");
+		await expect(flow.startTestListen()).rejects.toThrow(
+			"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
+		);
 		expect(await registrations()).toBe(before);
 	});
 
@@ -207,7 +227,10 @@ describe('deactivation', () => {
 	});
 
 	test('"Point to a URL I Give" registers the replacement URL', async () => {
-		const flow = workflow({ onDeactivation: 'replacementUrl', replacementUrl: 'https://crm.example.com/voice' });
+		const flow = workflow({
+			onDeactivation: 'replacementUrl',
+			replacementUrl: 'https://crm.example.com/voice',
+		});
 		await flow.activate();
 		await flow.deactivate();
 		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
@@ -215,11 +238,18 @@ describe('deactivation', () => {
 	});
 
 	test('a refused replacement fails the deactivation and static data keeps the registration', async () => {
-		const key = await admin.request<{ id: string; apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, { name: 'soon revoked' });
+		const key = await admin.request<{ id: string; apiKey: string }>(
+			'POST',
+			`/__sandbox/orgs/${ORG}/keys`,
+			{ name: 'soon revoked' },
+		);
 		const flow = new TriggerWorkflow({
 			baseUrl: sandbox.baseUrl,
 			apiKey: key.apiKey,
-			parameters: { onDeactivation: 'replacementUrl', replacementUrl: 'https://crm.example.com/voice' },
+			parameters: {
+				onDeactivation: 'replacementUrl',
+				replacementUrl: 'https://crm.example.com/voice',
+			},
 		});
 		await flow.activate();
 		const registered = await admin.accountWebhook(ORG);

@@ -24,7 +24,13 @@ import { randomUUID } from 'crypto';
 import express from 'express';
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
-import { ExecutionLifecycleHooks, HookContext, LoadOptionsContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import {
+	ExecutionLifecycleHooks,
+	HookContext,
+	LoadOptionsContext,
+	WebhookContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	INode,
@@ -119,7 +125,9 @@ export class TriggerWorkflow {
 		this.node.parameters = parameters;
 	}
 
-	additionalData(extra: Partial<IWorkflowExecuteAdditionalData> = {}): IWorkflowExecuteAdditionalData {
+	additionalData(
+		extra: Partial<IWorkflowExecuteAdditionalData> = {},
+	): IWorkflowExecuteAdditionalData {
 		return {
 			credentialsHelper: this.credentialsHelper,
 			webhookBaseUrl: `${this.n8nBaseUrl}/webhook`,
@@ -174,9 +182,21 @@ export class TriggerWorkflow {
 		};
 	}
 
-	private hook(workflow: Workflow, mode: WorkflowExecuteMode, activation: WorkflowActivateMode, isTest: boolean) {
+	private hook(
+		workflow: Workflow,
+		mode: WorkflowExecuteMode,
+		activation: WorkflowActivateMode,
+		isTest: boolean,
+	) {
 		const webhookData = this.webhookData(isTest);
-		return new HookContext(workflow, this.node, webhookData.workflowExecuteAdditionalData, mode, activation, webhookData);
+		return new HookContext(
+			workflow,
+			this.node,
+			webhookData.workflowExecuteAdditionalData,
+			mode,
+			activation,
+			webhookData,
+		);
 	}
 
 	private async createIfNotExists(context: HookContext): Promise<boolean> {
@@ -207,7 +227,9 @@ export class TriggerWorkflow {
 	async deactivate(): Promise<void> {
 		const workflow = this.live ?? this.workflow(this.saved, true);
 		this.live = undefined;
-		await trigger.webhookMethods.default.delete.call(this.hook(workflow, 'internal', 'update', false));
+		await trigger.webhookMethods.default.delete.call(
+			this.hook(workflow, 'internal', 'update', false),
+		);
 		this.saveStaticData(workflow);
 	}
 
@@ -221,14 +243,21 @@ export class TriggerWorkflow {
 		const workflow = this.workflow({}, false);
 		if (this.testRegistration) workflow.staticData = this.testRegistration;
 		this.testRegistration = undefined;
-		await trigger.webhookMethods.default.delete.call(this.hook(workflow, 'internal', 'update', true));
+		await trigger.webhookMethods.default.delete.call(
+			this.hook(workflow, 'internal', 'update', true),
+		);
 	}
 
 	/**
 	 * What the editor's list of a resource locator shows: n8n posts the node's current parameters and
 	 * credentials, and the CLI runs the node type's listSearch method on a stand-in node.
 	 */
-	async listSearch(method: string, filter?: string, paginationToken?: string, path = 'options.agentIds'): Promise<INodeListSearchResult> {
+	async listSearch(
+		method: string,
+		filter?: string,
+		paginationToken?: string,
+		path = 'options.agentIds',
+	): Promise<INodeListSearchResult> {
 		const search = (trigger as INodeType).methods?.listSearch?.[method];
 		if (typeof search !== 'function') throw new Error(`no listSearch method ${method}`);
 		const tempNode: INode = {
@@ -298,11 +327,18 @@ export class WebhookReceiver {
 	}
 
 	async stop(): Promise<void> {
-		await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+		await new Promise<void>((resolve) =>
+			this.server ? this.server.close(() => resolve()) : resolve(),
+		);
 	}
 
 	private async handle(req: express.Request, res: express.Response): Promise<void> {
-		const mode = req.params.endpoint === 'webhook-test' ? 'test' : req.params.endpoint === 'webhook' ? 'production' : undefined;
+		const mode =
+			req.params.endpoint === 'webhook-test'
+				? 'test'
+				: req.params.endpoint === 'webhook'
+					? 'production'
+					: undefined;
 		const owner = this.workflows.get(String(req.params.webhookId));
 		const workflow = mode && owner?.deliveryWorkflow(mode);
 		if (!mode || !owner || !workflow) {
@@ -345,7 +381,9 @@ async function runWebhook(
 	// text, form and XML ones, and the node reads the rest with readRawBody().
 	const n8nReads =
 		owner.node.typeVersion === 1 ||
-		['application/json', 'text/plain', 'application/x-www-form-urlencoded'].some((type) => contentType.startsWith(type)) ||
+		['application/json', 'text/plain', 'application/x-www-form-urlencoded'].some((type) =>
+			contentType.startsWith(type),
+		) ||
 		contentType.endsWith('/xml') ||
 		contentType.endsWith('+xml') ||
 		contentType === 'multipart/form-data'; // n8n's own form parser, in both versions
@@ -381,8 +419,22 @@ async function runWebhook(
 	// WebhookHelpers.evaluateResponseOptions: responseMode and responseData of the description are
 	// expressions of the node's parameters (n8n's defaults: onReceived, the text "firstEntryJson").
 	const description = owner.webhookData(false).webhookDescription;
-	const responseMode = workflow.expression.getSimpleParameterValue(owner.node, description.responseMode, executionMode, {}, undefined, 'onReceived');
-	const responseData = workflow.expression.getComplexParameterValue(owner.node, description.responseData, executionMode, {}, undefined, 'firstEntryJson');
+	const responseMode = workflow.expression.getSimpleParameterValue(
+		owner.node,
+		description.responseMode,
+		executionMode,
+		{},
+		undefined,
+		'onReceived',
+	);
+	const responseData = workflow.expression.getComplexParameterValue(
+		owner.node,
+		description.responseData,
+		executionMode,
+		{},
+		undefined,
+		'firstEntryJson',
+	);
 	if (responseMode === 'lastNode') {
 		// After the run: "Error in workflow" with 500 when it failed; noData answers an empty 200.
 		const run = await runWorkflow(workflow, owner, executionMode, result.workflowData);
@@ -426,7 +478,9 @@ async function runWorkflow(
 		activeVersionId: null,
 	} as unknown as IWorkflowBase);
 	const additionalData = owner.additionalData({ hooks } as Partial<IWorkflowExecuteAdditionalData>);
-	return await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+	return await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(
+		workflow,
+	);
 }
 
 /** Static data goes through JSON on its way to the database (and to n8n's test-webhook cache). */

@@ -39,10 +39,18 @@ describe('the ownership module', () => {
 
 	test('the first claim holds; a second is refused naming the holder; a take-over stacks and unwinds', () => {
 		expect(claim(key, at('A', 1), plain)).toEqual({ outcome: 'register' });
-		expect(claim(key, at('B', 2), plain)).toEqual({ outcome: 'refused', holder: expect.objectContaining({ workflowName: 'Flow A' }) });
+		expect(claim(key, at('B', 2), plain)).toEqual({
+			outcome: 'refused',
+			holder: expect.objectContaining({ workflowName: 'Flow A' }),
+		});
 		expect(holderOf(key)?.id).toBe('A');
-		expect(claim(key, at('B', 2), { takeOver: true, restoring: false })).toEqual({ outcome: 'register' });
-		expect(release(key, 'B')).toEqual({ outcome: 'handOver', next: expect.objectContaining({ id: 'A' }) });
+		expect(claim(key, at('B', 2), { takeOver: true, restoring: false })).toEqual({
+			outcome: 'register',
+		});
+		expect(release(key, 'B')).toEqual({
+			outcome: 'handOver',
+			next: expect.objectContaining({ id: 'A' }),
+		});
 		expect(release(key, 'A')).toEqual({ outcome: 'lastOut' });
 		expect(release(key, 'A')).toEqual({ outcome: 'none' });
 	});
@@ -100,7 +108,12 @@ describe('several workflows of one n8n process, one account', () => {
 	beforeEach(() => forgetAllAccounts());
 
 	function flow(name: string, parameters = {}): TriggerWorkflow {
-		return new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey: sandbox.orgs[0].apiKey, parameters, name });
+		return new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.orgs[0].apiKey,
+			parameters,
+			name,
+		});
 	}
 
 	async function pointsAt(): Promise<string> {
@@ -146,7 +159,9 @@ describe('several workflows of one n8n process, one account', () => {
 		const a = flow('Sync A');
 		await a.activate();
 		const b = flow('Sync B');
-		await expect(b.activate()).rejects.toThrow(`held by the published workflow "Sync A" (ID ${a.workflowId})`);
+		await expect(b.activate()).rejects.toThrow(
+			`held by the published workflow "Sync A" (ID ${a.workflowId})`,
+		);
 		expect(await pointsAt()).toBe(a.productionUrl);
 	});
 
@@ -202,9 +217,15 @@ describe('several workflows of one n8n process, one account', () => {
 		await a.activate();
 		const b = flow('Sync B', { whenHeld: 'takeOver' });
 		await b.activate();
-		await admin.request('POST', '/__sandbox/faults', { kind: 'status-500', path: '/webhook/insert-webhook', times: 20 });
+		await admin.request('POST', '/__sandbox/faults', {
+			kind: 'status-500',
+			path: '/webhook/insert-webhook',
+			times: 20,
+		});
 		try {
-			await expect(b.deactivate()).rejects.toThrow(/Could not point the Voice AI account webhook at workflow "Sync A"/);
+			await expect(b.deactivate()).rejects.toThrow(
+				/Could not point the Voice AI account webhook at workflow "Sync A"/,
+			);
 		} finally {
 			await admin.request('DELETE', '/__sandbox/faults');
 		}

@@ -24,14 +24,22 @@ const operations: Record<string, Record<string, VoiceAiOperation>> = {
 };
 
 /** Errors from the operations are already NodeApiError/NodeOperationError; anything else gets wrapped. */
-function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+function asNodeError(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
-function errorItem(error: Error & { description?: unknown; httpCode?: unknown }, itemIndex: number): INodeExecutionData {
+function errorItem(
+	error: Error & { description?: unknown; httpCode?: unknown },
+	itemIndex: number,
+): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
-	if (typeof error.description === 'string' && error.description) json.description = error.description;
+	if (typeof error.description === 'string' && error.description)
+		json.description = error.description;
 	if (typeof error.httpCode === 'string' && error.httpCode) json.httpCode = error.httpCode;
 	return { json, pairedItem: { item: itemIndex } };
 }
@@ -49,7 +57,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operationName = this.getNodeParameter('operation', 0) as string;
 	const operation = operations[resource]?.[operationName];
 	if (!operation) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operationName}" of "${resource}" is not supported`,
+		);
 	}
 	const { concurrency, retry } = readRequestOptions(this);
 	const gate = new RequestGate(concurrency);
@@ -90,7 +101,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
 			// Stopped because another item failed (an operation may have wrapped that): the other failure is what the node reports.
-			if (caught instanceof RequestsStopped || (caught as { cause?: unknown })?.cause instanceof RequestsStopped) return;
+			if (
+				caught instanceof RequestsStopped ||
+				(caught as { cause?: unknown })?.cause instanceof RequestsStopped
+			)
+				return;
 			const error = asNodeError(this, caught, itemIndex);
 			if (!continueOnFail) {
 				gate.close();

@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import type { ApiPath } from '../transport/path';
 
@@ -26,10 +32,17 @@ export interface VoiceAiOperation<Input = unknown> {
 	/** Reads and checks the item's parameters; throws NodeOperationError before anything is sent. */
 	validate(this: IExecuteFunctions, itemIndex: number): Input | Promise<Input>;
 	/** Sends the request(s) and returns one JSON object per output item. */
-	execute(this: IExecuteFunctions, input: Input, api: ApiCall, itemIndex: number): Promise<IDataObject[]>;
+	execute(
+		this: IExecuteFunctions,
+		input: Input,
+		api: ApiCall,
+		itemIndex: number,
+	): Promise<IDataObject[]>;
 }
 
-export function defineOperation<Input>(operation: VoiceAiOperation<Input>): VoiceAiOperation<unknown> {
+export function defineOperation<Input>(
+	operation: VoiceAiOperation<Input>,
+): VoiceAiOperation<unknown> {
 	return operation as VoiceAiOperation<unknown>;
 }
 
@@ -54,12 +67,18 @@ export function toListRecords(body: unknown, limit?: number): IDataObject[] {
 export function toRecords(body: unknown, limit?: number): IDataObject[] {
 	const list = Array.isArray(body) ? body : [body];
 	const records = list.map((entry) =>
-		entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as IDataObject) : { value: entry as IDataObject[string] },
+		entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+			? (entry as IDataObject)
+			: { value: entry as IDataObject[string] },
 	);
 	return limit === undefined ? records : records.slice(0, limit);
 }
 
-export const returnAllFields = (resource: string, operation: string, noun: string): INodeProperties[] => [
+export const returnAllFields = (
+	resource: string,
+	operation: string,
+	noun: string,
+): INodeProperties[] => [
 	{
 		displayName: 'Return All',
 		name: 'returnAll',

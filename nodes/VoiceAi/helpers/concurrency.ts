@@ -49,7 +49,8 @@ export class RequestGate {
 	/** A signal for waits between attempts: it fires when the execution is cancelled or the gate closes. */
 	signalWith(signal?: AbortSignal): AbortSignal {
 		if (!signal) return this.stopped.signal;
-		if (this.combined?.from !== signal) this.combined = { from: signal, signal: AbortSignal.any([signal, this.stopped.signal]) };
+		if (this.combined?.from !== signal)
+			this.combined = { from: signal, signal: AbortSignal.any([signal, this.stopped.signal]) };
 		return this.combined.signal;
 	}
 

@@ -45,7 +45,12 @@ function htmlTitle(text: string): string | undefined {
  * or `{ message }`, or a JSON string. Any other text (text/plain and the like) is shown as the message;
  * an HTML page by its title. `secrets` are removed before anything is cut short.
  */
-export function parseServiceFailure(status: number, body: unknown, contentType = '', secrets = NO_SECRETS): ServiceFailure {
+export function parseServiceFailure(
+	status: number,
+	body: unknown,
+	contentType = '',
+	secrets = NO_SECRETS,
+): ServiceFailure {
 	const failure: ServiceFailure = { status };
 	let data = body;
 	if (typeof data === 'string') {
@@ -54,7 +59,8 @@ export function parseServiceFailure(status: number, body: unknown, contentType =
 		try {
 			data = JSON.parse(text);
 		} catch {
-			const message = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text) ? htmlTitle(text) : text;
+			const message =
+				/html/i.test(contentType) || /^<(!doctype|html)/i.test(text) ? htmlTitle(text) : text;
 			if (message) failure.message = shown(message, secrets);
 			return failure;
 		}
@@ -71,7 +77,10 @@ export function parseServiceFailure(status: number, body: unknown, contentType =
 	return failure;
 }
 
-function explain(failure: ServiceFailure, context: FailureContext): { message: string; description: string } {
+function explain(
+	failure: ServiceFailure,
+	context: FailureContext,
+): { message: string; description: string } {
 	const said = failure.message ? `: ${failure.message}` : '';
 	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
 	switch (failure.status) {
@@ -91,7 +100,8 @@ function explain(failure: ServiceFailure, context: FailureContext): { message: s
 		case 403:
 			return {
 				message: `Voice AI refused access (403)${said}`,
-				description: 'The key is valid but not allowed to do this. Check the key and the organization it belongs to.',
+				description:
+					'The key is valid but not allowed to do this. Check the key and the organization it belongs to.',
 			};
 		case 404:
 			return {
@@ -102,7 +112,8 @@ function explain(failure: ServiceFailure, context: FailureContext): { message: s
 		case 409:
 			return {
 				message: `Voice AI reported a conflict (409)${said}`,
-				description: 'Something with the same identity already exists. Use a different value, or look the existing one up with a Get operation.',
+				description:
+					'Something with the same identity already exists. Use a different value, or look the existing one up with a Get operation.',
 			};
 		case 413:
 			return {
@@ -137,10 +148,15 @@ function explain(failure: ServiceFailure, context: FailureContext): { message: s
 }
 
 /** A `NodeApiError` for a failed response, with a message a workflow builder can act on. */
-export function serviceError(node: INode, failure: ServiceFailure, context: FailureContext): NodeApiError {
+export function serviceError(
+	node: INode,
+	failure: ServiceFailure,
+	context: FailureContext,
+): NodeApiError {
 	const secrets = context.secrets ?? NO_SECRETS;
 	const clean: ServiceFailure = { ...failure };
-	for (const key of ['code', 'message', 'field'] as const) if (clean[key]) clean[key] = secrets.redact(clean[key]);
+	for (const key of ['code', 'message', 'field'] as const)
+		if (clean[key]) clean[key] = secrets.redact(clean[key]);
 	const explained = explain(clean, context);
 	const message = secrets.redact(explained.message);
 	const description = secrets.redact(explained.description);
@@ -187,7 +203,11 @@ export function redirectError(
 				? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
 				: 'Check the base URL of the credential.'),
 	);
-	return new NodeApiError(node, { status, message }, { message, description, httpCode: String(status), itemIndex: context.itemIndex });
+	return new NodeApiError(
+		node,
+		{ status, message },
+		{ message, description, httpCode: String(status), itemIndex: context.itemIndex },
+	);
 }
 
 /** A `NodeApiError` for a request that got no usable answer (refused connection, timeout, reset, garbage). */

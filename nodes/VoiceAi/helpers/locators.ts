@@ -32,7 +32,12 @@ export function phoneNumberLocator(description: string): INodeProperties {
 }
 
 /** An id the spec offers no list endpoint for: typed "By ID" only. */
-export function idLocator(displayName: string, name: string, placeholder: string, description: string): INodeProperties {
+export function idLocator(
+	displayName: string,
+	name: string,
+	placeholder: string,
+	description: string,
+): INodeProperties {
 	return {
 		displayName,
 		name,

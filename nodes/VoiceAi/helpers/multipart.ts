@@ -52,10 +52,15 @@ export async function buildMultipartBody(
 	const closing = Buffer.from(`--${boundary}--${CRLF}`);
 
 	// Sizes first: from the store's metadata where the file is stored, else from the decoded data.
-	const sources = await Promise.all(files.map(async (file) => await fileSource(ctx, itemIndex, file)));
+	const sources = await Promise.all(
+		files.map(async (file) => await fileSource(ctx, itemIndex, file)),
+	);
 	const total =
 		textParts.reduce((sum, part) => sum + part.length, 0) +
-		fileHeads.reduce((sum, head, index) => sum + head.length + sources[index].size + crlf.length, 0) +
+		fileHeads.reduce(
+			(sum, head, index) => sum + head.length + sources[index].size + crlf.length,
+			0,
+		) +
 		closing.length;
 
 	const body = Buffer.allocUnsafe(total);
@@ -76,7 +81,11 @@ interface FileSource {
 	writeInto(body: Buffer, offset: number): Promise<number>;
 }
 
-async function fileSource(ctx: IExecuteFunctions, itemIndex: number, file: MultipartFile): Promise<FileSource> {
+async function fileSource(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	file: MultipartFile,
+): Promise<FileSource> {
 	const { id } = file.binary;
 	// A store that cannot say the size falls back to reading the whole file below.
 	const stored = id ? await ctx.helpers.getBinaryMetadata(id).catch(() => undefined) : undefined;
@@ -102,8 +111,13 @@ async function fileSource(ctx: IExecuteFunctions, itemIndex: number, file: Multi
 }
 
 function fileChanged(ctx: IExecuteFunctions, itemIndex: number, file: MultipartFile): Error {
-	return new NodeOperationError(ctx.getNode(), `The file for ${file.field} changed size while it was being read`, {
-		itemIndex,
-		description: 'n8n reported one size for the binary data and delivered another. Run the node again.',
-	});
+	return new NodeOperationError(
+		ctx.getNode(),
+		`The file for ${file.field} changed size while it was being read`,
+		{
+			itemIndex,
+			description:
+				'n8n reported one size for the binary data and delivered another. Run the node again.',
+		},
+	);
 }

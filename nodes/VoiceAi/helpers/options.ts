@@ -78,18 +78,43 @@ export function readRequestOptions(ctx: IExecuteFunctions): RequestOptions {
 	const seconds = (name: string, label: string, fallbackMs: number, min: number) =>
 		Math.round(readNumber(ctx, field(name, label), fallbackMs / 1000, min, 600) * 1000);
 	return {
-		concurrency: readInteger(ctx, 0, field('concurrency', 'Concurrency'), DEFAULT_CONCURRENCY, { min: 1, max: MAX_CONCURRENCY }),
+		concurrency: readInteger(ctx, 0, field('concurrency', 'Concurrency'), DEFAULT_CONCURRENCY, {
+			min: 1,
+			max: MAX_CONCURRENCY,
+		}),
 		retry: {
-			rateLimit: readBoolean(ctx, 0, field('retryOnRateLimit', 'Retry on Rate Limit'), DEFAULT_RETRY.rateLimit),
-			serverErrors: readBoolean(ctx, 0, field('retryOnServerErrors', 'Retry on Server Errors'), DEFAULT_RETRY.serverErrors),
-			maxAttempts: readInteger(ctx, 0, field('maxAttempts', 'Max Attempts'), DEFAULT_RETRY.maxAttempts, { min: 1, max: 10 }),
+			rateLimit: readBoolean(
+				ctx,
+				0,
+				field('retryOnRateLimit', 'Retry on Rate Limit'),
+				DEFAULT_RETRY.rateLimit,
+			),
+			serverErrors: readBoolean(
+				ctx,
+				0,
+				field('retryOnServerErrors', 'Retry on Server Errors'),
+				DEFAULT_RETRY.serverErrors,
+			),
+			maxAttempts: readInteger(
+				ctx,
+				0,
+				field('maxAttempts', 'Max Attempts'),
+				DEFAULT_RETRY.maxAttempts,
+				{ min: 1, max: 10 },
+			),
 			maxWaitMs: seconds('maxWaitSeconds', 'Max Retry Wait (Seconds)', DEFAULT_RETRY.maxWaitMs, 0),
 			timeoutMs: seconds('timeoutSeconds', 'Timeout (Seconds)', DEFAULT_RETRY.timeoutMs, 0.001),
 		},
 	};
 }
 
-function readNumber(ctx: IExecuteFunctions, field: { name: string; label: string }, fallback: number, min: number, max: number): number {
+function readNumber(
+	ctx: IExecuteFunctions,
+	field: { name: string; label: string },
+	fallback: number,
+	min: number,
+	max: number,
+): number {
 	const raw = ctx.getNodeParameter(field.name, 0, fallback) as unknown;
 	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
 	if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > max) {

@@ -9,7 +9,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
 /** sip:<host> as the spec writes it: a DNS name or an IPv4 address, no user part, port or parameters. */
-const SIP_URI = new RegExp(`^sip:(?:(?:${HOST_LABEL}\\.)*${HOST_LABEL}|(?:${OCTET}\\.){3}${OCTET})$`);
+const SIP_URI = new RegExp(
+	`^sip:(?:(?:${HOST_LABEL}\\.)*${HOST_LABEL}|(?:${OCTET}\\.){3}${OCTET})$`,
+);
 /** A host of digits and dots only must be a real IPv4 address, not a DNS name such as 999.1.1.1. */
 const NUMERIC_HOST = /^sip:[\d.]+$/;
 const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
@@ -24,7 +26,9 @@ export interface FieldRef {
 
 function show(value: unknown): string {
 	const text =
-		typeof value === 'string' || (typeof value === 'object' && value !== null) ? JSON.stringify(value) : String(value);
+		typeof value === 'string' || (typeof value === 'object' && value !== null)
+			? JSON.stringify(value)
+			: String(value);
 	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
@@ -46,7 +50,12 @@ export function invalidField(
 	return new NodeOperationError(
 		ctx.getNode(),
 		`Invalid '${field.label}' in item ${itemIndex}: ${problem}`,
-		{ itemIndex, description: hint ?? `Correct the '${field.label}' field (${field.name}) and run again. Nothing was sent to Voice AI for this item.` },
+		{
+			itemIndex,
+			description:
+				hint ??
+				`Correct the '${field.label}' field (${field.name}) and run again. Nothing was sent to Voice AI for this item.`,
+		},
 	);
 }
 
@@ -58,24 +67,45 @@ export function readString(
 	options: { required?: boolean; fallback?: string; secret?: boolean; locator?: boolean } = {},
 ): string {
 	// A resource locator gives the value of whichever mode is chosen; a plain text value passes through.
-	const raw = ctx.getNodeParameter(field.name, itemIndex, options.fallback ?? '', options.locator ? { extractValue: true } : {}) as unknown;
+	const raw = ctx.getNodeParameter(
+		field.name,
+		itemIndex,
+		options.fallback ?? '',
+		options.locator ? { extractValue: true } : {},
+	) as unknown;
 	if (raw === undefined || raw === null) {
 		if (options.required) throw invalidField(ctx, itemIndex, field, 'a value is required');
 		return '';
 	}
 	if (typeof raw !== 'string') {
-		throw invalidField(ctx, itemIndex, field, `expected text, got ${typeName(raw)}${options.secret ? '' : ` (${show(raw)})`}`);
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`expected text, got ${typeName(raw)}${options.secret ? '' : ` (${show(raw)})`}`,
+		);
 	}
 	const value = raw.trim();
-	if (options.required && value === '') throw invalidField(ctx, itemIndex, field, 'a value is required');
+	if (options.required && value === '')
+		throw invalidField(ctx, itemIndex, field, 'a value is required');
 	return value;
 }
 
-export function readBoolean(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, fallback: boolean): boolean {
+export function readBoolean(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	fallback: boolean,
+): boolean {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
 	if (typeof raw === 'boolean') return raw;
 	if (raw === 'true' || raw === 'false') return raw === 'true';
-	throw invalidField(ctx, itemIndex, field, `expected true or false, got ${typeName(raw)} (${show(raw)})`);
+	throw invalidField(
+		ctx,
+		itemIndex,
+		field,
+		`expected true or false, got ${typeName(raw)} (${show(raw)})`,
+	);
 }
 
 export function readInteger(
@@ -88,7 +118,12 @@ export function readInteger(
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
 	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
 	if (typeof value !== 'number' || !Number.isInteger(value)) {
-		throw invalidField(ctx, itemIndex, field, `expected a whole number, got ${typeName(raw)} (${show(raw)})`);
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`expected a whole number, got ${typeName(raw)} (${show(raw)})`,
+		);
 	}
 	if (value < range.min || value > range.max) {
 		throw invalidField(ctx, itemIndex, field, `${value} is outside ${range.min} to ${range.max}`);
@@ -96,7 +131,12 @@ export function readInteger(
 	return value;
 }
 
-export function checkE164(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+export function checkE164(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+): string {
 	if (!E164.test(value)) {
 		throw invalidField(
 			ctx,
@@ -109,21 +149,48 @@ export function checkE164(ctx: IExecuteFunctions, itemIndex: number, field: Fiel
 	return value;
 }
 
-export function checkHexColour(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+export function checkHexColour(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+): string {
 	if (!HEX_COLOUR.test(value)) {
-		throw invalidField(ctx, itemIndex, field, `${show(value)} is not a #RRGGBB colour`, 'Use a hex colour such as #1A73E8.');
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`${show(value)} is not a #RRGGBB colour`,
+			'Use a hex colour such as #1A73E8.',
+		);
 	}
 	return value;
 }
 
-export function checkUuid(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+export function checkUuid(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+): string {
 	if (!UUID.test(value)) {
-		throw invalidField(ctx, itemIndex, field, `${show(value)} is not a UUID`, 'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.');
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`${show(value)} is not a UUID`,
+			'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.',
+		);
 	}
 	return value.toLowerCase();
 }
 
-export function checkHttpUrl(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+export function checkHttpUrl(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+): string {
 	let url: URL | undefined;
 	try {
 		url = new URL(value);
@@ -136,9 +203,20 @@ export function checkHttpUrl(ctx: IExecuteFunctions, itemIndex: number, field: F
 	return value;
 }
 
-export function checkSipUri(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+export function checkSipUri(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+): string {
 	if (!SIP_URI.test(value) || (NUMERIC_HOST.test(value) && !SIP_IPV4.test(value))) {
-		throw invalidField(ctx, itemIndex, field, `${show(value)} is not a SIP URI`, 'Use the form sip:<host>, for example sip:pbx.example.com.');
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`${show(value)} is not a SIP URI`,
+			'Use the form sip:<host>, for example sip:pbx.example.com.',
+		);
 	}
 	return value;
 }
@@ -156,15 +234,29 @@ export function checkOneOf<T extends string>(
 	return value as T;
 }
 
-export function checkPathSegment(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef, value: string): string {
+export function checkPathSegment(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+): string {
 	if (!PATH_SEGMENT.test(value)) {
-		throw invalidField(ctx, itemIndex, field, `${show(value)} may only hold letters, digits, dots, dashes and underscores`);
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`${show(value)} may only hold letters, digits, dots, dashes and underscores`,
+		);
 	}
 	return value;
 }
 
 /** Reads a collection parameter (e.g. Update Fields) and refuses anything that is not an object. */
-export function readCollection(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef): IDataObject {
+export function readCollection(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+): IDataObject {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, {}) as unknown;
 	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
 		throw invalidField(ctx, itemIndex, field, `expected a set of fields, got ${typeName(raw)}`);
@@ -176,5 +268,8 @@ export function readCollection(ctx: IExecuteFunctions, itemIndex: number, field:
 export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
 	const returnAll = readBoolean(ctx, itemIndex, { name: 'returnAll', label: 'Return All' }, false);
 	if (returnAll) return undefined;
-	return readInteger(ctx, itemIndex, { name: 'limit', label: 'Limit' }, 50, { min: 1, max: 1_000_000 });
+	return readInteger(ctx, itemIndex, { name: 'limit', label: 'Limit' }, 50, {
+		min: 1,
+		max: 1_000_000,
+	});
 }

@@ -23,13 +23,34 @@ function text(value: unknown): string {
  * that are not objects are skipped.
  */
 export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry[]> {
-	const answer = listIn(await voiceAiApiRequest.call(this, 'GET', '/callback/standardCampaign', undefined, {}, { retry: LIST_RETRY }));
+	const answer = listIn(
+		await voiceAiApiRequest.call(
+			this,
+			'GET',
+			'/callback/standardCampaign',
+			undefined,
+			{},
+			{ retry: LIST_RETRY },
+		),
+	);
 	if (!answer) {
-		throw new NodeOperationError(this.getNode(), 'Voice AI answered the agent list with something that is not a list', {
-			description: 'Check that the base URL in the Voice AI credential points at the Voice AI API.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'Voice AI answered the agent list with something that is not a list',
+			{
+				description:
+					'Check that the base URL in the Voice AI credential points at the Voice AI API.',
+			},
+		);
 	}
 	return answer
-		.filter((agent): agent is IDataObject => agent !== null && typeof agent === 'object' && !Array.isArray(agent))
-		.map((agent) => ({ id: text(agent.id), agentName: text(agent.agentName), phoneNumber: text(agent.phoneNumber) }));
+		.filter(
+			(agent): agent is IDataObject =>
+				agent !== null && typeof agent === 'object' && !Array.isArray(agent),
+		)
+		.map((agent) => ({
+			id: text(agent.id),
+			agentName: text(agent.agentName),
+			phoneNumber: text(agent.phoneNumber),
+		}));
 }

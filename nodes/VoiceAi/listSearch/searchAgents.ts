@@ -7,7 +7,10 @@ import { agentList } from './agentList';
  * id, sorted by name. The filter matches agentName, case-insensitive. The spec shows no paging, so every
  * match comes in one page.
  */
-export async function searchAgents(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchAgents(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const wanted = (filter ?? '').trim().toLowerCase();
 	const results = (await agentList.call(this))
 		.filter((agent) => agent.id !== '')

@@ -7,7 +7,10 @@ import { agentList } from './agentList';
  * endpoint the spec shows that carries phone numbers), shown as "+14155550101 (Reception)". The filter
  * matches the number or the agent's name.
  */
-export async function searchPhoneNumbers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchPhoneNumbers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const wanted = (filter ?? '').trim().toLowerCase();
 	const byNumber = new Map<string, string[]>();
 	for (const agent of await agentList.call(this)) {
@@ -17,8 +20,16 @@ export async function searchPhoneNumbers(this: ILoadOptionsFunctions, filter?: s
 		byNumber.set(agent.phoneNumber, names);
 	}
 	const results = [...byNumber]
-		.filter(([number, names]) => wanted === '' || number.includes(wanted) || names.some((name) => name.toLowerCase().includes(wanted)))
+		.filter(
+			([number, names]) =>
+				wanted === '' ||
+				number.includes(wanted) ||
+				names.some((name) => name.toLowerCase().includes(wanted)),
+		)
 		.sort(([a], [b]) => a.localeCompare(b))
-		.map(([number, names]) => ({ name: names.length ? `${number} (${names.join(', ')})` : number, value: number }));
+		.map(([number, names]) => ({
+			name: names.length ? `${number} (${names.join(', ')})` : number,
+			value: number,
+		}));
 	return { results };
 }

@@ -12,7 +12,12 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
 import type { RequestGate } from '../helpers/concurrency';
-import { parseServiceFailure, redirectError, serviceError, transportError } from '../helpers/errors';
+import {
+	parseServiceFailure,
+	redirectError,
+	serviceError,
+	transportError,
+} from '../helpers/errors';
 import type { ApiPath } from './path';
 import { buildPath } from './path';
 import { Secrets } from './secrets';
@@ -21,7 +26,11 @@ export type { ApiPath, PathValue } from './path';
 export { apiPath } from './path';
 export { Secrets } from './secrets';
 
-export type VoiceAiContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+export type VoiceAiContext =
+	| IExecuteFunctions
+	| IHookFunctions
+	| ILoadOptionsFunctions
+	| IWebhookFunctions;
 
 export interface RetrySettings {
 	/** Wait for Retry-After and repeat after a 429 (never harmful: the service did nothing). */
@@ -109,33 +118,51 @@ interface BodyStream extends AsyncIterable<Buffer | string> {
 }
 
 /** What was read of an answer: its text, or a value the HTTP helper already parsed, or that it was too large. */
-type Answer = { text: string } | { value: unknown } | { tooLarge: true; bytes: number; declared: boolean };
+type Answer =
+	| { text: string }
+	| { value: unknown }
+	| { tooLarge: true; bytes: number; declared: boolean };
 
 /**
  * Reads the credential and checks it before anything is sent. `secrets`: the execution's collection,
  * which gets the key and the base URL's user info (a new one when not given).
  */
-export async function voiceAiCredential(this: VoiceAiContext, itemIndex?: number, secrets = new Secrets()): Promise<VoiceAiCredential> {
+export async function voiceAiCredential(
+	this: VoiceAiContext,
+	itemIndex?: number,
+	secrets = new Secrets(),
+): Promise<VoiceAiCredential> {
 	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
 	const node = this.getNode();
-	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+	const baseUrl = String(credentials.baseUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
 	secrets.add(credentials.apiKey);
 	secrets.addFromUrl(baseUrl);
 	if (!BASE_URL.test(baseUrl)) {
 		throw new NodeOperationError(node, 'The Voice AI credential has no valid base URL', {
 			itemIndex,
-			description: 'Open the Voice AI credential and enter a base URL that starts with http:// or https://.',
+			description:
+				'Open the Voice AI credential and enter a base URL that starts with http:// or https://.',
 		});
 	}
 	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim())) {
-		throw new NodeOperationError(node, 'The API key in the Voice AI credential does not start with ct_', {
-			itemIndex,
-			description:
-				'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
-		});
+		throw new NodeOperationError(
+			node,
+			'The API key in the Voice AI credential does not start with ct_',
+			{
+				itemIndex,
+				description:
+					'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
+			},
+		);
 	}
 	const id = node.credentials?.voiceAiApi?.id ?? '';
-	return { baseUrl, decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials }, secrets };
+	return {
+		baseUrl,
+		decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials },
+		secrets,
+	};
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -151,7 +178,8 @@ function errorCode(error: unknown): string | undefined {
 function describeCode(code: string | undefined): string {
 	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return 'Voice AI did not answer in time';
 	if (code === 'ECONNREFUSED') return 'Voice AI refused the connection';
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'The Voice AI host name could not be resolved';
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return 'The Voice AI host name could not be resolved';
 	if (code === 'ECONNRESET' || code === 'EPIPE') return 'The connection to Voice AI was dropped';
 	return `The request to Voice AI failed${code ? ` (${code})` : ''}`;
 }
@@ -171,7 +199,11 @@ function backoffMs(attempt: number, capMs: number): number {
 }
 
 function isStream(body: unknown): body is BodyStream {
-	return body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe === 'function';
+	return (
+		body !== null &&
+		typeof body === 'object' &&
+		typeof (body as { pipe?: unknown }).pipe === 'function'
+	);
 }
 
 function header(response: FullResponse, name: string): string | undefined {
@@ -205,7 +237,11 @@ function discard(body: unknown): void {
  * reading stops and the connection is closed, so memory stays bounded whatever the service sends.
  * `truncate` keeps the first `limit` bytes instead of refusing (error answers: only their start is shown).
  */
-async function readAnswer(response: FullResponse, limit: number, truncate: boolean): Promise<Answer> {
+async function readAnswer(
+	response: FullResponse,
+	limit: number,
+	truncate: boolean,
+): Promise<Answer> {
 	const { body } = response;
 	if (!isStream(body)) {
 		if (typeof body === 'string') return { text: body };
@@ -236,7 +272,11 @@ async function readAnswer(response: FullResponse, limit: number, truncate: boole
  * with which status. A write (anything but GET) succeeded whatever it answered, so a body that is not
  * JSON comes back as text; a read needs JSON, so for a GET that is not a usable answer (`undefined`).
  */
-function successValue(answer: { text: string } | { value: unknown }, method: IHttpRequestMethods, status: number): unknown {
+function successValue(
+	answer: { text: string } | { value: unknown },
+	method: IHttpRequestMethods,
+	status: number,
+): unknown {
 	if ('value' in answer) return answer.value ?? { success: true, status };
 	const text = answer.text;
 	if (text.trim() === '') return { success: true, status };
@@ -305,7 +345,12 @@ export async function voiceAiApiRequest(
 			)) as FullResponse;
 			const status = response.statusCode;
 			if (status >= 300 && status < 400) discard(response.body);
-			else answer = await readAnswer(response, status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BYTES, status >= 300);
+			else
+				answer = await readAnswer(
+					response,
+					status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BYTES,
+					status >= 300,
+				);
 		} catch (error) {
 			gate?.release('other');
 			const code = errorCode(error);
@@ -315,7 +360,10 @@ export async function voiceAiApiRequest(
 				await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
 				continue;
 			}
-			const problem = transient || code ? describeCode(code) : `The request to Voice AI failed: ${String((error as Error).message)}`;
+			const problem =
+				transient || code
+					? describeCode(code)
+					: `The request to Voice AI failed: ${String((error as Error).message)}`;
 			throw transportError(this.getNode(), problem, {
 				...context,
 				code,
@@ -326,17 +374,26 @@ export async function voiceAiApiRequest(
 		const status = response.statusCode;
 		if (answer === undefined) {
 			gate?.release('other');
-			throw redirectError(this.getNode(), status, header(response, 'location'), { ...context, requestUrl: url });
+			throw redirectError(this.getNode(), status, header(response, 'location'), {
+				...context,
+				requestUrl: url,
+			});
 		}
 
 		if (status >= 200 && status < 300) {
 			gate?.release('success');
 			if ('tooLarge' in answer) {
-				const size = answer.declared ? `${(answer.bytes / 1048576).toFixed(1)} MiB` : `more than ${MAX_ANSWER_BYTES / 1048576} MiB`;
-				throw transportError(this.getNode(), `Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_BYTES / 1048576} MiB); the transfer was stopped`, {
-					...context,
-					mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
-				});
+				const size = answer.declared
+					? `${(answer.bytes / 1048576).toFixed(1)} MiB`
+					: `more than ${MAX_ANSWER_BYTES / 1048576} MiB`;
+				throw transportError(
+					this.getNode(),
+					`Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_BYTES / 1048576} MiB); the transfer was stopped`,
+					{
+						...context,
+						mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
+					},
+				);
 			}
 			const value = successValue(answer, method, status);
 			if (value !== undefined) return value;
@@ -344,10 +401,14 @@ export async function voiceAiApiRequest(
 				await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
 				continue;
 			}
-			throw transportError(this.getNode(), `Voice AI answered ${status} with a body that is not JSON`, {
-				...context,
-				mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
-			});
+			throw transportError(
+				this.getNode(),
+				`Voice AI answered ${status} with a body that is not JSON`,
+				{
+					...context,
+					mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
+				},
+			);
 		}
 
 		const said = 'text' in answer ? answer.text : 'value' in answer ? answer.value : undefined;

@@ -20,12 +20,20 @@ export function apiPath(pieces: TemplateStringsArray, ...values: PathValue[]): A
 /** Why a value cannot be one path segment, or undefined when it can. */
 function segmentProblem(value: string): string | undefined {
 	if (value === '') return 'it is empty';
-	if (value === '.' || value === '..') return `${JSON.stringify(value)} would address another resource than the one meant`;
-	if (value.includes('/')) return `${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} contains a slash, which would change the request path`;
+	if (value === '.' || value === '..')
+		return `${JSON.stringify(value)} would address another resource than the one meant`;
+	if (value.includes('/'))
+		return `${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} contains a slash, which would change the request path`;
 	return undefined;
 }
 
-function refuse(node: INode, itemIndex: number | undefined, what: string, problem: string, name?: string): NodeOperationError {
+function refuse(
+	node: INode,
+	itemIndex: number | undefined,
+	what: string,
+	problem: string,
+	name?: string,
+): NodeOperationError {
 	const item = itemIndex === undefined ? '' : ` in item ${itemIndex}`;
 	return new NodeOperationError(node, `Invalid '${what}'${item}: ${problem}`, {
 		itemIndex,
@@ -61,7 +69,13 @@ export function buildPath(node: INode, path: string | ApiPath, itemIndex?: numbe
 	const segments = (end === -1 ? path : path.slice(0, end)).split('/');
 	for (let index = 1; index < segments.length; index++) {
 		const problem = segmentProblem(decoded(segments[index]));
-		if (problem) throw refuse(node, itemIndex, 'request path', `in ${path}, ${problem === 'it is empty' ? 'a segment is empty' : problem}`);
+		if (problem)
+			throw refuse(
+				node,
+				itemIndex,
+				'request path',
+				`in ${path}, ${problem === 'it is empty' ? 'a segment is empty' : problem}`,
+			);
 	}
 	return path;
 }

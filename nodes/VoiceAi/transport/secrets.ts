@@ -13,7 +13,17 @@ const MARK = '\u0000';
 /** Body fields whose values are secrets wherever they occur (SIP options in the spec). */
 const SECRET_FIELDS = new Set(['sip_password']);
 /** Query parameters of URLs the node sends (webhook URLs) whose values are secrets. */
-const SECRET_QUERY_PARAMETERS = ['token', 'key', 'apikey', 'api_key', 'secret', 'password', 'signature', 'sig', 'access_token'];
+const SECRET_QUERY_PARAMETERS = [
+	'token',
+	'key',
+	'apikey',
+	'api_key',
+	'secret',
+	'password',
+	'signature',
+	'sig',
+	'access_token',
+];
 const MAX_DEPTH = 10;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -42,7 +52,12 @@ export class Secrets {
 		let changed = false;
 		for (const text of new Set([value, value.trim()])) {
 			if (text === '' || text.includes(MARK)) continue;
-			const forms = [text, encodeURIComponent(text), new URLSearchParams({ v: text }).toString().slice(2), JSON.stringify(text).slice(1, -1)];
+			const forms = [
+				text,
+				encodeURIComponent(text),
+				new URLSearchParams({ v: text }).toString().slice(2),
+				JSON.stringify(text).slice(1, -1),
+			];
 			for (const form of forms) {
 				if (this.known.has(form)) continue;
 				this.known.add(form);
@@ -70,7 +85,8 @@ export class Secrets {
 			this.add(decoded(url.password));
 		}
 		if (url.search) {
-			for (const name of SECRET_QUERY_PARAMETERS) for (const value of url.searchParams.getAll(name)) this.add(value);
+			for (const name of SECRET_QUERY_PARAMETERS)
+				for (const value of url.searchParams.getAll(name)) this.add(value);
 		}
 	}
 
@@ -134,9 +150,15 @@ export class Secrets {
 	 * what n8n keeps of it in execution data (messages, context, the error it wraps).
 	 */
 	redactError<E extends Error>(error: E, depth = 0): E {
-		const target = error as E & { description?: unknown; messages?: unknown; context?: unknown; cause?: unknown };
+		const target = error as E & {
+			description?: unknown;
+			messages?: unknown;
+			context?: unknown;
+			cause?: unknown;
+		};
 		target.message = this.redact(String(target.message));
-		if (typeof target.description === 'string') target.description = this.redact(target.description);
+		if (typeof target.description === 'string')
+			target.description = this.redact(target.description);
 		if (typeof target.stack === 'string') target.stack = this.redact(target.stack);
 		if (Array.isArray(target.messages)) target.messages = this.redactValue(target.messages);
 		if (isPlainObject(target.context)) target.context = this.redactValue(target.context);

@@ -16,24 +16,66 @@ describe('sandbox admin API', () => {
 		const org = await h.admin('POST', '/orgs', { name: 'Initech', id: 'org_initech' });
 		expect(org.status).toBe(201);
 		expect(org.body).toEqual({ id: 'org_initech', name: 'Initech' });
-		expectError(await h.admin('POST', '/orgs', { name: 'Again', id: 'org_initech' }), 409, 'conflict', 'id');
+		expectError(
+			await h.admin('POST', '/orgs', { name: 'Again', id: 'org_initech' }),
+			409,
+			'conflict',
+			'id',
+		);
 		const key = await h.admin('POST', '/orgs/org_initech/keys', { name: 'crm' });
-		expect(key.body).toEqual({ id: expect.stringMatching(/^key_/), apiKey: expect.stringMatching(/^ct_/), prefix: expect.any(String), name: 'crm' });
+		expect(key.body).toEqual({
+			id: expect.stringMatching(/^key_/),
+			apiKey: expect.stringMatching(/^ct_/),
+			prefix: expect.any(String),
+			name: 'crm',
+		});
 		const reply = await h.api('GET', '/callback/standardCampaign', { key: key.body.apiKey });
 		expect(reply.status).toBe(200);
 		expect(reply.body).toEqual([]);
 		expectError(await h.admin('POST', '/orgs/org_nobody/keys', {}), 404, 'not_found');
 	});
 
-	it('seeds resources in bulk with the public API\'s rules, and shows them in the state', async () => {
+	it("seeds resources in bulk with the public API's rules, and shows them in the state", async () => {
 		const seeded = await h.admin('POST', '/orgs/org_initech/seed', {
-			chatbots: [{ id: 'cb_initech', chatbotName: 'Initech Bot', persistent_buttons: [{ label: 'Site', icon: 'globe', action_type: 'url', action_value: 'https://initech.example' }] }],
-			agents: [{ phoneNumber: '+15125550100', agentName: 'Front Desk', task: 'Greet callers.', selectedVoice: 'derek' }],
+			chatbots: [
+				{
+					id: 'cb_initech',
+					chatbotName: 'Initech Bot',
+					persistent_buttons: [
+						{
+							label: 'Site',
+							icon: 'globe',
+							action_type: 'url',
+							action_value: 'https://initech.example',
+						},
+					],
+				},
+			],
+			agents: [
+				{
+					phoneNumber: '+15125550100',
+					agentName: 'Front Desk',
+					task: 'Greet callers.',
+					selectedVoice: 'derek',
+				},
+			],
 			sip: [
 				{
 					phone_number: '+15125550100',
 					trunkName: 'initech-austin',
-					directions: [{ type: 'inbound', sip_endpoint: 'sip:pbx.initech.example', options: { port: 5060, transport: 'tls', secure_media: true, sip_username: 'u', sip_password: 'p' } }],
+					directions: [
+						{
+							type: 'inbound',
+							sip_endpoint: 'sip:pbx.initech.example',
+							options: {
+								port: 5060,
+								transport: 'tls',
+								secure_media: true,
+								sip_username: 'u',
+								sip_password: 'p',
+							},
+						},
+					],
 				},
 			],
 			contacts: [{ list: 'Customers', name: 'Bill', phoneNumber: '+15125550101' }],
@@ -41,18 +83,45 @@ describe('sandbox admin API', () => {
 		});
 		expect(seeded.status).toBe(201);
 		const state = (await h.admin('GET', '/orgs/org_initech/state')).body;
-		expect(state.chatbots[0]).toMatchObject({ id: 'cb_initech', chatbotName: 'Initech Bot', template: 'classic' });
+		expect(state.chatbots[0]).toMatchObject({
+			id: 'cb_initech',
+			chatbotName: 'Initech Bot',
+			template: 'classic',
+		});
 		expect(state.agents[0]).toMatchObject({ agentName: 'Front Desk' });
 		expect(state.contactLists).toEqual(['Customers']);
 		expect(state.sip[0].uuid_config_id).toMatch(/^[0-9a-f-]{36}$/);
-		expect(state.trustProducts[0]).toMatchObject({ carrier: 'twilio', friendly_name: 'Initech SHAKEN/STIR', sid: expect.stringMatching(/^BU/) });
+		expect(state.trustProducts[0]).toMatchObject({
+			carrier: 'twilio',
+			friendly_name: 'Initech SHAKEN/STIR',
+			sid: expect.stringMatching(/^BU/),
+		});
 		expect(state.webhook).toBeNull();
 	});
 
 	it('refuses a bad seed as a whole, naming the field', async () => {
-		expectError(await h.admin('POST', '/orgs/org_initech/seed', { chatbots: [{ chatbotName: 'x', header_color: 'red' }] }), 400, 'invalid_field', 'chatbots[0].header_color');
-		const fiveButtons = Array.from({ length: 5 }, () => ({ label: 'a', icon: 'b', action_type: 'url', action_value: 'https://a.example' }));
-		expectError(await h.admin('POST', '/orgs/org_initech/seed', { chatbots: [{ chatbotName: 'x', persistent_buttons: fiveButtons }] }), 400, 'invalid_field', 'chatbots[0].persistent_buttons');
+		expectError(
+			await h.admin('POST', '/orgs/org_initech/seed', {
+				chatbots: [{ chatbotName: 'x', header_color: 'red' }],
+			}),
+			400,
+			'invalid_field',
+			'chatbots[0].header_color',
+		);
+		const fiveButtons = Array.from({ length: 5 }, () => ({
+			label: 'a',
+			icon: 'b',
+			action_type: 'url',
+			action_value: 'https://a.example',
+		}));
+		expectError(
+			await h.admin('POST', '/orgs/org_initech/seed', {
+				chatbots: [{ chatbotName: 'x', persistent_buttons: fiveButtons }],
+			}),
+			400,
+			'invalid_field',
+			'chatbots[0].persistent_buttons',
+		);
 		expectError(
 			await h.admin('POST', '/orgs/org_initech/seed', {
 				contacts: [{ list: 'Never added' }],
@@ -62,16 +131,45 @@ describe('sandbox admin API', () => {
 			'conflict',
 			'sip[0].phone_number',
 		);
-		expectError(await h.admin('POST', '/orgs/org_initech/seed', { agents: [{ phoneNumber: '+15125550100', agentName: 'front desk', task: 't', selectedVoice: 'nat' }] }), 409, 'conflict', 'agents[0].agentName');
-		expectError(await h.admin('POST', '/orgs/org_initech/seed', { chatbots: [{ id: 'cb_initech', chatbotName: 'Twin' }] }), 409, 'conflict', 'chatbots[0].id');
-		expect((await h.admin('GET', '/orgs/org_initech/state')).body.contactLists).toEqual(['Customers']);
+		expectError(
+			await h.admin('POST', '/orgs/org_initech/seed', {
+				agents: [
+					{ phoneNumber: '+15125550100', agentName: 'front desk', task: 't', selectedVoice: 'nat' },
+				],
+			}),
+			409,
+			'conflict',
+			'agents[0].agentName',
+		);
+		expectError(
+			await h.admin('POST', '/orgs/org_initech/seed', {
+				chatbots: [{ id: 'cb_initech', chatbotName: 'Twin' }],
+			}),
+			409,
+			'conflict',
+			'chatbots[0].id',
+		);
+		expect((await h.admin('GET', '/orgs/org_initech/state')).body.contactLists).toEqual([
+			'Customers',
+		]);
 	});
 
 	it('sets and clears a chatbot webhook_url', async () => {
-		const set = await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', { webhook_url: 'https://initech.example/bot' });
+		const set = await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
+			webhook_url: 'https://initech.example/bot',
+		});
 		expect(set.body.webhook_url).toBe('https://initech.example/bot');
-		expectError(await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', { webhook_url: 'javascript:alert(1)' }), 400, 'invalid_field', 'webhook_url');
-		const cleared = await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', { webhook_url: null });
+		expectError(
+			await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
+				webhook_url: 'javascript:alert(1)',
+			}),
+			400,
+			'invalid_field',
+			'webhook_url',
+		);
+		const cleared = await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
+			webhook_url: null,
+		});
 		expect(cleared.body.webhook_url).toBeNull();
 	});
 

@@ -34,7 +34,10 @@ describe('sandbox authentication', () => {
 		['no key at all', {}],
 		['an empty bearer', { authorization: 'Bearer ' }],
 		['a Basic scheme', { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` }],
-		['a key without the ct_ prefix', { 'x-api-key': 'sk_0123456789012345678901234567890123456789' }],
+		[
+			'a key without the ct_ prefix',
+			{ 'x-api-key': 'sk_0123456789012345678901234567890123456789' },
+		],
 		['a key of the wrong length', { 'x-api-key': 'ct_short' }],
 		['a well-formed key that was never issued', { 'x-api-key': `ct_${'A'.repeat(40)}` }],
 	])('answers 401 for %s', async (_label, headers) => {
@@ -51,7 +54,11 @@ describe('sandbox authentication', () => {
 		expect((await h.api('GET', '/callback/standardCampaign', { key })).status).toBe(200);
 		expect((await h.admin('POST', `/keys/${created.body.id}/revoke`)).body.revoked).toBe(true);
 		expectError(await h.api('GET', '/callback/standardCampaign', { key }), 401, 'unauthorized');
-		expectError(await h.api('GET', '/callback/standardCampaign', { key, form: 'x-api-key' }), 401, 'unauthorized');
+		expectError(
+			await h.api('GET', '/callback/standardCampaign', { key, form: 'x-api-key' }),
+			401,
+			'unauthorized',
+		);
 		// The other keys of the organization keep working.
 		expect((await h.api('GET', '/callback/standardCampaign')).status).toBe(200);
 	});
@@ -70,19 +77,29 @@ describe('sandbox authentication', () => {
 	it('refuses a key in the query string, marks it exposed and keeps it out of the request log', async () => {
 		const created = await h.admin('POST', '/orgs/org_acme/keys', { name: 'leaky' });
 		const key: string = created.body.apiKey;
-		const reply = await call(h.baseUrl, 'GET', `/contacts/list-names?api_key=${key}`, { headers: { 'x-api-key': key } });
+		const reply = await call(h.baseUrl, 'GET', `/contacts/list-names?api_key=${key}`, {
+			headers: { 'x-api-key': key },
+		});
 		expectError(reply, 401, 'unauthorized');
 		expect(reply.text).not.toContain(key);
 		const keys = await h.admin('GET', '/orgs/org_acme/keys');
 		expect(keys.body.find((k: { id: string }) => k.id === created.body.id).exposed).toBe(true);
 		const log = await h.admin('GET', '/requests');
 		expect(JSON.stringify(log.body)).not.toContain(key);
-		expect(log.body.at(-1)).toMatchObject({ path: '/contacts/list-names', status: 401, query: { api_key: 'ct_[redacted]' } });
+		expect(log.body.at(-1)).toMatchObject({
+			path: '/contacts/list-names',
+			status: 401,
+			query: { api_key: 'ct_[redacted]' },
+		});
 	});
 
 	it('refuses a key-named query parameter even with a garbage value, and any key-shaped value', async () => {
 		expectError(await h.api('GET', '/contacts/list-names?apiKey=whatever'), 401, 'unauthorized');
-		expectError(await h.api('GET', `/contacts/list-names?q=${`ct_${'b'.repeat(40)}`}`), 401, 'unauthorized');
+		expectError(
+			await h.api('GET', `/contacts/list-names?q=${`ct_${'b'.repeat(40)}`}`),
+			401,
+			'unauthorized',
+		);
 	});
 
 	it('refuses a known key inside a JSON body, at any depth', async () => {
@@ -105,9 +122,17 @@ describe('sandbox authentication', () => {
 
 	it('guards the admin API with its own token', async () => {
 		expectError(await call(h.baseUrl, 'GET', '/__sandbox/orgs'), 401, 'unauthorized');
-		expectError(await call(h.baseUrl, 'GET', '/__sandbox/orgs', { headers: { 'x-sandbox-admin': 'nope' } }), 401, 'unauthorized');
+		expectError(
+			await call(h.baseUrl, 'GET', '/__sandbox/orgs', { headers: { 'x-sandbox-admin': 'nope' } }),
+			401,
+			'unauthorized',
+		);
 		// An API key is no admin token.
-		expectError(await call(h.baseUrl, 'GET', '/__sandbox/orgs', { key: h.acmeKey }), 401, 'unauthorized');
+		expectError(
+			await call(h.baseUrl, 'GET', '/__sandbox/orgs', { key: h.acmeKey }),
+			401,
+			'unauthorized',
+		);
 		expect((await h.admin('GET', '/orgs')).body).toEqual([
 			{ id: 'org_acme', name: 'Acme Dental' },
 			{ id: 'org_globex', name: 'Globex Telecom' },

@@ -4,17 +4,42 @@ import { FormData } from 'undici';
 import { expectError, Harness, JPEG_BYTES, PNG_BYTES, SVG_TEXT } from './helpers';
 
 const CHATBOT_FIELDS = [
-	'id', 'chatbotName', 'chatbot_title', 'header_color', 'background_color', 'text_color', 'chatbot_image', 'pathway_id',
-	'welcome_message', 'webhook_url', 'template', 'bubble_icon', 'bubble_position', 'bubble_size', 'auto_open',
-	'user_message_color', 'input_placeholder', 'greeting_text', 'show_branding', 'bubble_icon_image', 'input_bg_color',
+	'id',
+	'chatbotName',
+	'chatbot_title',
+	'header_color',
+	'background_color',
+	'text_color',
+	'chatbot_image',
+	'pathway_id',
+	'welcome_message',
+	'webhook_url',
+	'template',
+	'bubble_icon',
+	'bubble_position',
+	'bubble_size',
+	'auto_open',
+	'user_message_color',
+	'input_placeholder',
+	'greeting_text',
+	'show_branding',
+	'bubble_icon_image',
+	'input_bg_color',
 	'persistent_buttons',
 ].sort();
 
-function form(fields: Record<string, string>, files: Record<string, { data: Buffer | string; type?: string; name?: string }> = {}): FormData {
+function form(
+	fields: Record<string, string>,
+	files: Record<string, { data: Buffer | string; type?: string; name?: string }> = {},
+): FormData {
 	const body = new FormData();
 	for (const [name, value] of Object.entries(fields)) body.append(name, value);
 	for (const [name, file] of Object.entries(files)) {
-		body.append(name, new Blob([file.data], file.type ? { type: file.type } : {}), file.name ?? `${name}.bin`);
+		body.append(
+			name,
+			new Blob([file.data], file.type ? { type: file.type } : {}),
+			file.name ?? `${name}.bin`,
+		);
 	}
 	return body;
 }
@@ -59,20 +84,29 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 			pathway_id: 'pw_42',
 		});
 		const state = await h.admin('GET', '/orgs/org_acme/state');
-		expect(state.body.chatbots.find((c: { id: string }) => c.id === 'cb_acme_support')).toEqual(reply.body);
+		expect(state.body.chatbots.find((c: { id: string }) => c.id === 'cb_acme_support')).toEqual(
+			reply.body,
+		);
 	});
 
 	it('accepts both image files and records what arrived', async () => {
 		const reply = await patch(
 			'cb_acme_booking',
-			form({ chatbot_title: 'Booking' }, {
-				chatbot_image: { data: PNG_BYTES, type: 'image/png', name: 'logo.png' },
-				bubbleIconImage: { data: SVG_TEXT, type: 'image/svg+xml', name: 'bubble.svg' },
-			}),
+			form(
+				{ chatbot_title: 'Booking' },
+				{
+					chatbot_image: { data: PNG_BYTES, type: 'image/png', name: 'logo.png' },
+					bubbleIconImage: { data: SVG_TEXT, type: 'image/svg+xml', name: 'bubble.svg' },
+				},
+			),
 		);
 		expect(reply.status).toBe(200);
-		expect(reply.body.chatbot_image).toMatch(/^\/uploads\/cb_acme_booking\/chatbot_image-[0-9a-f]{12}\.png$/);
-		expect(reply.body.bubble_icon_image).toMatch(/^\/uploads\/cb_acme_booking\/bubble_icon_image-[0-9a-f]{12}\.svg$/);
+		expect(reply.body.chatbot_image).toMatch(
+			/^\/uploads\/cb_acme_booking\/chatbot_image-[0-9a-f]{12}\.png$/,
+		);
+		expect(reply.body.bubble_icon_image).toMatch(
+			/^\/uploads\/cb_acme_booking\/bubble_icon_image-[0-9a-f]{12}\.svg$/,
+		);
 		const uploads = (await h.admin('GET', '/orgs/org_acme/state')).body.uploads;
 		expect(uploads).toEqual([
 			expect.objectContaining({
@@ -82,12 +116,20 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 				size: PNG_BYTES.length,
 				sha256: createHash('sha256').update(PNG_BYTES).digest('hex'),
 			}),
-			expect.objectContaining({ field: 'bubbleIconImage', filename: 'bubble.svg', contentType: 'image/svg+xml', size: Buffer.byteLength(SVG_TEXT) }),
+			expect.objectContaining({
+				field: 'bubbleIconImage',
+				filename: 'bubble.svg',
+				contentType: 'image/svg+xml',
+				size: Buffer.byteLength(SVG_TEXT),
+			}),
 		]);
 	});
 
 	it('recognises the image by its bytes when the declared type is generic', async () => {
-		const reply = await patch('cb_acme_support', form({}, { chatbot_image: { data: JPEG_BYTES, type: 'application/octet-stream' } }));
+		const reply = await patch(
+			'cb_acme_support',
+			form({}, { chatbot_image: { data: JPEG_BYTES, type: 'application/octet-stream' } }),
+		);
 		expect(reply.status).toBe(200);
 		expect(reply.body.chatbot_image).toMatch(/\.jpg$/);
 	});
@@ -101,35 +143,58 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 
 	it('answers 413 for a file over 5 MiB and changes nothing', async () => {
 		const big = Buffer.concat([PNG_BYTES, Buffer.alloc(5 * 1024 * 1024)]);
-		const reply = await patch('cb_acme_support', form({ chatbotName: 'Changed' }, { chatbot_image: { data: big, type: 'image/png' } }));
+		const reply = await patch(
+			'cb_acme_support',
+			form({ chatbotName: 'Changed' }, { chatbot_image: { data: big, type: 'image/png' } }),
+		);
 		expectError(reply, 413, 'payload_too_large', 'chatbot_image');
 		const state = await h.admin('GET', '/orgs/org_acme/state');
-		expect(state.body.chatbots[0]).toMatchObject({ chatbotName: 'Acme Support', chatbot_image: null });
+		expect(state.body.chatbots[0]).toMatchObject({
+			chatbotName: 'Acme Support',
+			chatbot_image: null,
+		});
 		expect(state.body.uploads).toEqual([]);
 	});
 
 	it('accepts a file of exactly 5 MiB', async () => {
 		const exact = Buffer.concat([PNG_BYTES, Buffer.alloc(5 * 1024 * 1024 - PNG_BYTES.length)]);
-		const reply = await patch('cb_acme_support', form({}, { bubbleIconImage: { data: exact, type: 'image/png' } }));
+		const reply = await patch(
+			'cb_acme_support',
+			form({}, { bubbleIconImage: { data: exact, type: 'image/png' } }),
+		);
 		expect(reply.status).toBe(200);
 	});
 
 	it('answers 415 for a file that is not an image, whatever it claims to be', async () => {
-		const pdf = await patch('cb_acme_support', form({}, { chatbot_image: { data: '%PDF-1.7\n', type: 'image/png' } }));
+		const pdf = await patch(
+			'cb_acme_support',
+			form({}, { chatbot_image: { data: '%PDF-1.7\n', type: 'image/png' } }),
+		);
 		expectError(pdf, 415, 'unsupported_media_type', 'chatbot_image');
-		const text = await patch('cb_acme_support', form({}, { bubbleIconImage: { data: 'hello', type: 'text/plain' } }));
+		const text = await patch(
+			'cb_acme_support',
+			form({}, { bubbleIconImage: { data: 'hello', type: 'text/plain' } }),
+		);
 		expectError(text, 415, 'unsupported_media_type', 'bubbleIconImage');
-		const empty = await patch('cb_acme_support', form({}, { chatbot_image: { data: Buffer.alloc(0), type: 'image/png' } }));
+		const empty = await patch(
+			'cb_acme_support',
+			form({}, { chatbot_image: { data: Buffer.alloc(0), type: 'image/png' } }),
+		);
 		expectError(empty, 415, 'unsupported_media_type', 'chatbot_image');
 	});
 
 	it('answers 415 when the declared image type contradicts the bytes', async () => {
-		const reply = await patch('cb_acme_support', form({}, { chatbot_image: { data: PNG_BYTES, type: 'image/gif' } }));
+		const reply = await patch(
+			'cb_acme_support',
+			form({}, { chatbot_image: { data: PNG_BYTES, type: 'image/gif' } }),
+		);
 		expectError(reply, 415, 'unsupported_media_type', 'chatbot_image');
 	});
 
 	it('answers 415 for a body that is not multipart/form-data', async () => {
-		const reply = await h.api('PATCH', '/chatbot/cb_acme_support', { json: { chatbotName: 'JSON' } });
+		const reply = await h.api('PATCH', '/chatbot/cb_acme_support', {
+			json: { chatbotName: 'JSON' },
+		});
 		expectError(reply, 415, 'unsupported_media_type');
 	});
 
@@ -152,7 +217,12 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 		['persistent_buttons', '[]'],
 		['owner', 'me'],
 	])('answers 400 naming %s for the value %j', async (field, value) => {
-		expectError(await patch('cb_acme_support', form({ [field]: value })), 400, 'invalid_field', field);
+		expectError(
+			await patch('cb_acme_support', form({ [field]: value })),
+			400,
+			'invalid_field',
+			field,
+		);
 	});
 
 	it('answers 400 for a field sent twice or a file in a text field', async () => {
@@ -160,13 +230,16 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 		twice.append('chatbotName', 'a');
 		twice.append('chatbotName', 'b');
 		expectError(await patch('cb_acme_support', twice), 400, 'invalid_field', 'chatbotName');
-		const fileAsText = await patch('cb_acme_support', form({}, { chatbotName: { data: 'x', type: 'text/plain' } }));
+		const fileAsText = await patch(
+			'cb_acme_support',
+			form({}, { chatbotName: { data: 'x', type: 'text/plain' } }),
+		);
 		expectError(fileAsText, 400, 'invalid_field', 'chatbotName');
 		const textAsFile = await patch('cb_acme_support', form({ chatbot_image: 'logo.png' }));
 		expectError(textAsFile, 400, 'invalid_field', 'chatbot_image');
 	});
 
-	it('answers 404 for an unknown id, and for another organization\'s chatbot', async () => {
+	it("answers 404 for an unknown id, and for another organization's chatbot", async () => {
 		expectError(await patch('cb_nope', form({ chatbotName: 'x' })), 404, 'not_found');
 		const foreign = await patch('cb_globex_main', form({ chatbotName: 'Hijacked' }));
 		expectError(foreign, 404, 'not_found');

@@ -9,7 +9,10 @@ const ROOT = join(__dirname, '..', '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
 function run(script: string, args: string[]): ChildProcess {
-	return spawn(TSX, [join(ROOT, 'test', 'sandbox', script), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	return spawn(TSX, [join(ROOT, 'test', 'sandbox', script), ...args], {
+		cwd: ROOT,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 }
 
 function firstLine(child: ChildProcess): Promise<string> {
@@ -42,7 +45,15 @@ describe('sandbox command line', () => {
 	});
 
 	it('prints one JSON line first with --json, then serves; simulate delivers through it', async () => {
-		server = run('cli.ts', ['--port', '0', '--json', '--seed', 'demo', '--delivery-base-delay-ms', '5']);
+		server = run('cli.ts', [
+			'--port',
+			'0',
+			'--json',
+			'--seed',
+			'demo',
+			'--delivery-base-delay-ms',
+			'5',
+		]);
 		const summary = JSON.parse(await firstLine(server));
 		expect(summary).toEqual({
 			baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
@@ -52,23 +63,37 @@ describe('sandbox command line', () => {
 				{ id: 'org_globex', name: 'Globex Telecom', apiKey: expect.stringMatching(/^ct_/) },
 			],
 		});
-		const agents = await call(summary.baseUrl, 'GET', '/callback/standardCampaign', { key: summary.orgs[0].apiKey });
+		const agents = await call(summary.baseUrl, 'GET', '/callback/standardCampaign', {
+			key: summary.orgs[0].apiKey,
+		});
 		expect(agents.status).toBe(200);
 
 		receiver = await Receiver.start([500]);
-		await call(summary.baseUrl, 'POST', '/webhook/insert-webhook', { key: summary.orgs[0].apiKey, json: { webhook: receiver.url } });
+		await call(summary.baseUrl, 'POST', '/webhook/insert-webhook', {
+			key: summary.orgs[0].apiKey,
+			json: { webhook: receiver.url },
+		});
 		const simulate = run('simulate.ts', [
-			'--url', summary.baseUrl,
-			'--org', 'org_acme',
-			'--agent', 'agent_acme_reception',
-			'--var', 'name=Ann',
-			'--json-var', 'score=0.9',
+			'--url',
+			summary.baseUrl,
+			'--org',
+			'org_acme',
+			'--agent',
+			'agent_acme_reception',
+			'--var',
+			'name=Ann',
+			'--json-var',
+			'score=0.9',
 			'--json',
 		]);
 		const result = await finished(simulate);
 		expect(result.code).toBe(0);
 		const output = JSON.parse(result.stdout.trim());
-		expect(output.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 2, responseCodes: [500, 200] });
+		expect(output.deliveries[0]).toMatchObject({
+			status: 'delivered',
+			attempts: 2,
+			responseCodes: [500, 200],
+		});
 		expect(receiver.received.at(-1)!.body.variables).toEqual({ name: 'Ann', score: 0.9 });
 	});
 

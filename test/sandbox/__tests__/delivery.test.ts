@@ -31,7 +31,9 @@ describe('sandbox webhook delivery', () => {
 
 	it('delivers an agent conversation to the account webhook, retrying failures with the same conversation id', async () => {
 		receiver = await Receiver.start([500, 503]);
-		await h.api('POST', '/webhook/insert-webhook', { json: { webhook: `${receiver.url}/hook?token=t0k` } });
+		await h.api('POST', '/webhook/insert-webhook', {
+			json: { webhook: `${receiver.url}/hook?token=t0k` },
+		});
 		const started = await h.admin('POST', '/orgs/org_acme/conversations', {
 			agentId: 'agent_acme_reception',
 			variables: { name: 'Ann', slot: 'Tuesday 10:00', confirmed: true },
@@ -72,7 +74,11 @@ describe('sandbox webhook delivery', () => {
 		await h.api('POST', '/webhook/insert-webhook', { json: { webhook: receiver.url } });
 		const started = await h.admin('POST', '/orgs/org_acme/conversations', { variables: { a: 1 } });
 		const [delivery] = await settled(started.body.conversationId);
-		expect(delivery).toMatchObject({ status: 'failed', attempts: 4, responseCodes: [500, 500, 500, 500] });
+		expect(delivery).toMatchObject({
+			status: 'failed',
+			attempts: 4,
+			responseCodes: [500, 500, 500, 500],
+		});
 		expect(receiver.received).toHaveLength(4);
 	});
 
@@ -81,14 +87,27 @@ describe('sandbox webhook delivery', () => {
 		await h.api('POST', '/webhook/insert-webhook', { json: { webhook: url } });
 		const started = await h.admin('POST', '/orgs/org_acme/conversations', { variables: {} });
 		const [delivery] = await settled(started.body.conversationId);
-		expect(delivery).toMatchObject({ status: 'failed', attempts: 4, responseCodes: [null, null, null, null] });
-		expect(delivery.errors).toEqual(['ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED']);
+		expect(delivery).toMatchObject({
+			status: 'failed',
+			attempts: 4,
+			responseCodes: [null, null, null, null],
+		});
+		expect(delivery.errors).toEqual([
+			'ECONNREFUSED',
+			'ECONNREFUSED',
+			'ECONNREFUSED',
+			'ECONNREFUSED',
+		]);
 	});
 
 	it('delivers a chatbot conversation to the chatbot webhook_url and to the account webhook', async () => {
 		receiver = await Receiver.start();
-		await h.api('POST', '/webhook/insert-webhook', { json: { webhook: `${receiver.url}/account` } });
-		const set = await h.admin('PUT', '/orgs/org_acme/chatbots/cb_acme_booking/webhook-url', { webhook_url: `${receiver.url}/bot` });
+		await h.api('POST', '/webhook/insert-webhook', {
+			json: { webhook: `${receiver.url}/account` },
+		});
+		const set = await h.admin('PUT', '/orgs/org_acme/chatbots/cb_acme_booking/webhook-url', {
+			webhook_url: `${receiver.url}/bot`,
+		});
 		expect(set.body.webhook_url).toBe(`${receiver.url}/bot`);
 		const started = await h.admin('POST', '/orgs/org_acme/conversations', {
 			chatbotId: 'cb_acme_booking',
@@ -97,23 +116,36 @@ describe('sandbox webhook delivery', () => {
 		});
 		expect(started.body.conversationId).toBe('conv_fixed_1');
 		const deliveries = await settled('conv_fixed_1');
-		expect(deliveries.map((d: { target: string; status: string }) => `${d.target}:${d.status}`)).toEqual([
-			'chatbot:delivered',
-			'account:delivered',
-		]);
+		expect(
+			deliveries.map((d: { target: string; status: string }) => `${d.target}:${d.status}`),
+		).toEqual(['chatbot:delivered', 'account:delivered']);
 		const byPath = Object.fromEntries(receiver.received.map((hit) => [hit.path, hit.body]));
-		expect(byPath['/bot']).toMatchObject({ source: 'chatbot', chatbot_id: 'cb_acme_booking', agent_id: null, conversation_id: 'conv_fixed_1' });
-		expect(byPath['/account']).toMatchObject({ source: 'account_webhook', chatbot_id: 'cb_acme_booking' });
+		expect(byPath['/bot']).toMatchObject({
+			source: 'chatbot',
+			chatbot_id: 'cb_acme_booking',
+			agent_id: null,
+			conversation_id: 'conv_fixed_1',
+		});
+		expect(byPath['/account']).toMatchObject({
+			source: 'account_webhook',
+			chatbot_id: 'cb_acme_booking',
+		});
 	});
 
-	it('delivers nothing when no webhook is registered, and keeps each organization\'s log apart', async () => {
-		const started = await h.admin('POST', '/orgs/org_globex/conversations', { agentId: 'agent_globex_sales', variables: {} });
+	it("delivers nothing when no webhook is registered, and keeps each organization's log apart", async () => {
+		const started = await h.admin('POST', '/orgs/org_globex/conversations', {
+			agentId: 'agent_globex_sales',
+			variables: {},
+		});
 		expect(started.body.deliveries).toEqual([]);
 		expect((await h.admin('GET', '/deliveries?org=org_globex')).body).toEqual([]);
 	});
 
 	it('refuses a malformed conversation', async () => {
-		const both = await h.admin('POST', '/orgs/org_acme/conversations', { agentId: 'agent_acme_reception', chatbotId: 'cb_acme_support' });
+		const both = await h.admin('POST', '/orgs/org_acme/conversations', {
+			agentId: 'agent_acme_reception',
+			chatbotId: 'cb_acme_support',
+		});
 		expect(both.status).toBe(400);
 		const badVars = await h.admin('POST', '/orgs/org_acme/conversations', { variables: ['a'] });
 		expect(badVars.body.error.field).toBe('variables');

@@ -18,18 +18,31 @@ describe('sandbox error statuses and the one error body', () => {
 
 	it('400 for malformed JSON, a body that is not an object, and an unknown query parameter', async () => {
 		expectError(
-			await h.api('POST', '/webhook/insert-webhook', { raw: { body: '{"webhook": ', contentType: 'application/json' } }),
+			await h.api('POST', '/webhook/insert-webhook', {
+				raw: { body: '{"webhook": ', contentType: 'application/json' },
+			}),
 			400,
 			'bad_request',
 		);
-		expectError(await h.api('POST', '/webhook/insert-webhook', { json: ['https://x.example'] }), 400, 'bad_request');
-		expectError(await h.api('POST', '/webhook/insert-webhook', { json: 'https://x.example' }), 400, 'bad_request');
+		expectError(
+			await h.api('POST', '/webhook/insert-webhook', { json: ['https://x.example'] }),
+			400,
+			'bad_request',
+		);
+		expectError(
+			await h.api('POST', '/webhook/insert-webhook', { json: 'https://x.example' }),
+			400,
+			'bad_request',
+		);
 		expectError(await h.api('GET', '/contacts/list-names?page=2'), 400, 'invalid_field', 'page');
 	});
 
 	it('400 for prototype keys, which are never merged into anything', async () => {
 		const reply = await h.api('POST', '/webhook/insert-webhook', {
-			raw: { body: '{"webhook":"https://x.example","__proto__":{"polluted":true}}', contentType: 'application/json' },
+			raw: {
+				body: '{"webhook":"https://x.example","__proto__":{"polluted":true}}',
+				contentType: 'application/json',
+			},
 		});
 		expectError(reply, 400, 'invalid_field', '__proto__');
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -37,7 +50,12 @@ describe('sandbox error statuses and the one error body', () => {
 
 	it('400 for control characters in text', async () => {
 		const reply = await h.api('POST', '/callback/standardCampaign', {
-			json: { phoneNumber: '+14155550161', agentName: 'Bad\u0000Name', task: 'x', selectedVoice: 'nat' },
+			json: {
+				phoneNumber: '+14155550161',
+				agentName: 'Bad\u0000Name',
+				task: 'x',
+				selectedVoice: 'nat',
+			},
 		});
 		expectError(reply, 400, 'invalid_field', 'agentName');
 	});
@@ -64,17 +82,25 @@ describe('sandbox error statuses and the one error body', () => {
 	});
 
 	it('413 for a JSON body over 1 MiB', async () => {
-		const reply = await h.api('POST', '/webhook/insert-webhook', { json: { webhook: `https://x.example/${'a'.repeat(1024 * 1024)}` } });
+		const reply = await h.api('POST', '/webhook/insert-webhook', {
+			json: { webhook: `https://x.example/${'a'.repeat(1024 * 1024)}` },
+		});
 		expectError(reply, 413, 'payload_too_large');
 	});
 
 	it('415 for a JSON endpoint sent another content type', async () => {
-		const reply = await h.api('POST', '/webhook/insert-webhook', { raw: { body: 'webhook=https://x.example', contentType: 'application/x-www-form-urlencoded' } });
+		const reply = await h.api('POST', '/webhook/insert-webhook', {
+			raw: { body: 'webhook=https://x.example', contentType: 'application/x-www-form-urlencoded' },
+		});
 		expectError(reply, 415, 'unsupported_media_type');
 	});
 
 	it('500 says nothing about the inside', async () => {
-		await h.admin('POST', '/faults', { path: '/contacts/list-names', kind: 'status-500', times: 1 });
+		await h.admin('POST', '/faults', {
+			path: '/contacts/list-names',
+			kind: 'status-500',
+			times: 1,
+		});
 		const reply = await h.api('GET', '/contacts/list-names');
 		expectError(reply, 500, 'internal_error');
 		expect(reply.body.error.message).toBe('internal server error');

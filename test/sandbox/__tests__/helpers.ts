@@ -19,7 +19,12 @@ export interface CallOptions {
 	headers?: Record<string, string>;
 }
 
-export async function call(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+export async function call(
+	baseUrl: string,
+	method: string,
+	path: string,
+	options: CallOptions = {},
+): Promise<Reply> {
 	const headers: Record<string, string> = { ...(options.headers ?? {}) };
 	if (options.key !== undefined) {
 		if (options.form === 'x-api-key') headers['x-api-key'] = options.key;
@@ -38,7 +43,8 @@ export async function call(baseUrl: string, method: string, path: string, option
 	const res = await request(`${baseUrl}${path}`, { method: method as 'GET', headers, body });
 	const text = await res.body.text();
 	let parsed: unknown = text;
-	if (String(res.headers['content-type'] ?? '').startsWith('application/json') && text !== '') parsed = JSON.parse(text);
+	if (String(res.headers['content-type'] ?? '').startsWith('application/json') && text !== '')
+		parsed = JSON.parse(text);
 	return { status: res.statusCode, headers: res.headers, body: parsed, text };
 }
 
@@ -86,12 +92,20 @@ export function expectError(reply: Reply, status: number, code: string, field?: 
 
 export const PNG_BYTES = Buffer.concat([
 	Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-	Buffer.from('0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4ea0000000049454e44ae426082', 'hex'),
+	Buffer.from(
+		'0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4ea0000000049454e44ae426082',
+		'hex',
+	),
 ]);
 export const JPEG_BYTES = Buffer.from('ffd8ffe000104a46494600010100000100010000ffd9', 'hex');
-export const SVG_TEXT = '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>\n';
+export const SVG_TEXT =
+	'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>\n';
 
-export function until<T>(probe: () => Promise<T | undefined>, what: string, limitMs = 15_000): Promise<T> {
+export function until<T>(
+	probe: () => Promise<T | undefined>,
+	what: string,
+	limitMs = 15_000,
+): Promise<T> {
 	const deadline = Date.now() + limitMs;
 	return (async () => {
 		for (;;) {

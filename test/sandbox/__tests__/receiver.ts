@@ -22,7 +22,11 @@ export class Receiver {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
-				receiver!.received.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+				receiver!.received.push({
+					path: req.url ?? '',
+					headers: req.headers,
+					body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+				});
 				res.statusCode = script.shift() ?? 200;
 				res.end('ok');
 			});

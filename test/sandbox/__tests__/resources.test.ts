@@ -7,14 +7,29 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 	});
 	afterAll(() => h.close());
 
-	const agent = { phoneNumber: '+14155550150', agentName: 'Billing', task: 'Answer billing questions.', selectedVoice: 'june' };
+	const agent = {
+		phoneNumber: '+14155550150',
+		agentName: 'Billing',
+		task: 'Answer billing questions.',
+		selectedVoice: 'june',
+	};
 
 	it('lists the seeded agents of the caller only', async () => {
 		const acme = await h.api('GET', '/callback/standardCampaign');
 		expect(acme.status).toBe(200);
-		expect(acme.body.map((a: { agentName: string }) => a.agentName)).toEqual(['Reception', 'Recall Reminders']);
+		expect(acme.body.map((a: { agentName: string }) => a.agentName)).toEqual([
+			'Reception',
+			'Recall Reminders',
+		]);
 		for (const record of acme.body) {
-			expect(Object.keys(record).sort()).toEqual(['agentName', 'created_at', 'id', 'phoneNumber', 'selectedVoice', 'task']);
+			expect(Object.keys(record).sort()).toEqual([
+				'agentName',
+				'created_at',
+				'id',
+				'phoneNumber',
+				'selectedVoice',
+				'task',
+			]);
 		}
 		const globex = await h.api('GET', '/callback/standardCampaign', { key: h.globexKey });
 		expect(globex.body).toHaveLength(1);
@@ -23,7 +38,11 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 	it('creates an agent (201) and lists it afterwards', async () => {
 		const created = await h.api('POST', '/callback/standardCampaign', { json: agent });
 		expect(created.status).toBe(201);
-		expect(created.body).toEqual({ ...agent, id: expect.stringMatching(/^agent_/), created_at: expect.any(String) });
+		expect(created.body).toEqual({
+			...agent,
+			id: expect.stringMatching(/^agent_/),
+			created_at: expect.any(String),
+		});
 		expect(new Date(created.body.created_at).toISOString()).toBe(created.body.created_at);
 		const listed = await h.api('GET', '/callback/standardCampaign');
 		expect(listed.body.at(-1)).toEqual(created.body);
@@ -31,13 +50,18 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 
 	it('answers 409 for an agentName that exists in the organization, whatever its case', async () => {
 		expectError(
-			await h.api('POST', '/callback/standardCampaign', { json: { ...agent, agentName: 'RECEPTION' } }),
+			await h.api('POST', '/callback/standardCampaign', {
+				json: { ...agent, agentName: 'RECEPTION' },
+			}),
 			409,
 			'conflict',
 			'agentName',
 		);
 		// Another organization may use the same name.
-		const globex = await h.api('POST', '/callback/standardCampaign', { key: h.globexKey, json: { ...agent, agentName: 'Reception' } });
+		const globex = await h.api('POST', '/callback/standardCampaign', {
+			key: h.globexKey,
+			json: { ...agent, agentName: 'Reception' },
+		});
 		expect(globex.status).toBe(201);
 	});
 
@@ -52,20 +76,43 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 		['agentName', { agentName: 42 }],
 		['nickname', { nickname: 'x' }],
 	])('answers 400 naming %s for a bad agent', async (field, change) => {
-		expectError(await h.api('POST', '/callback/standardCampaign', { json: { ...agent, ...change } }), 400, 'invalid_field', field);
+		expectError(
+			await h.api('POST', '/callback/standardCampaign', { json: { ...agent, ...change } }),
+			400,
+			'invalid_field',
+			field,
+		);
 	});
 
 	it.each(['phoneNumber', 'agentName', 'task', 'selectedVoice'])('requires %s', async (field) => {
 		const body: Record<string, string> = { ...agent, agentName: 'Other' };
 		delete body[field];
-		expectError(await h.api('POST', '/callback/standardCampaign', { json: body }), 400, 'invalid_field', field);
+		expectError(
+			await h.api('POST', '/callback/standardCampaign', { json: body }),
+			400,
+			'invalid_field',
+			field,
+		);
 	});
 
 	it('lists distinct contact list names per organization', async () => {
-		expect((await h.api('GET', '/contacts/list-names')).body).toEqual(['Leads', 'Patients', 'Newsletter']);
-		expect((await h.api('GET', '/contacts/list-names', { key: h.globexKey })).body).toEqual(['Enterprise']);
-		await h.admin('POST', '/orgs/org_acme/seed', { contacts: [{ list: 'Leads', name: 'New lead' }, { list: 'VIP' }] });
-		expect((await h.api('GET', '/contacts/list-names')).body).toEqual(['Leads', 'Patients', 'Newsletter', 'VIP']);
+		expect((await h.api('GET', '/contacts/list-names')).body).toEqual([
+			'Leads',
+			'Patients',
+			'Newsletter',
+		]);
+		expect((await h.api('GET', '/contacts/list-names', { key: h.globexKey })).body).toEqual([
+			'Enterprise',
+		]);
+		await h.admin('POST', '/orgs/org_acme/seed', {
+			contacts: [{ list: 'Leads', name: 'New lead' }, { list: 'VIP' }],
+		});
+		expect((await h.api('GET', '/contacts/list-names')).body).toEqual([
+			'Leads',
+			'Patients',
+			'Newsletter',
+			'VIP',
+		]);
 	});
 
 	it('lists the trust products of the carrier twilio, with every field a string', async () => {
@@ -77,28 +124,47 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 			'Acme Dental CNAME',
 		]);
 		for (const product of reply.body) {
-			expect(Object.keys(product).sort()).toEqual(
-				['account_sid', 'date_created', 'date_updated', 'email', 'friendly_name', 'policy_sid', 'sid', 'status', 'url'],
-			);
+			expect(Object.keys(product).sort()).toEqual([
+				'account_sid',
+				'date_created',
+				'date_updated',
+				'email',
+				'friendly_name',
+				'policy_sid',
+				'sid',
+				'status',
+				'url',
+			]);
 			for (const value of Object.values(product)) expect(typeof value).toBe('string');
 		}
 		const globex = await h.api('GET', '/agency/twilio/trust-products', { key: h.globexKey });
 		expect(globex.body.map((p: { sid: string }) => p.sid)).not.toContain(reply.body[0].sid);
 	});
 
-	it.each(['telnyx', 'Twilio', 'vonage'])('answers 404 for the unknown carrier %s', async (carrier) => {
-		expectError(await h.api('GET', `/agency/${carrier}/trust-products`), 404, 'not_found');
-	});
+	it.each(['telnyx', 'Twilio', 'vonage'])(
+		'answers 404 for the unknown carrier %s',
+		async (carrier) => {
+			expectError(await h.api('GET', `/agency/${carrier}/trust-products`), 404, 'not_found');
+		},
+	);
 
 	it('sets the account webhook', async () => {
-		const reply = await h.api('POST', '/webhook/insert-webhook', { json: { webhook: 'https://hooks.acme-dental.example/voice' } });
+		const reply = await h.api('POST', '/webhook/insert-webhook', {
+			json: { webhook: 'https://hooks.acme-dental.example/voice' },
+		});
 		expect(reply.status).toBe(200);
 		expect(reply.body).toEqual({ message: 'Webhook updated' });
-		expect((await h.admin('GET', '/orgs/org_acme/state')).body.webhook).toBe('https://hooks.acme-dental.example/voice');
+		expect((await h.admin('GET', '/orgs/org_acme/state')).body.webhook).toBe(
+			'https://hooks.acme-dental.example/voice',
+		);
 		expect((await h.admin('GET', '/orgs/org_globex/state')).body.webhook).toBeNull();
-		const again = await h.api('POST', '/webhook/insert-webhook', { json: { webhook: 'http://127.0.0.1:5678/webhook/abc?token=s3cret' } });
+		const again = await h.api('POST', '/webhook/insert-webhook', {
+			json: { webhook: 'http://127.0.0.1:5678/webhook/abc?token=s3cret' },
+		});
 		expect(again.status).toBe(200);
-		expect((await h.admin('GET', '/orgs/org_acme/state')).body.webhook).toBe('http://127.0.0.1:5678/webhook/abc?token=s3cret');
+		expect((await h.admin('GET', '/orgs/org_acme/state')).body.webhook).toBe(
+			'http://127.0.0.1:5678/webhook/abc?token=s3cret',
+		);
 	});
 
 	it.each([
@@ -109,6 +175,11 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 		[{}, 'webhook'],
 		[{ webhook: 'https://ok.example', secret: 'x' }, 'secret'],
 	])('answers 400 for the webhook body %j', async (body, field) => {
-		expectError(await h.api('POST', '/webhook/insert-webhook', { json: body }), 400, 'invalid_field', field);
+		expectError(
+			await h.api('POST', '/webhook/insert-webhook', { json: body }),
+			400,
+			'invalid_field',
+			field,
+		);
 	});
 });

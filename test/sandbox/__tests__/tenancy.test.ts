@@ -28,13 +28,22 @@ describe('sandbox tenant isolation', () => {
 			form.append('chatbotName', 'Taken over');
 			return form;
 		};
-		const foreign = await h.api('PATCH', '/chatbot/cb_acme_support', { key: h.globexKey, form_data: body() });
-		const missing = await h.api('PATCH', '/chatbot/cb_does_not_exist', { key: h.globexKey, form_data: body() });
+		const foreign = await h.api('PATCH', '/chatbot/cb_acme_support', {
+			key: h.globexKey,
+			form_data: body(),
+		});
+		const missing = await h.api('PATCH', '/chatbot/cb_does_not_exist', {
+			key: h.globexKey,
+			form_data: body(),
+		});
 		sameAsMissing(foreign, missing);
 	});
 
 	it('GET /sip/{phone_number}', async () => {
-		sameAsMissing(await asGlobex('GET', '/sip/%2B14155550101'), await asGlobex('GET', '/sip/%2B14155550999'));
+		sameAsMissing(
+			await asGlobex('GET', '/sip/%2B14155550101'),
+			await asGlobex('GET', '/sip/%2B14155550999'),
+		);
 	});
 
 	it('PATCH /sip/sip2 by phone number and by uuid_config_id', async () => {
@@ -59,14 +68,22 @@ describe('sandbox tenant isolation', () => {
 
 	it('POST /sip/detach2', async () => {
 		sameAsMissing(
-			await asGlobex('POST', '/sip/detach2', { phone_number: '+14155550101', directions: [{ type: 'inbound' }] }),
-			await asGlobex('POST', '/sip/detach2', { phone_number: '+14155550999', directions: [{ type: 'inbound' }] }),
+			await asGlobex('POST', '/sip/detach2', {
+				phone_number: '+14155550101',
+				directions: [{ type: 'inbound' }],
+			}),
+			await asGlobex('POST', '/sip/detach2', {
+				phone_number: '+14155550999',
+				directions: [{ type: 'inbound' }],
+			}),
 		);
 	});
 
 	it('left Acme untouched and never told the carrier', async () => {
 		const state = (await h.admin('GET', '/orgs/org_acme/state')).body;
-		expect(state.chatbots.find((c: { id: string }) => c.id === 'cb_acme_support').chatbotName).toBe('Acme Support');
+		expect(state.chatbots.find((c: { id: string }) => c.id === 'cb_acme_support').chatbotName).toBe(
+			'Acme Support',
+		);
 		const main = state.sip.find((s: { phone_number: string }) => s.phone_number === '+14155550101');
 		expect(main.trunkName).toBe('acme-main');
 		expect(main.directions).toHaveLength(2);
@@ -74,8 +91,10 @@ describe('sandbox tenant isolation', () => {
 		expect((await h.admin('GET', '/orgs/org_globex/carrier-log')).body).toEqual([]);
 	});
 
-	it('lists only the caller\'s own agents, lists, trust products and webhook', async () => {
-		await h.api('POST', '/webhook/insert-webhook', { json: { webhook: 'https://acme.example/hook' } });
+	it("lists only the caller's own agents, lists, trust products and webhook", async () => {
+		await h.api('POST', '/webhook/insert-webhook', {
+			json: { webhook: 'https://acme.example/hook' },
+		});
 		const agents = await asGlobex('GET', '/callback/standardCampaign');
 		expect(agents.body.map((a: { id: string }) => a.id)).toEqual(['agent_globex_sales']);
 		expect((await asGlobex('GET', '/contacts/list-names')).body).toEqual(['Enterprise']);
@@ -84,11 +103,23 @@ describe('sandbox tenant isolation', () => {
 	});
 
 	it('keeps simulated conversations inside the organization', async () => {
-		const foreignAgent = await h.admin('POST', '/orgs/org_globex/conversations', { agentId: 'agent_acme_reception', variables: {} });
-		const missingAgent = await h.admin('POST', '/orgs/org_globex/conversations', { agentId: 'agent_nobody', variables: {} });
+		const foreignAgent = await h.admin('POST', '/orgs/org_globex/conversations', {
+			agentId: 'agent_acme_reception',
+			variables: {},
+		});
+		const missingAgent = await h.admin('POST', '/orgs/org_globex/conversations', {
+			agentId: 'agent_nobody',
+			variables: {},
+		});
 		sameAsMissing(foreignAgent, missingAgent);
-		const foreignBot = await h.admin('POST', '/orgs/org_globex/conversations', { chatbotId: 'cb_acme_support', variables: {} });
-		const missingBot = await h.admin('POST', '/orgs/org_globex/conversations', { chatbotId: 'cb_nobody', variables: {} });
+		const foreignBot = await h.admin('POST', '/orgs/org_globex/conversations', {
+			chatbotId: 'cb_acme_support',
+			variables: {},
+		});
+		const missingBot = await h.admin('POST', '/orgs/org_globex/conversations', {
+			chatbotId: 'cb_nobody',
+			variables: {},
+		});
 		sameAsMissing(foreignBot, missingBot);
 	});
 });

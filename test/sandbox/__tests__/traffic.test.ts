@@ -10,7 +10,9 @@ describe('sandbox rate limiting', () => {
 	afterAll(() => h.close());
 
 	it('answers 429 with Retry-After past the per-key limit, without touching other keys', async () => {
-		const burst = await Promise.all(Array.from({ length: 6 }, () => h.api('GET', '/contacts/list-names')));
+		const burst = await Promise.all(
+			Array.from({ length: 6 }, () => h.api('GET', '/contacts/list-names')),
+		);
 		const limited = burst.filter((reply) => reply.status === 429);
 		expect(limited.length).toBeGreaterThan(0);
 		for (const reply of limited) {
@@ -22,12 +24,20 @@ describe('sandbox rate limiting', () => {
 		// Globex has its own window.
 		expect((await h.api('GET', '/contacts/list-names', { key: h.globexKey })).status).toBe(200);
 		const log = await h.admin('GET', '/requests?org=org_acme');
-		expect(log.body.filter((entry: { status: number }) => entry.status === 429)).toHaveLength(limited.length);
+		expect(log.body.filter((entry: { status: number }) => entry.status === 429)).toHaveLength(
+			limited.length,
+		);
 	});
 
 	it('can be turned off and on through the admin API', async () => {
-		expect((await h.admin('PUT', '/config', { rateLimit: 0, latencyMs: 0 })).body).toEqual({ rateLimit: 0, latencyMs: 0, shapes: 'documented' });
-		const burst = await Promise.all(Array.from({ length: 6 }, () => h.api('GET', '/contacts/list-names')));
+		expect((await h.admin('PUT', '/config', { rateLimit: 0, latencyMs: 0 })).body).toEqual({
+			rateLimit: 0,
+			latencyMs: 0,
+			shapes: 'documented',
+		});
+		const burst = await Promise.all(
+			Array.from({ length: 6 }, () => h.api('GET', '/contacts/list-names')),
+		);
 		expect(burst.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 200]);
 		expect((await h.admin('PUT', '/config', { rateLimit: -1 })).body.error.field).toBe('rateLimit');
 	});
@@ -41,7 +51,8 @@ describe('sandbox fault injection', () => {
 	afterAll(() => h.close());
 	afterEach(() => h.admin('DELETE', '/faults'));
 
-	const inject = (fault: Record<string, unknown>) => h.admin('POST', '/faults', { path: '/contacts/list-names', times: 1, ...fault });
+	const inject = (fault: Record<string, unknown>) =>
+		h.admin('POST', '/faults', { path: '/contacts/list-names', times: 1, ...fault });
 
 	it.each([
 		['status-500', 500, 'internal_error'],
@@ -59,8 +70,15 @@ describe('sandbox fault injection', () => {
 	});
 
 	it('matches by method, path prefix and organization', async () => {
-		await h.admin('POST', '/faults', { method: 'post', path: '/sip/*', kind: 'status-503', org: 'org_acme' });
-		const acme = await h.api('POST', '/sip/detach2', { json: { phone_number: '+14155550101', directions: [{ type: 'inbound' }] } });
+		await h.admin('POST', '/faults', {
+			method: 'post',
+			path: '/sip/*',
+			kind: 'status-503',
+			org: 'org_acme',
+		});
+		const acme = await h.api('POST', '/sip/detach2', {
+			json: { phone_number: '+14155550101', directions: [{ type: 'inbound' }] },
+		});
 		expect(acme.status).toBe(503);
 		expect((await h.api('GET', '/sip/%2B14155550101')).status).toBe(200);
 		const globex = await h.api('POST', '/sip/detach2', {
@@ -73,7 +91,9 @@ describe('sandbox fault injection', () => {
 
 	it('malformed-json answers 200 with a body that does not parse', async () => {
 		await inject({ kind: 'malformed-json' });
-		const res = await request(`${h.baseUrl}/contacts/list-names`, { headers: { 'x-api-key': h.acmeKey } });
+		const res = await request(`${h.baseUrl}/contacts/list-names`, {
+			headers: { 'x-api-key': h.acmeKey },
+		});
 		expect(res.statusCode).toBe(200);
 		expect(res.headers['content-type']).toMatch(/^application\/json/);
 		const text = await res.body.text();
@@ -82,7 +102,9 @@ describe('sandbox fault injection', () => {
 
 	it('html answers an HTML page', async () => {
 		await inject({ kind: 'html', status: 502 });
-		const res = await request(`${h.baseUrl}/contacts/list-names`, { headers: { 'x-api-key': h.acmeKey } });
+		const res = await request(`${h.baseUrl}/contacts/list-names`, {
+			headers: { 'x-api-key': h.acmeKey },
+		});
 		expect(res.statusCode).toBe(502);
 		expect(res.headers['content-type']).toMatch(/^text\/html/);
 		expect(await res.body.text()).toMatch(/^<!DOCTYPE html>/);
@@ -90,7 +112,9 @@ describe('sandbox fault injection', () => {
 
 	it('huge answers a 50 MB JSON body', async () => {
 		await inject({ kind: 'huge' });
-		const res = await request(`${h.baseUrl}/contacts/list-names`, { headers: { 'x-api-key': h.acmeKey } });
+		const res = await request(`${h.baseUrl}/contacts/list-names`, {
+			headers: { 'x-api-key': h.acmeKey },
+		});
 		expect(res.statusCode).toBe(200);
 		expect(Number(res.headers['content-length'])).toBeGreaterThan(49 * 1024 * 1024);
 		let bytes = 0;
@@ -100,13 +124,18 @@ describe('sandbox fault injection', () => {
 
 	it('reset drops the connection without an answer', async () => {
 		await inject({ kind: 'reset' });
-		await expect(request(`${h.baseUrl}/contacts/list-names`, { headers: { 'x-api-key': h.acmeKey } })).rejects.toThrow();
+		await expect(
+			request(`${h.baseUrl}/contacts/list-names`, { headers: { 'x-api-key': h.acmeKey } }),
+		).rejects.toThrow();
 	});
 
 	it('timeout never answers; the client gives up', async () => {
 		await inject({ kind: 'timeout' });
 		await expect(
-			request(`${h.baseUrl}/contacts/list-names`, { headers: { 'x-api-key': h.acmeKey }, headersTimeout: 300 }),
+			request(`${h.baseUrl}/contacts/list-names`, {
+				headers: { 'x-api-key': h.acmeKey },
+				headersTimeout: 300,
+			}),
 		).rejects.toMatchObject({ code: 'UND_ERR_HEADERS_TIMEOUT' });
 	});
 

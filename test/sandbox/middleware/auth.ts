@@ -5,7 +5,15 @@ import { KEY_IN_TEXT, KEY_PATTERN } from '../keys';
 import type { Store } from '../store';
 
 /** Query parameter names that can only mean "here is my key". */
-const KEY_PARAM_NAMES = ['api_key', 'apikey', 'api-key', 'x-api-key', 'key', 'token', 'access_token'];
+const KEY_PARAM_NAMES = [
+	'api_key',
+	'apikey',
+	'api-key',
+	'x-api-key',
+	'key',
+	'token',
+	'access_token',
+];
 
 export type AuthForm = 'bearer' | 'x-api-key' | 'both' | 'none';
 
@@ -22,7 +30,9 @@ function refuse(req: Request, res: Response, err: ApiError): void {
  */
 export function refuseKeyInQuery(store: Store) {
 	return (req: Request, res: Response, next: NextFunction): void => {
-		const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+		const rawQuery = req.originalUrl.includes('?')
+			? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1)
+			: '';
 		if (rawQuery === '') return next();
 		let decoded = rawQuery;
 		try {
@@ -30,7 +40,11 @@ export function refuseKeyInQuery(store: Store) {
 		} catch {
 			// A malformed escape leaves the raw text to be searched.
 		}
-		const found = [...new Set([...decoded.matchAll(KEY_IN_TEXT), ...rawQuery.matchAll(KEY_IN_TEXT)].map((m) => m[0]))];
+		const found = [
+			...new Set(
+				[...decoded.matchAll(KEY_IN_TEXT), ...rawQuery.matchAll(KEY_IN_TEXT)].map((m) => m[0]),
+			),
+		];
 		for (const candidate of found) {
 			const record = store.findKey(candidate);
 			if (record) record.exposed = true;
@@ -54,15 +68,20 @@ function readHeaders(req: Request): { form: AuthForm; key?: string; error?: stri
 		if (!match) return { form: 'bearer', error: 'Authorization header must be "Bearer <API key>"' };
 		bearer = match[1];
 	}
-	if (Array.isArray(xApiKey)) return { form: 'x-api-key', error: 'X-API-Key header must be sent once' };
+	if (Array.isArray(xApiKey))
+		return { form: 'x-api-key', error: 'X-API-Key header must be sent once' };
 	const headerKey = xApiKey?.trim();
 	if (bearer !== undefined && headerKey !== undefined) {
-		if (bearer !== headerKey) return { form: 'both', error: 'Authorization and X-API-Key hold different keys' };
+		if (bearer !== headerKey)
+			return { form: 'both', error: 'Authorization and X-API-Key hold different keys' };
 		return { form: 'both', key: bearer };
 	}
 	if (bearer !== undefined) return { form: 'bearer', key: bearer };
 	if (headerKey !== undefined) return { form: 'x-api-key', key: headerKey };
-	return { form: 'none', error: 'missing API key: send Authorization: Bearer <key> or X-API-Key: <key>' };
+	return {
+		form: 'none',
+		error: 'missing API key: send Authorization: Bearer <key> or X-API-Key: <key>',
+	};
 }
 
 /** Authorization: Bearer <key> or X-API-Key: <key>; the organization of the key becomes the tenant. */
@@ -70,11 +89,13 @@ export function authenticate(store: Store) {
 	return (req: Request, res: Response, next: NextFunction): void => {
 		const { form, key, error } = readHeaders(req);
 		res.locals.authForm = form;
-		if (error || key === undefined) return refuse(req, res, unauthorized(error ?? 'missing API key'));
+		if (error || key === undefined)
+			return refuse(req, res, unauthorized(error ?? 'missing API key'));
 		if (!KEY_PATTERN.test(key)) return refuse(req, res, unauthorized('malformed API key'));
 		const record = store.findKey(key);
 		const org = record && store.orgs.get(record.orgId);
-		if (!record || !org || record.revoked) return refuse(req, res, unauthorized('invalid or revoked API key'));
+		if (!record || !org || record.revoked)
+			return refuse(req, res, unauthorized('invalid or revoked API key'));
 		record.last_used_at = new Date().toISOString();
 		res.locals.key = record;
 		res.locals.org = org;
@@ -86,7 +107,11 @@ export function authenticate(store: Store) {
 export function refuseKeyInBody(store: Store) {
 	return (req: Request, res: Response, next: NextFunction): void => {
 		if (req.body !== undefined && bodyHoldsKey(store, req.body)) {
-			return refuse(req, res, unauthorized('API keys must be sent in a header, never in a request body'));
+			return refuse(
+				req,
+				res,
+				unauthorized('API keys must be sent in a header, never in a request body'),
+			);
 		}
 		next();
 	};

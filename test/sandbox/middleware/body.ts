@@ -34,7 +34,9 @@ export const parseJsonBody: RequestHandler = (req: Request, res: Response, next:
 	}
 	const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 	if (type !== 'application/json') {
-		void drainRequest(req).then(() => next(unsupportedMedia('request body must be application/json')));
+		void drainRequest(req).then(() =>
+			next(unsupportedMedia('request body must be application/json')),
+		);
 		return;
 	}
 	parseJson(req, res, next);

@@ -47,7 +47,12 @@ const HTML_PAGE =
 	'<!DOCTYPE html>\n<html><head><title>Service temporarily unavailable</title></head>' +
 	'<body><h1>We will be back soon</h1><p>The service is under maintenance.</p></body></html>\n';
 
-async function apply(fault: Fault, req: Request, res: Response, shutdown: AbortSignal): Promise<void> {
+async function apply(
+	fault: Fault,
+	req: Request,
+	res: Response,
+	shutdown: AbortSignal,
+): Promise<void> {
 	if (fault.kind === 'reset') {
 		req.socket.destroy();
 		return;
@@ -71,10 +76,16 @@ async function apply(fault: Fault, req: Request, res: Response, shutdown: AbortS
 		case 'rate-limit-no-retry-after':
 			return sendError(res, new ApiError(429, 'rate limit exceeded'));
 		case 'malformed-json':
-			res.status(fault.status ?? 200).type('application/json').send('{"id": "cb_acme_support", "chatbotName": ');
+			res
+				.status(fault.status ?? 200)
+				.type('application/json')
+				.send('{"id": "cb_acme_support", "chatbotName": ');
 			return;
 		case 'html':
-			res.status(fault.status ?? 200).type('text/html').send(HTML_PAGE);
+			res
+				.status(fault.status ?? 200)
+				.type('text/html')
+				.send(HTML_PAGE);
 			return;
 		case 'huge':
 			return streamHuge(res, fault.status ?? 200);

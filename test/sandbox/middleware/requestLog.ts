@@ -5,13 +5,16 @@ import type { Store } from '../store';
 import type { ApiKeyRecord, Org } from '../types';
 
 function redactedQuery(req: Request): Record<string, string | string[]> {
-	const raw = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+	const raw = req.originalUrl.includes('?')
+		? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1)
+		: '';
 	const out: Record<string, string | string[]> = Object.create(null);
 	for (const [name, value] of new URLSearchParams(raw)) {
 		const safe = value.replace(KEY_IN_TEXT, 'ct_[redacted]');
 		const safeName = name.replace(KEY_IN_TEXT, 'ct_[redacted]');
 		const previous = out[safeName];
-		out[safeName] = previous === undefined ? safe : [...(Array.isArray(previous) ? previous : [previous]), safe];
+		out[safeName] =
+			previous === undefined ? safe : [...(Array.isArray(previous) ? previous : [previous]), safe];
 	}
 	return { ...out };
 }
@@ -38,9 +41,16 @@ export function requestLog(store: Store, log?: (line: string) => void) {
 				auth: res.locals.authForm ?? 'none',
 				status,
 				contentType: req.headers['content-type'] ?? null,
-				bodySize: typeof res.locals.bodySize === 'number' ? res.locals.bodySize : Number.isFinite(declared) ? declared : 0,
+				bodySize:
+					typeof res.locals.bodySize === 'number'
+						? res.locals.bodySize
+						: Number.isFinite(declared)
+							? declared
+							: 0,
 			});
-			log?.(`${req.method} ${req.path} ${status || 'no answer'} ${Date.now() - started}ms${org ? ` ${org.id}` : ''}`);
+			log?.(
+				`${req.method} ${req.path} ${status || 'no answer'} ${Date.now() - started}ms${org ? ` ${org.id}` : ''}`,
+			);
 		};
 		res.on('finish', write);
 		res.on('close', write);

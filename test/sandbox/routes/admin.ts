@@ -44,11 +44,20 @@ function nonNegativeInt(value: unknown, field: string): number {
 }
 
 function answerShapes(value: unknown) {
-	if (!isAnswerShapes(value)) throw badField('shapes', `must be one of ${ANSWER_SHAPES.join(', ')}`);
+	if (!isAnswerShapes(value))
+		throw badField('shapes', `must be one of ${ANSWER_SHAPES.join(', ')}`);
 	return value;
 }
 
-const keyView = (k: { id: string; name: string; prefix: string; revoked: boolean; exposed: boolean; created_at: string; last_used_at: string | null }) => ({
+const keyView = (k: {
+	id: string;
+	name: string;
+	prefix: string;
+	revoked: boolean;
+	exposed: boolean;
+	created_at: string;
+	last_used_at: string | null;
+}) => ({
 	id: k.id,
 	name: k.name,
 	prefix: k.prefix,
@@ -77,8 +86,10 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 		const body = objectBody(req.body, ['name', 'id']);
 		const name = text(required(body, 'name'), 'name', { max: 100 });
 		const id = has(body, 'id') ? text(body.id, 'id', { max: 64 }) : undefined;
-		if (id !== undefined && !/^org_[A-Za-z0-9_]+$/.test(id)) throw badField('id', 'must match org_[A-Za-z0-9_]+');
-		if (id !== undefined && store.orgs.has(id)) throw conflict(`organization ${id} already exists`, 'id');
+		if (id !== undefined && !/^org_[A-Za-z0-9_]+$/.test(id))
+			throw badField('id', 'must match org_[A-Za-z0-9_]+');
+		if (id !== undefined && store.orgs.has(id))
+			throw conflict(`organization ${id} already exists`, 'id');
 		const created = store.createOrg(name, id);
 		res.status(201).json({ id: created.id, name: created.name });
 	});
@@ -111,7 +122,9 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 			contactLists: listNames(target),
 			contacts: target.contacts,
 			sip: [...target.sip.values()],
-			trustProducts: [...target.trustProducts].flatMap(([carrier, list]) => list.map((p) => ({ carrier, ...p }))),
+			trustProducts: [...target.trustProducts].flatMap(([carrier, list]) =>
+				list.map((p) => ({ carrier, ...p })),
+			),
 			webhook: target.webhook,
 			uploads: target.uploads,
 		});
@@ -125,19 +138,30 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 		const numbers = input.sip.map((s) => s.phone_number);
 		const names = input.agents.map((a) => a.input.agentName.toLowerCase());
 		ids.forEach((id, i) => {
-			if (store.chatbotOwner.has(id) || ids.indexOf(id) !== i) throw conflict(`chatbot id ${id} already exists`, `chatbots[${i}].id`);
+			if (store.chatbotOwner.has(id) || ids.indexOf(id) !== i)
+				throw conflict(`chatbot id ${id} already exists`, `chatbots[${i}].id`);
 		});
 		numbers.forEach((n, i) => {
 			if (store.numberOwner.has(n) || numbers.indexOf(n) !== i) {
-				throw conflict(`phone number ${n} already has a SIP configuration`, `sip[${i}].phone_number`);
+				throw conflict(
+					`phone number ${n} already has a SIP configuration`,
+					`sip[${i}].phone_number`,
+				);
 			}
 		});
 		input.agents.forEach((a, i) => {
 			const name = names[i];
-			if (target.agents.some((x) => x.agentName.toLowerCase() === name) || names.indexOf(name) !== i) {
-				throw conflict(`an agent named "${a.input.agentName}" already exists`, `agents[${i}].agentName`);
+			if (
+				target.agents.some((x) => x.agentName.toLowerCase() === name) ||
+				names.indexOf(name) !== i
+			) {
+				throw conflict(
+					`an agent named "${a.input.agentName}" already exists`,
+					`agents[${i}].agentName`,
+				);
 			}
-			if (a.id && store.agentOwner.has(a.id)) throw conflict(`agent id ${a.id} already exists`, `agents[${i}].id`);
+			if (a.id && store.agentOwner.has(a.id))
+				throw conflict(`agent id ${a.id} already exists`, `agents[${i}].id`);
 		});
 		for (const chatbot of input.chatbots) addChatbot(store, target, chatbot);
 		const agents = input.agents.map((a) => addAgent(store, target, a.input, a.id));
@@ -160,7 +184,8 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 		const chatbot = findChatbot(target, req.params.id as string);
 		const body = objectBody(req.body, ['webhook_url']);
 		if (!has(body, 'webhook_url')) throw badField('webhook_url', 'is required (null clears it)');
-		chatbot.webhook_url = body.webhook_url === null ? null : httpUrl(body.webhook_url, 'webhook_url');
+		chatbot.webhook_url =
+			body.webhook_url === null ? null : httpUrl(body.webhook_url, 'webhook_url');
 		res.json(chatbot);
 	});
 
@@ -176,7 +201,9 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 		const { org: orgId, conversationId } = req.query as Record<string, string | undefined>;
 		res.json(
 			store.deliveries.filter(
-				(d) => (orgId === undefined || d.orgId === orgId) && (conversationId === undefined || d.conversationId === conversationId),
+				(d) =>
+					(orgId === undefined || d.orgId === orgId) &&
+					(conversationId === undefined || d.conversationId === conversationId),
 			),
 		);
 	});
@@ -201,8 +228,10 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 	});
 	router.put('/config', (req, res) => {
 		const body = objectBody(req.body, ['latencyMs', 'rateLimit', 'shapes']);
-		if (has(body, 'latencyMs')) store.config.latencyMs = nonNegativeInt(body.latencyMs, 'latencyMs');
-		if (has(body, 'rateLimit')) store.config.rateLimit = nonNegativeInt(body.rateLimit, 'rateLimit');
+		if (has(body, 'latencyMs'))
+			store.config.latencyMs = nonNegativeInt(body.latencyMs, 'latencyMs');
+		if (has(body, 'rateLimit'))
+			store.config.rateLimit = nonNegativeInt(body.rateLimit, 'rateLimit');
 		if (has(body, 'shapes')) store.config.shapes = answerShapes(body.shapes);
 		res.json(store.config);
 	});
@@ -216,7 +245,8 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 	router.put('/orgs/:org/shapes', (req, res) => {
 		const target = org(req);
 		const body = objectBody(req.body, ['shapes']);
-		if (!has(body, 'shapes')) throw badField('shapes', `is required: one of ${ANSWER_SHAPES.join(', ')}, or null`);
+		if (!has(body, 'shapes'))
+			throw badField('shapes', `is required: one of ${ANSWER_SHAPES.join(', ')}, or null`);
 		target.shapes = body.shapes === null ? null : answerShapes(body.shapes);
 		res.json({ shapes: target.shapes, effective: target.shapes ?? store.config.shapes });
 	});
@@ -228,7 +258,8 @@ export function adminRoutes({ store, deliverer, adminToken, log }: AdminDeps): R
 		const body = objectBody(req.body, ['method', 'path', 'kind', 'times', 'org', 'status']);
 		const times = has(body, 'times') ? nonNegativeInt(body.times, 'times') : null;
 		const status = has(body, 'status') ? nonNegativeInt(body.status, 'status') : null;
-		if (status !== null && (status < 100 || status > 599)) throw badField('status', 'must be an HTTP status');
+		if (status !== null && (status < 100 || status > 599))
+			throw badField('status', 'must be an HTTP status');
 		const fault: Fault = {
 			id: newId('fault', 8),
 			kind: oneOf(required(body, 'kind'), FAULT_KINDS, 'kind'),

@@ -24,7 +24,12 @@ export function parseAgent(body: JsonObject, prefix = ''): AgentInput {
 	};
 }
 
-export function addAgent(store: Store, org: Org, input: AgentInput, id = newId('agent', 12)): Agent {
+export function addAgent(
+	store: Store,
+	org: Org,
+	input: AgentInput,
+	id = newId('agent', 12),
+): Agent {
 	const wanted = input.agentName.toLowerCase();
 	if (org.agents.some((agent) => agent.agentName.toLowerCase() === wanted)) {
 		throw conflict(`an agent named "${input.agentName}" already exists`, 'agentName');

@@ -23,7 +23,14 @@ import {
 
 export const UPLOAD_LIMIT_BYTES = 5 * 1024 * 1024;
 export const TEMPLATES = ['classic', 'modern', 'glassmorphism'] as const;
-export const BUBBLE_ICONS = ['message-circle', 'sparkles', 'bot', 'headphones', 'help-circle', 'heart'] as const;
+export const BUBBLE_ICONS = [
+	'message-circle',
+	'sparkles',
+	'bot',
+	'headphones',
+	'help-circle',
+	'heart',
+] as const;
 export const BUBBLE_POSITIONS = ['bottom-right', 'bottom-left', 'bottom-center'] as const;
 export const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
 export const BUTTON_ACTION_TYPES = ['url', 'phone', 'email'] as const;
@@ -54,7 +61,8 @@ const COLOUR_FIELDS = ['background_color', 'text_color', 'user_message_color', '
 const ANY_HEX_COLOUR = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 
 function anyHexColour(value: Json, field: string): string {
-	if (typeof value !== 'string' || !ANY_HEX_COLOUR.test(value)) throw badField(field, 'must be a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA)');
+	if (typeof value !== 'string' || !ANY_HEX_COLOUR.test(value))
+		throw badField(field, 'must be a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA)');
 	return value;
 }
 
@@ -102,7 +110,11 @@ export function persistentButtons(value: Json): PersistentButton[] {
 		const at = `persistent_buttons[${i}]`;
 		const button = object(item, at);
 		onlyKeys(button, ['label', 'icon', 'action_type', 'action_value'], `${at}.`);
-		const action_type = oneOf(required(button, 'action_type', `${at}.`), BUTTON_ACTION_TYPES, `${at}.action_type`);
+		const action_type = oneOf(
+			required(button, 'action_type', `${at}.`),
+			BUTTON_ACTION_TYPES,
+			`${at}.action_type`,
+		);
 		const rawValue = required(button, 'action_value', `${at}.`);
 		return {
 			label: text(required(button, 'label', `${at}.`), `${at}.label`, { max: 50 }),
@@ -144,7 +156,8 @@ export function newChatbot(id: string, chatbotName: string): Chatbot {
 }
 
 export function addChatbot(store: Store, org: Org, chatbot: Chatbot): void {
-	if (store.chatbotOwner.has(chatbot.id)) throw conflict(`chatbot id ${chatbot.id} already exists`, 'id');
+	if (store.chatbotOwner.has(chatbot.id))
+		throw conflict(`chatbot id ${chatbot.id} already exists`, 'id');
 	org.chatbots.set(chatbot.id, chatbot);
 	store.chatbotOwner.set(chatbot.id, org.id);
 }
@@ -161,7 +174,10 @@ function checkImage(file: UploadedFile): keyof typeof IMAGE_EXTENSIONS {
 		throw unsupportedMedia(`${file.field} must be a PNG, JPEG, GIF, WebP or SVG image`, file.field);
 	}
 	if (!declaredTypeFits(file.declaredType, actual)) {
-		throw unsupportedMedia(`${file.field} is declared as ${file.declaredType} but its content is ${actual}`, file.field);
+		throw unsupportedMedia(
+			`${file.field} is declared as ${file.declaredType} but its content is ${actual}`,
+			file.field,
+		);
 	}
 	return actual;
 }

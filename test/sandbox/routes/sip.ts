@@ -25,7 +25,10 @@ import {
 	uuid,
 } from '../validate';
 
-export type SipOperation = { op: 'attach' | 'detach' | 'update' | 'rename'; direction?: DirectionType };
+export type SipOperation = {
+	op: 'attach' | 'detach' | 'update' | 'rename';
+	direction?: DirectionType;
+};
 
 /**
  * The SIP configuration with the fields of the spec's tables. The spec lists sip_password among the
@@ -81,14 +84,24 @@ export function parseDirection(value: Json, at: string, existing?: SipDirection[
 	};
 }
 
-export function parseDirections(value: Json, field: string, existing?: SipDirection[]): SipDirection[] {
-	const list = array(value, field, 2).map((item, i) => parseDirection(item, `${field}[${i}]`, existing));
-	uniqueTypes(list.map((d) => d.type), field);
+export function parseDirections(
+	value: Json,
+	field: string,
+	existing?: SipDirection[],
+): SipDirection[] {
+	const list = array(value, field, 2).map((item, i) =>
+		parseDirection(item, `${field}[${i}]`, existing),
+	);
+	uniqueTypes(
+		list.map((d) => d.type),
+		field,
+	);
 	return list;
 }
 
 function uniqueTypes(types: DirectionType[], field: string): void {
-	if (new Set(types).size !== types.length) throw badField(field, 'must not name the same direction twice');
+	if (new Set(types).size !== types.length)
+		throw badField(field, 'must not name the same direction twice');
 }
 
 function sameDirection(a: SipDirection, b: SipDirection): boolean {
@@ -120,14 +133,19 @@ export function parseSipConfig(body: JsonObject, at: string, newUuid: () => stri
 	return {
 		phone_number: e164(required(body, 'phone_number', `${at}.`), `${at}.phone_number`),
 		trunkName: text(required(body, 'trunkName', `${at}.`), `${at}.trunkName`, { max: 128 }),
-		uuid_config_id: has(body, 'uuid_config_id') ? uuid(body.uuid_config_id, `${at}.uuid_config_id`) : newUuid(),
+		uuid_config_id: has(body, 'uuid_config_id')
+			? uuid(body.uuid_config_id, `${at}.uuid_config_id`)
+			: newUuid(),
 		directions: has(body, 'directions') ? parseDirections(body.directions, `${at}.directions`) : [],
 	};
 }
 
 export function addSip(store: Store, org: Org, config: SipConfig): void {
 	if (store.numberOwner.has(config.phone_number)) {
-		throw conflict(`phone number ${config.phone_number} already has a SIP configuration`, 'phone_number');
+		throw conflict(
+			`phone number ${config.phone_number} already has a SIP configuration`,
+			'phone_number',
+		);
 	}
 	org.sip.set(config.phone_number, config);
 	store.numberOwner.set(config.phone_number, org.id);
@@ -151,10 +169,19 @@ export function sipRoutes(store: Store): Router {
 	router.patch('/sip/sip2', ...jsonBody(store), (req, res) => {
 		const org = orgOf(res);
 		recordWrite(org, req.body);
-		const body = objectBody(req.body, ['trunkName', 'phone_number', 'directions', 'uuid_config_id']);
+		const body = objectBody(req.body, [
+			'trunkName',
+			'phone_number',
+			'directions',
+			'uuid_config_id',
+		]);
 		const phone = e164(required(body, 'phone_number'), 'phone_number');
-		const configId = has(body, 'uuid_config_id') ? uuid(body.uuid_config_id, 'uuid_config_id') : undefined;
-		const trunkName = has(body, 'trunkName') ? text(body.trunkName, 'trunkName', { max: 128 }) : undefined;
+		const configId = has(body, 'uuid_config_id')
+			? uuid(body.uuid_config_id, 'uuid_config_id')
+			: undefined;
+		const trunkName = has(body, 'trunkName')
+			? text(body.trunkName, 'trunkName', { max: 128 })
+			: undefined;
 		if (trunkName === undefined && !has(body, 'directions')) {
 			throw badRequest('nothing to update: give trunkName and/or directions');
 		}
@@ -167,7 +194,8 @@ export function sipRoutes(store: Store): Router {
 			: config.directions;
 
 		const operations: SipOperation[] = [];
-		if (trunkName !== undefined && trunkName !== config.trunkName) operations.push({ op: 'rename' });
+		if (trunkName !== undefined && trunkName !== config.trunkName)
+			operations.push({ op: 'rename' });
 		operations.push(...planDirections(config.directions, wanted));
 
 		if (trunkName !== undefined) config.trunkName = trunkName;
@@ -182,7 +210,12 @@ export function sipRoutes(store: Store): Router {
 			});
 		}
 		const message = operations.length ? 'SIP configuration updated' : 'SIP configuration unchanged';
-		sendWriteAnswer(res, { message, phone_number: phone, operations, sip: publicSip(config) }, message, { status: 204 });
+		sendWriteAnswer(
+			res,
+			{ message, phone_number: phone, operations, sip: publicSip(config) },
+			message,
+			{ status: 204 },
+		);
 	});
 
 	router.post('/sip/detach2', ...jsonBody(store), (req, res) => {
@@ -194,21 +227,34 @@ export function sipRoutes(store: Store): Router {
 		const types = list.map((item, i) => {
 			const dir = object(item, `directions[${i}]`);
 			onlyKeys(dir, ['type'], `directions[${i}].`);
-			return oneOf(required(dir, 'type', `directions[${i}].`), DIRECTION_TYPES, `directions[${i}].type`);
+			return oneOf(
+				required(dir, 'type', `directions[${i}].`),
+				DIRECTION_TYPES,
+				`directions[${i}].type`,
+			);
 		});
 		uniqueTypes(types, 'directions');
 		const config = findNumber(org, phone);
 		types.forEach((type, i) => {
 			if (!config.directions.some((d) => d.type === type)) {
-				throw conflict(`the ${type} direction of ${phone} is not attached`, `directions[${i}].type`);
+				throw conflict(
+					`the ${type} direction of ${phone} is not attached`,
+					`directions[${i}].type`,
+				);
 			}
 		});
 		config.directions = config.directions.filter((d) => !types.includes(d.type));
 		const detached = DIRECTION_TYPES.filter((type) => types.includes(type));
-		for (const direction of detached) store.logCarrier(org, { phone_number: phone, op: 'detach', direction });
-		sendWriteAnswer(res, { message: 'Phone number detached', phone_number: phone, detached }, 'Phone number detached', {
-			status: 200,
-		});
+		for (const direction of detached)
+			store.logCarrier(org, { phone_number: phone, op: 'detach', direction });
+		sendWriteAnswer(
+			res,
+			{ message: 'Phone number detached', phone_number: phone, detached },
+			'Phone number detached',
+			{
+				status: 200,
+			},
+		);
 	});
 
 	return router;
@@ -236,7 +282,11 @@ function sendSipGet(res: Response, sip: ReturnType<typeof publicSip>, shape: Sip
 	if (shape === 'data') res.status(200).json({ data: sip });
 	else if (shape === 'list') res.status(200).json(sip.directions);
 	else if (shape === 'named') res.status(200).json({ sip });
-	else if (shape === 'text') res.status(200).type('text/plain').send(`SIP configuration of ${sip.phone_number}: ${sip.directions.length} direction(s)`);
+	else if (shape === 'text')
+		res
+			.status(200)
+			.type('text/plain')
+			.send(`SIP configuration of ${sip.phone_number}: ${sip.directions.length} direction(s)`);
 	else res.status(200).json(sip);
 }
 

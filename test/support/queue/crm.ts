@@ -32,7 +32,9 @@ export async function crmFigures(
 		rows: rows.length,
 		writtenTwice: rows.filter((row) => row.writes > 1).length,
 		ids: new Set(rows.map((row) => row.conversation_id)),
-		writtenTwiceIds: new Set(rows.filter((row) => row.writes > 1).map((row) => row.conversation_id)),
+		writtenTwiceIds: new Set(
+			rows.filter((row) => row.writes > 1).map((row) => row.conversation_id),
+		),
 	};
 }
 
@@ -85,7 +87,8 @@ export function crmWorkflow(options: CrmWorkflowOptions): WorkflowJson {
 			operation: 'executeQuery',
 			query: CRM_UPSERT,
 			options: {
-				queryReplacement: '={{ [$json._voiceAi.conversationId, $json.name ?? null, $json.phone ?? null] }}',
+				queryReplacement:
+					'={{ [$json._voiceAi.conversationId, $json.name ?? null, $json.phone ?? null] }}',
 			},
 		},
 		credentials: { postgres: options.postgresCredential },

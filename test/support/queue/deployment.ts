@@ -20,8 +20,22 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 
-import { DEFAULT_OWNER, N8nApi, freePort, installPackage, n8nDir, packPackage } from '../../e2e/harness';
-import { ChildServer, startNginx, startPostgres, startRedis, waitFor, type PostgresInfo } from './servers';
+import {
+	DEFAULT_OWNER,
+	N8nApi,
+	freePort,
+	installPackage,
+	n8nDir,
+	packPackage,
+} from '../../e2e/harness';
+import {
+	ChildServer,
+	startNginx,
+	startPostgres,
+	startRedis,
+	waitFor,
+	type PostgresInfo,
+} from './servers';
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 
@@ -73,11 +87,15 @@ export interface QueueDeployment {
 	close(): Promise<void>;
 }
 
-export async function startQueueDeployment(options: QueueDeploymentOptions): Promise<QueueDeployment> {
+export async function startQueueDeployment(
+	options: QueueDeploymentOptions,
+): Promise<QueueDeployment> {
 	const log = options.log ?? (() => undefined);
 	const root = options.root;
 	mkdirSync(root, { recursive: true });
-	execFileSync('bash', [join(REPO_ROOT, 'scripts', 'queue', 'install-servers.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
+	execFileSync('bash', [join(REPO_ROOT, 'scripts', 'queue', 'install-servers.sh')], {
+		stdio: ['ignore', 'ignore', 'inherit'],
+	});
 	const dir = n8nDir();
 	// VOICEAI_QUEUE_TARBALL: another build of the package (e.g. main's, to compare with it).
 	const tarball = process.env.VOICEAI_QUEUE_TARBALL ?? (await packPackage());
@@ -90,7 +108,9 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 		await balancer?.stop('SIGTERM').catch(() => undefined);
 		await Promise.allSettled(n8nServers.map((server) => server.stop('SIGTERM')));
 		// SIGINT is Postgres's fast shutdown (SIGTERM would wait for every client to leave).
-		await Promise.allSettled(backing.map((server) => server.stop(server.name === 'Postgres' ? 'SIGINT' : 'SIGTERM')));
+		await Promise.allSettled(
+			backing.map((server) => server.stop(server.name === 'Postgres' ? 'SIGINT' : 'SIGTERM')),
+		);
 	};
 	try {
 		const [pgPort, redisPort, balancerPort, mainPort] = await Promise.all([
@@ -100,7 +120,10 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 			freePort(),
 		]);
 		log(`starting Postgres (port ${pgPort}) and Redis (port ${redisPort})`);
-		const [pgStart, redisStart] = await Promise.allSettled([startPostgres(root, pgPort), startRedis(root, redisPort)]);
+		const [pgStart, redisStart] = await Promise.allSettled([
+			startPostgres(root, pgPort),
+			startRedis(root, redisPort),
+		]);
 		// Whichever started is stopped by close() when the other could not start.
 		if (pgStart.status === 'fulfilled') backing.push(pgStart.value.server);
 		if (redisStart.status === 'fulfilled') backing.push(redisStart.value);
@@ -110,7 +133,8 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 		const postgres = { host: pg.host, port: pg.port, user: pg.user, password: pg.password };
 		const admin = new Client({ ...postgres, database: 'postgres' });
 		await admin.connect();
-		for (const db of ['n8n', 'crm']) await admin.query(`CREATE DATABASE ${db}`).catch(() => undefined);
+		for (const db of ['n8n', 'crm'])
+			await admin.query(`CREATE DATABASE ${db}`).catch(() => undefined);
 		await admin.end();
 
 		const balancerUrl = `http://127.0.0.1:${balancerPort}`;
@@ -164,7 +188,10 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 			const env: NodeJS.ProcessEnv = { ...common, N8N_USER_FOLDER: userFolder };
 			const args = [join(dir, 'node_modules', 'n8n', 'bin', 'n8n')];
 			if (role === 'main') {
-				Object.assign(env, { N8N_PORT: String(httpPort), N8N_RUNNERS_BROKER_PORT: String(await freePort()) });
+				Object.assign(env, {
+					N8N_PORT: String(httpPort),
+					N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+				});
 				args.push('start');
 			} else if (role === 'webhook') {
 				Object.assign(env, { N8N_PORT: String(httpPort) });
@@ -192,8 +219,14 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 				},
 				start: async () => {
 					child.spawn(process.execPath, args, { env, cwd: userFolder });
-					const ready = async () => (await fetch(`http://127.0.0.1:${httpPort}/healthz/readiness`)).ok;
-					await waitFor(child, ready, `/healthz/readiness answering 200 on port ${httpPort}`, 120_000);
+					const ready = async () =>
+						(await fetch(`http://127.0.0.1:${httpPort}/healthz/readiness`)).ok;
+					await waitFor(
+						child,
+						ready,
+						`/healthz/readiness answering 200 on port ${httpPort}`,
+						120_000,
+					);
 				},
 				stop: async (signal = 'SIGTERM') => await child.stop(signal),
 				cpuSeconds: () => (child.pid ? treeCpuSeconds(child.pid) : 0),
@@ -207,14 +240,20 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 		n8nServers.push(main);
 		await main.start();
 		const others: N8nServer[] = [];
-		for (let i = 1; i <= (options.webhookProcessors ?? 2); i++) others.push(await makeServer(`webhook-${i}`, 'webhook'));
-		for (let i = 1; i <= (options.workers ?? 2); i++) others.push(await makeServer(`worker-${i}`, 'worker'));
+		for (let i = 1; i <= (options.webhookProcessors ?? 2); i++)
+			others.push(await makeServer(`webhook-${i}`, 'webhook'));
+		for (let i = 1; i <= (options.workers ?? 2); i++)
+			others.push(await makeServer(`worker-${i}`, 'worker'));
 		n8nServers.push(...others);
 		log(`starting ${others.map((s) => s.name).join(', ')}`);
 		await Promise.all(others.map((server) => server.start()));
 		const webhookPorts = others.filter((s) => s.role === 'webhook').map((s) => s.port);
 		log(`starting nginx on ${balancerUrl}`);
-		balancer = await startNginx(root, { port: balancerPort, main: mainPort, webhookProcessors: webhookPorts });
+		balancer = await startNginx(root, {
+			port: balancerPort,
+			main: mainPort,
+			webhookProcessors: webhookPorts,
+		});
 
 		const api = await N8nApi.setupOwner(`http://127.0.0.1:${mainPort}`, DEFAULT_OWNER);
 		const servers = [main, ...others];
@@ -227,7 +266,10 @@ export async function startQueueDeployment(options: QueueDeploymentOptions): Pro
 			servers,
 			process: (name) => {
 				const server = servers.find((s) => s.name === name);
-				if (!server) throw new Error(`no process named ${name} (have ${servers.map((s) => s.name).join(', ')})`);
+				if (!server)
+					throw new Error(
+						`no process named ${name} (have ${servers.map((s) => s.name).join(', ')})`,
+					);
 				return server;
 			},
 			cpuSeconds: () => {

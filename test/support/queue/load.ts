@@ -23,7 +23,10 @@ export interface LoadPlan {
 export function loadOrder(plan: LoadPlan): { order: string[]; distinct: number } {
 	const repeats = Math.round(plan.total * plan.repeatShare);
 	const distinct = plan.total - repeats;
-	const order = Array.from({ length: distinct }, (_, i) => `${plan.prefix}-${String(i).padStart(5, '0')}`);
+	const order = Array.from(
+		{ length: distinct },
+		(_, i) => `${plan.prefix}-${String(i).padStart(5, '0')}`,
+	);
 	const step = Math.max(1, Math.floor(distinct / Math.max(1, repeats)));
 	for (let r = 0; r < repeats; r++) {
 		const original = order.indexOf(`${plan.prefix}-${String(r * step).padStart(5, '0')}`);
@@ -45,14 +48,20 @@ export async function deliverLoad(
 	org: string,
 	agentId: string,
 	order: string[],
-	{ timeoutMs = 600_000, onStarted }: { timeoutMs?: number; onStarted?: (count: number) => void } = {},
+	{
+		timeoutMs = 600_000,
+		onStarted,
+	}: { timeoutMs?: number; onStarted?: (count: number) => void } = {},
 ): Promise<Delivery[]> {
 	const ids = new Set(order);
 	for (let i = 0; i < order.length; i++) {
 		await sandbox.admin.simulateConversation(org, {
 			agentId,
 			conversationId: order[i],
-			variables: { name: `Caller ${order[i]}`, phone: `+1415555${String(i % 10000).padStart(4, '0')}` },
+			variables: {
+				name: `Caller ${order[i]}`,
+				phone: `+1415555${String(i % 10000).padStart(4, '0')}`,
+			},
 		});
 		onStarted?.(i + 1);
 	}
@@ -60,7 +69,8 @@ export async function deliverLoad(
 	for (;;) {
 		const mine = (await sandbox.admin.deliveries(org)).filter((d) => ids.has(d.conversationId));
 		if (mine.every((d) => d.status !== 'pending')) return mine;
-		if (Date.now() > deadline) throw new Error(`deliveries still pending after ${timeoutMs / 1000} s`);
+		if (Date.now() > deadline)
+			throw new Error(`deliveries still pending after ${timeoutMs / 1000} s`);
 		await new Promise((r) => setTimeout(r, 500));
 	}
 }
@@ -88,10 +98,13 @@ export async function settledExecutions(
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const counts = await executionCounts(n8nDb, workflowId);
-		const open = (counts.byStatus.new ?? 0) + (counts.byStatus.running ?? 0) + (counts.byStatus.waiting ?? 0);
+		const open =
+			(counts.byStatus.new ?? 0) + (counts.byStatus.running ?? 0) + (counts.byStatus.waiting ?? 0);
 		if (open === 0) return counts;
 		if (Date.now() > deadline) {
-			throw new Error(`${open} execution(s) still open after ${timeoutMs / 1000} s: ${JSON.stringify(counts.byStatus)}`);
+			throw new Error(
+				`${open} execution(s) still open after ${timeoutMs / 1000} s: ${JSON.stringify(counts.byStatus)}`,
+			);
 		}
 		await new Promise((r) => setTimeout(r, 1_000));
 	}

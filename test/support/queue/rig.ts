@@ -13,8 +13,19 @@ import type { Client } from 'pg';
 
 import { pollUntil, type CredentialRef, type SavedWorkflow } from '../../e2e/harness';
 import { CRM_DATABASE, createCrmTable, crmFigures, crmWorkflow } from './crm';
-import { startQueueDeployment, type QueueDeployment, type QueueDeploymentOptions } from './deployment';
-import { deliverLoad, executionCounts, loadOrder, settledExecutions, startLoadSandbox, type QueueSandbox } from './load';
+import {
+	startQueueDeployment,
+	type QueueDeployment,
+	type QueueDeploymentOptions,
+} from './deployment';
+import {
+	deliverLoad,
+	executionCounts,
+	loadOrder,
+	settledExecutions,
+	startLoadSandbox,
+	type QueueSandbox,
+} from './load';
 import { balancerLog } from './servers';
 
 const TRIGGER = 'Conversation completed';
@@ -72,7 +83,10 @@ export class QueueRig {
 	) {}
 
 	static async start(
-		options: Partial<QueueDeploymentOptions> & { deliveryConcurrency?: number; deliveryAttempts?: number } = {},
+		options: Partial<QueueDeploymentOptions> & {
+			deliveryConcurrency?: number;
+			deliveryAttempts?: number;
+		} = {},
 	): Promise<QueueRig> {
 		const ownsRoot = options.root ? undefined : mkdtempSync(join(tmpdir(), 'voiceai-queue-'));
 		const root = options.root ?? (ownsRoot as string);
@@ -88,14 +102,19 @@ export class QueueRig {
 		if (sandboxStart.status === 'rejected' || deploymentStart.status === 'rejected') {
 			if (sandboxStart.status === 'fulfilled') await sandboxStart.value.close();
 			if (deploymentStart.status === 'fulfilled') await deploymentStart.value.close();
-			throw sandboxStart.status === 'rejected' ? sandboxStart.reason : (deploymentStart as PromiseRejectedResult).reason;
+			throw sandboxStart.status === 'rejected'
+				? sandboxStart.reason
+				: (deploymentStart as PromiseRejectedResult).reason;
 		}
 		const sandbox = sandboxStart.value;
 		const deployment = deploymentStart.value;
 		try {
 			const acme = sandbox.orgs.find((o) => o.id === 'org_acme') ?? sandbox.orgs[0];
 			const agents = (await sandbox.admin.state<{ agents: Array<{ id: string }> }>(acme.id)).agents;
-			const voiceAi = await deployment.api.createVoiceAiCredential({ baseUrl: sandbox.baseUrl, apiKey: acme.apiKey });
+			const voiceAi = await deployment.api.createVoiceAiCredential({
+				baseUrl: sandbox.baseUrl,
+				apiKey: acme.apiKey,
+			});
 			const postgres = await deployment.api.createCredential('CRM (Postgres)', 'postgres', {
 				host: deployment.postgres.host,
 				port: deployment.postgres.port,
@@ -105,9 +124,22 @@ export class QueueRig {
 				ssl: 'disable',
 				maxConnections: 20,
 			});
-			const [n8nDb, crmDb] = await Promise.all([deployment.sql('n8n'), deployment.sql(CRM_DATABASE)]);
+			const [n8nDb, crmDb] = await Promise.all([
+				deployment.sql('n8n'),
+				deployment.sql(CRM_DATABASE),
+			]);
 			await createCrmTable(crmDb);
-			return new QueueRig(deployment, sandbox, acme.id, agents[0].id, voiceAi, postgres, n8nDb, crmDb, ownsRoot);
+			return new QueueRig(
+				deployment,
+				sandbox,
+				acme.id,
+				agents[0].id,
+				voiceAi,
+				postgres,
+				n8nDb,
+				crmDb,
+				ownsRoot,
+			);
 		} catch (error) {
 			await Promise.allSettled([deployment.close(), sandbox.close()]);
 			throw error;
@@ -115,7 +147,11 @@ export class QueueRig {
 	}
 
 	/** Imports the CRM workflow, publishes it (unpublishing the previous one) and waits for the account webhook. */
-	async publish(options: { passOnce: boolean; respondWhen?: 'onReceived' | 'lastNode'; name: string }): Promise<SavedWorkflow> {
+	async publish(options: {
+		passOnce: boolean;
+		respondWhen?: 'onReceived' | 'lastNode';
+		name: string;
+	}): Promise<SavedWorkflow> {
 		const { api } = this.deployment;
 		if (this.active) await api.deactivateWorkflow(this.active);
 		const workflow = await api.importWorkflow(
@@ -127,18 +163,28 @@ export class QueueRig {
 		);
 		await api.activateWorkflow(workflow);
 		const url = api.productionWebhookUrl(this.deployment.balancerUrl, workflow, TRIGGER);
-		await pollUntil(async () => (await this.sandbox.admin.accountWebhook(this.org))?.startsWith(`${url}?`), {
-			timeoutMs: 60_000,
-			what: `the account webhook to point at ${url}`,
-		});
+		await pollUntil(
+			async () => (await this.sandbox.admin.accountWebhook(this.org))?.startsWith(`${url}?`),
+			{
+				timeoutMs: 60_000,
+				what: `the account webhook to point at ${url}`,
+			},
+		);
 		this.active = workflow;
 		return workflow;
 	}
 
-	async run(options: ScenarioOptions, log: (line: string) => void = () => undefined): Promise<ScenarioFigures> {
+	async run(
+		options: ScenarioOptions,
+		log: (line: string) => void = () => undefined,
+	): Promise<ScenarioFigures> {
 		const workflow = await this.publish({ ...options, name: `CRM sync, scenario ${options.name}` });
 		await this.crmDb.query('TRUNCATE crm_contacts');
-		const { order, distinct } = loadOrder({ total: options.total, repeatShare: options.repeatShare, prefix: `conv-${options.name}-${Date.now()}` });
+		const { order, distinct } = loadOrder({
+			total: options.total,
+			repeatShare: options.repeatShare,
+			prefix: `conv-${options.name}-${Date.now()}`,
+		});
 		const logStart = balancerLog(this.deployment.root).length;
 		const started = Date.now();
 
@@ -146,12 +192,18 @@ export class QueueRig {
 		if (options.fault) {
 			const { atShare, run } = options.fault;
 			fault = (async () => {
-				await pollUntil(async () => (await executionCounts(this.n8nDb, workflow.id)).total >= atShare * options.total, {
-					timeoutMs: 600_000,
-					intervalMs: 250,
-					what: `${Math.round(atShare * 100)}% of the executions before the fault`,
-				});
-				log(`[${options.name}] fault at ${(await executionCounts(this.n8nDb, workflow.id)).total} executions`);
+				await pollUntil(
+					async () =>
+						(await executionCounts(this.n8nDb, workflow.id)).total >= atShare * options.total,
+					{
+						timeoutMs: 600_000,
+						intervalMs: 250,
+						what: `${Math.round(atShare * 100)}% of the executions before the fault`,
+					},
+				);
+				log(
+					`[${options.name}] fault at ${(await executionCounts(this.n8nDb, workflow.id)).total} executions`,
+				);
 				await run(this);
 				log(`[${options.name}] fault handled`);
 			})();
@@ -166,7 +218,11 @@ export class QueueRig {
 		const missing = [...ids].filter((id) => !crm.ids.has(id)).length;
 
 		// Which processor answered each delivery: nginx logs the sandbox's delivery id.
-		const upstreamOf = new Map(balancerLog(this.deployment.root).slice(logStart).map((e) => [e.delivery, e.upstream]));
+		const upstreamOf = new Map(
+			balancerLog(this.deployment.root)
+				.slice(logStart)
+				.map((e) => [e.delivery, e.upstream]),
+		);
 		const processorsOf = new Map<string, Set<string>>();
 		for (const delivery of deliveries) {
 			const upstream = upstreamOf.get(delivery.id);
@@ -187,7 +243,9 @@ export class QueueRig {
 			executionsByStatus: counts.byStatus,
 			rows: crm.rows,
 			writtenTwice: crm.writtenTwice,
-			writtenTwiceDeliveredOnce: [...crm.writtenTwiceIds].filter((id) => order.indexOf(id) === order.lastIndexOf(id)).length,
+			writtenTwiceDeliveredOnce: [...crm.writtenTwiceIds].filter(
+				(id) => order.indexOf(id) === order.lastIndexOf(id),
+			).length,
 			missing,
 			repeatsAcrossProcessors: [...processorsOf.values()].filter((set) => set.size > 1).length,
 			seconds: Math.round(seconds * 10) / 10,
@@ -199,7 +257,8 @@ export class QueueRig {
 	async close(): Promise<void> {
 		await Promise.allSettled([this.n8nDb.end(), this.crmDb.end()]);
 		await Promise.allSettled([this.deployment.close(), this.sandbox.close()]);
-		if (this.ownsRoot && !process.env.VOICEAI_E2E_KEEP) rmSync(this.ownsRoot, { recursive: true, force: true });
+		if (this.ownsRoot && !process.env.VOICEAI_E2E_KEEP)
+			rmSync(this.ownsRoot, { recursive: true, force: true });
 	}
 }
 

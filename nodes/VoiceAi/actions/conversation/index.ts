@@ -15,7 +15,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Pass Once',
 				value: 'passOnce',
-				description: 'Pass each conversation on once; drop items whose conversation this workflow has already passed',
+				description:
+					'Pass each conversation on once; drop items whose conversation this workflow has already passed',
 				action: 'Pass each conversation once',
 			},
 		],

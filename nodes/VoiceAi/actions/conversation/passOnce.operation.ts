@@ -37,7 +37,7 @@ export const passOnce = defineOperation<PassOnceInput>({
 	description: [
 		{
 			displayName:
-				"Passes each conversation on once, across executions, n8n processes and restarts: the IDs are kept in n8n's database (the store of Remove Duplicates' \"previous executions\" mode). Makes no request to Voice AI.",
+				'Passes each conversation on once, across executions, n8n processes and restarts: the IDs are kept in n8n\'s database (the store of Remove Duplicates\' "previous executions" mode). Makes no request to Voice AI.',
 			name: 'passOnceNotice',
 			type: 'notice',
 			default: '',
@@ -59,7 +59,8 @@ export const passOnce = defineOperation<PassOnceInput>({
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 1_000_000 },
 			default: DEFAULT_HISTORY_SIZE,
-			description: 'How many conversation IDs this workflow remembers; the oldest are forgotten first',
+			description:
+				'How many conversation IDs this workflow remembers; the oldest are forgotten first',
 			displayOptions: { show },
 		},
 	],
@@ -76,28 +77,41 @@ export const passOnce = defineOperation<PassOnceInput>({
 				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.",
 			);
 		}
-		const historySize = readInteger(this, itemIndex, HISTORY_FIELD, DEFAULT_HISTORY_SIZE, { min: 1, max: 1_000_000 });
+		const historySize = readInteger(this, itemIndex, HISTORY_FIELD, DEFAULT_HISTORY_SIZE, {
+			min: 1,
+			max: 1_000_000,
+		});
 		return { id: id.trim(), historySize };
 	},
 	async execute({ id, historySize }, _api, itemIndex) {
 		const helpers = this.helpers as Partial<IExecuteFunctions['helpers']>;
 		if (typeof helpers.checkProcessedAndRecord !== 'function') {
-			throw new NodeOperationError(this.getNode(), 'This n8n has no processed-data store, so Pass Once cannot work here', {
-				itemIndex,
-				description: 'Pass Once needs an n8n whose Remove Duplicates node offers "Remove Items Processed in Previous Executions".',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				'This n8n has no processed-data store, so Pass Once cannot work here',
+				{
+					itemIndex,
+					description:
+						'Pass Once needs an n8n whose Remove Duplicates node offers "Remove Items Processed in Previous Executions".',
+				},
+			);
 		}
 		const check = helpers.checkProcessedAndRecord.bind(this.helpers);
 		let result;
 		try {
-			result = await oneAtATime(this, async () =>
-				await check([id], 'workflow', { mode: 'entries', maxEntries: historySize }),
+			result = await oneAtATime(
+				this,
+				async () => await check([id], 'workflow', { mode: 'entries', maxEntries: historySize }),
 			);
 		} catch (error) {
-			throw new NodeOperationError(this.getNode(), `Could not read or record conversation "${id}" in n8n's processed-data store: ${(error as Error).message}`, {
-				itemIndex,
-				description: 'The item was not passed on. Run it again once n8n can reach its database.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Could not read or record conversation "${id}" in n8n's processed-data store: ${(error as Error).message}`,
+				{
+					itemIndex,
+					description: 'The item was not passed on. Run it again once n8n can reach its database.',
+				},
+			);
 		}
 		if (result.new.length === 0) return [];
 		return [this.getInputData()[itemIndex].json as IDataObject];

@@ -3,7 +3,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { defineOperation } from '../types';
 import type { SipIntent } from './configuration';
-import { buildBody, differences, hideSipPasswords, needsCurrent, readCurrentSip } from './configuration';
+import {
+	buildBody,
+	differences,
+	hideSipPasswords,
+	needsCurrent,
+	readCurrentSip,
+} from './configuration';
 import { fetchSip } from './get.operation';
 import { readSipIntent } from './readIntent';
 import { updateProperties } from './update.operation';
@@ -14,7 +20,10 @@ import { updateProperties } from './update.operation';
  * never "in sync", so a scheduled audit cannot mistake it for a clean result.
  */
 export const compare = defineOperation<SipIntent>({
-	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['compare'] } }, updateProperties),
+	description: updateDisplayOptions(
+		{ show: { resource: ['sip'], operation: ['compare'] } },
+		updateProperties,
+	),
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
 	validate: readSipIntent,
@@ -27,7 +36,9 @@ export const compare = defineOperation<SipIntent>({
 				phone_number: intent.phone_number,
 				status: 'could not read',
 				reason: `The current SIP configuration could not be read: ${current.reason}. ${
-					needsCurrent(intent) ? 'SIP Update would refuse and write nothing.' : 'SIP Update would send wouldSend; what it changes is unknown.'
+					needsCurrent(intent)
+						? 'SIP Update would refuse and write nothing.'
+						: 'SIP Update would send wouldSend; what it changes is unknown.'
 				}`,
 				wouldSend: needsCurrent(intent) ? null : buildBody(intent),
 				differences: null,

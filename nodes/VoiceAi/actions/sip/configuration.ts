@@ -33,9 +33,12 @@ export interface SipIntent {
 	showPasswords: boolean;
 }
 
-export type CurrentSip = { readable: true; config: IDataObject; directions: IDataObject[] } | { readable: false; reason: string };
+export type CurrentSip =
+	| { readable: true; config: IDataObject; directions: IDataObject[] }
+	| { readable: false; reason: string };
 
-const isObject = (value: unknown): value is IDataObject => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is IDataObject =>
+	value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The current configuration from a GET /sip/{phone} answer. Read only where the shape leaves no doubt:
@@ -45,21 +48,36 @@ const isObject = (value: unknown): value is IDataObject => value !== null && typ
 export function readCurrentSip(answer: unknown): CurrentSip {
 	let config: IDataObject | undefined;
 	if (isObject(answer) && Array.isArray(answer.directions)) {
-		if (isObject(answer.data) && 'directions' in answer.data) return { readable: false, reason: 'the answer holds two directions lists (top level and under data)' };
+		if (isObject(answer.data) && 'directions' in answer.data)
+			return {
+				readable: false,
+				reason: 'the answer holds two directions lists (top level and under data)',
+			};
 		config = answer;
 	} else if (isObject(answer) && isObject(answer.data) && Array.isArray(answer.data.directions)) {
 		config = answer.data;
 	}
-	if (!config) return { readable: false, reason: `the answer is ${describeShape(answer)}, not an object with a directions list` };
+	if (!config)
+		return {
+			readable: false,
+			reason: `the answer is ${describeShape(answer)}, not an object with a directions list`,
+		};
 	const directions = config.directions as unknown[];
 	const seen = new Set<string>();
 	for (const [index, direction] of directions.entries()) {
 		if (!isObject(direction) || !(DIRECTIONS as readonly unknown[]).includes(direction.type)) {
-			return { readable: false, reason: `direction ${index} is not an object whose type is inbound or outbound` };
+			return {
+				readable: false,
+				reason: `direction ${index} is not an object whose type is inbound or outbound`,
+			};
 		}
-		if (seen.has(direction.type as string)) return { readable: false, reason: `the ${String(direction.type)} direction is listed twice` };
+		if (seen.has(direction.type as string))
+			return { readable: false, reason: `the ${String(direction.type)} direction is listed twice` };
 		if (direction.options !== undefined && !isObject(direction.options)) {
-			return { readable: false, reason: `the options of the ${String(direction.type)} direction are not an object` };
+			return {
+				readable: false,
+				reason: `the options of the ${String(direction.type)} direction are not an object`,
+			};
 		}
 		seen.add(direction.type as string);
 	}
@@ -72,7 +90,9 @@ function describeShape(value: unknown): string {
 	if (value === null || value === undefined) return 'empty';
 	if (!isObject(value)) return `a ${typeof value}`;
 	const keys = Object.keys(value);
-	return keys.length ? `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}` : 'an empty object';
+	return keys.length
+		? `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`
+		: 'an empty object';
 }
 
 /** Does building the body need the current configuration? Then it is read first, and an unreadable one stops the write. */
@@ -93,9 +113,16 @@ function isComplete(change: DirectionChange): boolean {
  * replace theirs. A new direction gets NEW_DIRECTION_DEFAULTS for the fields left empty.
  */
 function mergeDirection(existing: IDataObject | undefined, change: DirectionChange): IDataObject {
-	const options: IDataObject = existing && isObject(existing.options) ? { ...existing.options } : {};
+	const options: IDataObject =
+		existing && isObject(existing.options) ? { ...existing.options } : {};
 	if (!existing) Object.assign(options, NEW_DIRECTION_DEFAULTS);
-	for (const field of ['port', 'transport', 'secure_media', 'sip_username', 'sip_password'] as const) {
+	for (const field of [
+		'port',
+		'transport',
+		'secure_media',
+		'sip_username',
+		'sip_password',
+	] as const) {
 		if (change[field] !== undefined) options[field] = change[field];
 	}
 	return { ...(existing ?? {}), type: change.type, sip_endpoint: change.sip_endpoint, options };
@@ -129,10 +156,17 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /** What the body would change in the current configuration; directions absent from the body stay as they are. */
-export function differences(current: CurrentSip & { readable: true }, body: IDataObject): Difference[] {
+export function differences(
+	current: CurrentSip & { readable: true },
+	body: IDataObject,
+): Difference[] {
 	const found: Difference[] = [];
 	if (body.trunkName !== undefined && body.trunkName !== current.config.trunkName) {
-		found.push({ field: 'trunkName', current: current.config.trunkName ?? null, intended: body.trunkName });
+		found.push({
+			field: 'trunkName',
+			current: current.config.trunkName ?? null,
+			intended: body.trunkName,
+		});
 	}
 	if (!Array.isArray(body.directions)) return found;
 	const wanted = body.directions as IDataObject[];
@@ -141,18 +175,38 @@ export function differences(current: CurrentSip & { readable: true }, body: IDat
 		const next = wanted.find((direction) => direction.type === type);
 		if (!now && !next) continue;
 		if (!now || !next) {
-			found.push({ field: 'direction', direction: type, current: now ? 'attached' : 'not attached', intended: next ? 'attached' : 'detached' });
+			found.push({
+				field: 'direction',
+				direction: type,
+				current: now ? 'attached' : 'not attached',
+				intended: next ? 'attached' : 'detached',
+			});
 			continue;
 		}
-		const keys = new Set([...Object.keys(now), ...Object.keys(next)].filter((key) => key !== 'type' && key !== 'options'));
+		const keys = new Set(
+			[...Object.keys(now), ...Object.keys(next)].filter(
+				(key) => key !== 'type' && key !== 'options',
+			),
+		);
 		for (const key of keys) {
-			if (!same(now[key], next[key])) found.push({ field: key, direction: type, current: now[key] ?? null, intended: next[key] ?? null });
+			if (!same(now[key], next[key]))
+				found.push({
+					field: key,
+					direction: type,
+					current: now[key] ?? null,
+					intended: next[key] ?? null,
+				});
 		}
 		const nowOptions = (now.options ?? {}) as IDataObject;
 		const nextOptions = (next.options ?? {}) as IDataObject;
 		for (const key of new Set([...Object.keys(nowOptions), ...Object.keys(nextOptions)])) {
 			if (!same(nowOptions[key], nextOptions[key])) {
-				found.push({ field: `options.${key}`, direction: type, current: nowOptions[key] ?? null, intended: nextOptions[key] ?? null });
+				found.push({
+					field: `options.${key}`,
+					direction: type,
+					current: nowOptions[key] ?? null,
+					intended: nextOptions[key] ?? null,
+				});
 			}
 		}
 	}
@@ -176,14 +230,16 @@ function collectPasswords(value: unknown, into: Set<string>): boolean {
 			if (!isSet(entry)) continue;
 			found = true;
 			if (typeof entry === 'string') into.add(entry);
-		} else if (entry !== null && typeof entry === 'object') found = collectPasswords(entry, into) || found;
+		} else if (entry !== null && typeof entry === 'object')
+			found = collectPasswords(entry, into) || found;
 	}
 	return found;
 }
 
 function hideText(text: string, passwords: string[]): string {
 	let result = text;
-	for (const password of passwords) if (result.includes(password)) result = result.split(password).join(HIDDEN_PASSWORD);
+	for (const password of passwords)
+		if (result.includes(password)) result = result.split(password).join(HIDDEN_PASSWORD);
 	return result;
 }
 
@@ -192,7 +248,8 @@ function hide(value: object, passwords: string[]): void {
 	if (Array.isArray(value)) {
 		for (let index = 0; index < value.length; index++) {
 			const entry: unknown = value[index];
-			if (typeof entry === 'string') value[index] = passwords.length ? hideText(entry, passwords) : entry;
+			if (typeof entry === 'string')
+				value[index] = passwords.length ? hideText(entry, passwords) : entry;
 			else if (entry !== null && typeof entry === 'object') hide(entry, passwords);
 		}
 		return;
@@ -212,13 +269,20 @@ function hide(value: object, passwords: string[]): void {
  * and each password found in `records` or in `alsoHide` is removed from every other string too. The
  * records are changed in place and returned. With `show`, they pass unchanged.
  */
-export function hideSipPasswords<T extends IDataObject | IDataObject[]>(records: T, show: boolean, alsoHide: unknown[] = []): T {
+export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
+	records: T,
+	show: boolean,
+	alsoHide: unknown[] = [],
+): T {
 	if (show) return records;
 	const passwords = new Set<string>();
 	let found = collectPasswords(records, passwords);
 	for (const source of alsoHide) found = collectPasswords(source, passwords) || found;
 	if (!found && passwords.size === 0) return records;
 	// Longest first, so a password that contains another is replaced whole.
-	hide(records, [...passwords].sort((a, b) => b.length - a.length));
+	hide(
+		records,
+		[...passwords].sort((a, b) => b.length - a.length),
+	);
 	return records;
 }

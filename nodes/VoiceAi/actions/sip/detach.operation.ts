@@ -23,8 +23,14 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const detach = defineOperation<{ phone_number: string; directions: Array<{ type: string }> }>({
-	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['detach'] } }, properties),
+export const detach = defineOperation<{
+	phone_number: string;
+	directions: Array<{ type: string }>;
+}>({
+	description: updateDisplayOptions(
+		{ show: { resource: ['sip'], operation: ['detach'] } },
+		properties,
+	),
 	// Detaching what is already detached leaves the same state.
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
@@ -32,16 +38,26 @@ export const detach = defineOperation<{ phone_number: string; directions: Array<
 		const phone_number = readPhoneNumber.call(this, itemIndex);
 		const field = { name: 'directions', label: 'Directions' };
 		let raw = this.getNodeParameter('directions', itemIndex, []) as unknown;
-		if (typeof raw === 'string') raw = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
-		if (!Array.isArray(raw) || raw.length === 0) throw invalidField(this, itemIndex, field, 'choose inbound, outbound or both');
-		const types = [...new Set(raw.map((entry) => checkOneOf(this, itemIndex, field, String(entry), DIRECTIONS)))];
+		if (typeof raw === 'string')
+			raw = raw
+				.split(',')
+				.map((entry) => entry.trim())
+				.filter(Boolean);
+		if (!Array.isArray(raw) || raw.length === 0)
+			throw invalidField(this, itemIndex, field, 'choose inbound, outbound or both');
+		const types = [
+			...new Set(raw.map((entry) => checkOneOf(this, itemIndex, field, String(entry), DIRECTIONS))),
+		];
 		return { phone_number, directions: types.map((type) => ({ type })) };
 	},
 	async execute(body, api) {
 		try {
 			return toRecords(await api('POST', '/sip/detach2', { ...body }));
 		} catch (caught) {
-			const error = caught instanceof NodeApiError ? caught : new NodeOperationError(this.getNode(), caught as Error);
+			const error =
+				caught instanceof NodeApiError
+					? caught
+					: new NodeOperationError(this.getNode(), caught as Error);
 			const status = error instanceof NodeApiError ? Number(error.httpCode) : NaN;
 			if (status !== 404 && status !== 409) throw error;
 			// A detach repeated after its answer was lost finds nothing attached: the wanted state holds.

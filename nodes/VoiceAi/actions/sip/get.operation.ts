@@ -31,7 +31,12 @@ export function readPhoneNumber(this: Parameters<typeof readString>[0], itemInde
 }
 
 export function readShowPasswords(this: IExecuteFunctions, itemIndex: number): boolean {
-	return readBoolean(this, itemIndex, { name: 'showSipPasswords', label: 'Show SIP Passwords' }, false);
+	return readBoolean(
+		this,
+		itemIndex,
+		{ name: 'showSipPasswords', label: 'Show SIP Passwords' },
+		false,
+	);
 }
 
 /** GET /sip/{phone}, as sent by SIP Get, Update and Compare. */
@@ -40,11 +45,17 @@ export async function fetchSip(api: ApiCall, phoneNumber: string): Promise<unkno
 }
 
 export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean }>({
-	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [phoneNumberField, showPasswordsField]),
+	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [
+		phoneNumberField,
+		showPasswordsField,
+	]),
 	repeatable: true,
 	target: ({ phoneNumber }) => `The SIP configuration of ${phoneNumber}`,
 	validate(itemIndex) {
-		return { phoneNumber: readPhoneNumber.call(this, itemIndex), showPasswords: readShowPasswords.call(this, itemIndex) };
+		return {
+			phoneNumber: readPhoneNumber.call(this, itemIndex),
+			showPasswords: readShowPasswords.call(this, itemIndex),
+		};
 	},
 	async execute({ phoneNumber, showPasswords }, api) {
 		return hideSipPasswords(toRecords(await fetchSip(api, phoneNumber)), showPasswords);

@@ -18,13 +18,15 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Compare',
 				value: 'compare',
-				description: 'Dry run of Update: the body it would send and what it would change, writing nothing',
+				description:
+					'Dry run of Update: the body it would send and what it would change, writing nothing',
 				action: 'Compare a SIP configuration with wanted settings',
 			},
 			{
 				name: 'Detach',
 				value: 'detach',
-				description: 'Unlink a number from its SIP configuration and notify the carrier (changes data)',
+				description:
+					'Unlink a number from its SIP configuration and notify the carrier (changes data)',
 				action: 'Detach a SIP configuration',
 			},
 			{
@@ -36,7 +38,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Update',
 				value: 'update',
-				description: 'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations (changes data)',
+				description:
+					'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations (changes data)',
 				action: 'Update a SIP configuration',
 			},
 		],

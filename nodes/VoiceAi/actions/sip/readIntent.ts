@@ -2,7 +2,15 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { FieldRef } from '../../helpers/validation';
-import { checkOneOf, checkSipUri, checkUuid, invalidField, readCollection, readInteger, readString } from '../../helpers/validation';
+import {
+	checkOneOf,
+	checkSipUri,
+	checkUuid,
+	invalidField,
+	readCollection,
+	readInteger,
+	readString,
+} from '../../helpers/validation';
 import type { DirectionChange, DirectionType, SipIntent } from './configuration';
 import { DIRECTIONS } from './configuration';
 import { readPhoneNumber, readShowPasswords } from './get.operation';
@@ -13,26 +21,53 @@ import { readPhoneNumber, readShowPasswords } from './get.operation';
 export const SIP_LOGIN_CREDENTIAL = 'voiceAiSipLoginApi';
 
 /** An optional whole number: empty keeps the current value. */
-function readOptionalPort(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef): number | undefined {
+function readOptionalPort(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+): number | undefined {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, '') as unknown;
-	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return undefined;
+	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
+		return undefined;
 	return readInteger(ctx, itemIndex, field, 5060, { min: 1, max: 65535 });
 }
 
-function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef): boolean | undefined {
+function readSecureMedia(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+): boolean | undefined {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, 'keep') as unknown;
 	if (raw === true || raw === 'on' || raw === 'true') return true;
 	if (raw === false || raw === 'off' || raw === 'false') return false;
 	if (raw === 'keep' || raw === '' || raw === undefined || raw === null) return undefined;
-	throw invalidField(ctx, itemIndex, field, `expected keep, on or off (or true/false), got ${JSON.stringify(raw).slice(0, 60)}`);
+	throw invalidField(
+		ctx,
+		itemIndex,
+		field,
+		`expected keep, on or off (or true/false), got ${JSON.stringify(raw).slice(0, 60)}`,
+	);
 }
 
-function readDirection(ctx: IExecuteFunctions, itemIndex: number, type: DirectionType, byFields: boolean): DirectionChange {
+function readDirection(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	type: DirectionType,
+	byFields: boolean,
+): DirectionChange {
 	const base = `directions.${type}`;
 	const label = type === 'inbound' ? 'Inbound' : 'Outbound';
-	const ref = (name: string, what: string): FieldRef => ({ name: `${base}.${name}`, label: `${label} ${what}` });
-	const endpoint = readString(ctx, itemIndex, ref('sipEndpoint', 'SIP Endpoint'), { required: true });
-	const change: DirectionChange = { type, sip_endpoint: checkSipUri(ctx, itemIndex, ref('sipEndpoint', 'SIP Endpoint'), endpoint) };
+	const ref = (name: string, what: string): FieldRef => ({
+		name: `${base}.${name}`,
+		label: `${label} ${what}`,
+	});
+	const endpoint = readString(ctx, itemIndex, ref('sipEndpoint', 'SIP Endpoint'), {
+		required: true,
+	});
+	const change: DirectionChange = {
+		type,
+		sip_endpoint: checkSipUri(ctx, itemIndex, ref('sipEndpoint', 'SIP Endpoint'), endpoint),
+	};
 	const port = readOptionalPort(ctx, itemIndex, ref('port', 'Port'));
 	if (port !== undefined) change.port = port;
 	// Any name is passed through: the spec shows udp and leaves the other values open.
@@ -52,11 +87,23 @@ function readDirection(ctx: IExecuteFunctions, itemIndex: number, type: Directio
 }
 
 /** The credential is read once per execution (in n8n each read is a database query). */
-const loginsByExecution = new WeakMap<object, Promise<{ sip_username: string; sip_password: string }>>();
+const loginsByExecution = new WeakMap<
+	object,
+	Promise<{ sip_username: string; sip_password: string }>
+>();
 
-async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): Promise<{ sip_username: string; sip_password: string }> {
+async function readLoginCredential(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): Promise<{ sip_username: string; sip_password: string }> {
 	if (!ctx.getNode().credentials?.[SIP_LOGIN_CREDENTIAL]) {
-		throw invalidField(ctx, itemIndex, { name: 'sipLogin', label: 'SIP Login' }, 'no SIP Trunk Login credential is selected', 'Choose a Voice AI SIP Trunk Login credential on the node, or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.');
+		throw invalidField(
+			ctx,
+			itemIndex,
+			{ name: 'sipLogin', label: 'SIP Login' },
+			'no SIP Trunk Login credential is selected',
+			'Choose a Voice AI SIP Trunk Login credential on the node, or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.',
+		);
 	}
 	let login = loginsByExecution.get(ctx);
 	if (!login) {
@@ -68,22 +115,41 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 	}
 	const { sip_username, sip_password } = await login;
 	if (!sip_username || !sip_password) {
-		throw new NodeOperationError(ctx.getNode(), 'The SIP Trunk Login credential has an empty user name or password', {
-			itemIndex,
-			description: 'Open the Voice AI SIP Trunk Login credential and fill in both fields. Nothing was sent to Voice AI.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The SIP Trunk Login credential has an empty user name or password',
+			{
+				itemIndex,
+				description:
+					'Open the Voice AI SIP Trunk Login credential and fill in both fields. Nothing was sent to Voice AI.',
+			},
+		);
 	}
 	return { sip_username, sip_password };
 }
 
 /** Reads and checks everything SIP Update and SIP Compare take from an item; nothing is sent. */
-export async function readSipIntent(this: IExecuteFunctions, itemIndex: number): Promise<SipIntent> {
+export async function readSipIntent(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<SipIntent> {
 	const phone_number = readPhoneNumber.call(this, itemIndex);
-	const intent: SipIntent = { phone_number, changes: [], unlisted: 'keep', showPasswords: readShowPasswords.call(this, itemIndex) };
+	const intent: SipIntent = {
+		phone_number,
+		changes: [],
+		unlisted: 'keep',
+		showPasswords: readShowPasswords.call(this, itemIndex),
+	};
 	const trunkName = readString(this, itemIndex, { name: 'trunkName', label: 'Trunk Name' });
 	if (trunkName) intent.trunkName = trunkName;
 	const loginField = { name: 'sipLogin', label: 'SIP Login' };
-	const login = checkOneOf(this, itemIndex, loginField, readString(this, itemIndex, loginField, { fallback: 'fields', required: true }), ['fields', 'credential']);
+	const login = checkOneOf(
+		this,
+		itemIndex,
+		loginField,
+		readString(this, itemIndex, loginField, { fallback: 'fields', required: true }),
+		['fields', 'credential'],
+	);
 	const chosen = readCollection(this, itemIndex, { name: 'directions', label: 'Directions' });
 	const types = DIRECTIONS.filter((type) => chosen[type] !== undefined);
 	intent.changes = types.map((type) => readDirection(this, itemIndex, type, login === 'fields'));
@@ -91,16 +157,31 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number):
 		const credential = await readLoginCredential(this, itemIndex);
 		for (const change of intent.changes) Object.assign(change, credential);
 	}
-	const extra = readCollection(this, itemIndex, { name: 'additionalFields', label: 'Additional Fields' });
+	const extra = readCollection(this, itemIndex, {
+		name: 'additionalFields',
+		label: 'Additional Fields',
+	});
 	if ('uuid_config_id' in extra) {
 		const field = { name: 'additionalFields.uuid_config_id', label: 'Config ID' };
 		const id = readString(this, itemIndex, field);
 		if (id) intent.uuid_config_id = checkUuid(this, itemIndex, field, id);
 	}
 	if (!intent.trunkName && intent.changes.length === 0) {
-		throw invalidField(this, itemIndex, { name: 'directions', label: 'Directions' }, 'nothing to update', 'Set a Trunk Name or add an Inbound or Outbound direction.');
+		throw invalidField(
+			this,
+			itemIndex,
+			{ name: 'directions', label: 'Directions' },
+			'nothing to update',
+			'Set a Trunk Name or add an Inbound or Outbound direction.',
+		);
 	}
 	const modeField = { name: 'unlistedDirections', label: 'Directions Not Listed' };
-	intent.unlisted = checkOneOf(this, itemIndex, modeField, readString(this, itemIndex, modeField, { fallback: 'keep', required: true }), ['keep', 'detach']);
+	intent.unlisted = checkOneOf(
+		this,
+		itemIndex,
+		modeField,
+		readString(this, itemIndex, modeField, { fallback: 'keep', required: true }),
+		['keep', 'detach'],
+	);
 	return intent;
 }

@@ -54,7 +54,8 @@ const directionValues: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		displayOptions: { show: { '/sipLogin': ['fields'] } },
-		description: 'SIP login user name; an expression can take it from the input item for bulk provisioning',
+		description:
+			'SIP login user name; an expression can take it from the input item for bulk provisioning',
 		hint: 'Empty: the user name the direction has now',
 	},
 	{
@@ -87,7 +88,8 @@ export const updateProperties: INodeProperties[] = [
 			{
 				name: 'Fields in Each Direction',
 				value: 'fields',
-				description: 'SIP Username and SIP Password of each direction below; expressions from input items work there',
+				description:
+					'SIP Username and SIP Password of each direction below; expressions from input items work there',
 			},
 			{
 				name: 'SIP Trunk Login Credential',
@@ -96,7 +98,8 @@ export const updateProperties: INodeProperties[] = [
 			},
 		],
 		default: 'fields',
-		description: 'Where the user name and password of the listed directions come from. See docs/sip-credentials.md for what each keeps out of saved workflows.',
+		description:
+			'Where the user name and password of the listed directions come from. See docs/sip-credentials.md for what each keeps out of saved workflows.',
 	},
 	{
 		displayName: 'Directions',
@@ -143,7 +146,8 @@ export const updateProperties: INodeProperties[] = [
 				name: 'uuid_config_id',
 				type: 'string',
 				default: '',
-				description: 'The uuid_config_id of the number\'s SIP configuration (from SIP Get); the service refuses the update when it does not match',
+				description:
+					"The uuid_config_id of the number's SIP configuration (from SIP Get); the service refuses the update when it does not match",
 			},
 		],
 	},
@@ -151,7 +155,10 @@ export const updateProperties: INodeProperties[] = [
 ];
 
 export const update = defineOperation<SipIntent>({
-	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['update'] } }, updateProperties),
+	description: updateDisplayOptions(
+		{ show: { resource: ['sip'], operation: ['update'] } },
+		updateProperties,
+	),
 	// The service compares the wanted state with the current one: sending it twice changes nothing more.
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
@@ -161,11 +168,15 @@ export const update = defineOperation<SipIntent>({
 		if (needsCurrent(intent)) {
 			const current = readCurrentSip(await fetchSip(api, intent.phone_number));
 			if (!current.readable) {
-				throw new NodeOperationError(this.getNode(), `SIP Update of ${intent.phone_number} wrote nothing: the current SIP configuration could not be read (${current.reason})`, {
-					itemIndex,
-					description:
-						'"Directions Not Listed: Keep" and direction fields left empty need the current configuration, and this answer of GET /sip does not show it in a form the node can read without guessing. To write anyway, list both directions with every field, or choose "Directions Not Listed: Detach" and fill every field of the listed directions.',
-				});
+				throw new NodeOperationError(
+					this.getNode(),
+					`SIP Update of ${intent.phone_number} wrote nothing: the current SIP configuration could not be read (${current.reason})`,
+					{
+						itemIndex,
+						description:
+							'"Directions Not Listed: Keep" and direction fields left empty need the current configuration, and this answer of GET /sip does not show it in a form the node can read without guessing. To write anyway, list both directions with every field, or choose "Directions Not Listed: Detach" and fill every field of the listed directions.',
+					},
+				);
 			}
 			currentDirections = current.directions;
 		}

@@ -18,17 +18,31 @@ const properties: INodeProperties[] = [
 
 export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	description: [
-		...updateDisplayOptions({ show: { resource: ['trustProduct'], operation: ['getAll'] } }, properties),
+		...updateDisplayOptions(
+			{ show: { resource: ['trustProduct'], operation: ['getAll'] } },
+			properties,
+		),
 		...returnAllFields('trustProduct', 'getAll', 'trust products'),
 	],
 	repeatable: true,
 	target: ({ carrier }) => `Carrier "${carrier}"`,
 	validate(itemIndex) {
 		const field = { name: 'carrier', label: 'Carrier' };
-		const carrier = checkPathSegment(this, itemIndex, field, readString(this, itemIndex, field, { required: true, fallback: 'twilio' }));
+		const carrier = checkPathSegment(
+			this,
+			itemIndex,
+			field,
+			readString(this, itemIndex, field, { required: true, fallback: 'twilio' }),
+		);
 		return { carrier, limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ carrier, limit }, api) {
-		return toListRecords(await api('GET', apiPath`/agency/${{ field: { name: 'carrier', label: 'Carrier' }, value: carrier }}/trust-products`), limit);
+		return toListRecords(
+			await api(
+				'GET',
+				apiPath`/agency/${{ field: { name: 'carrier', label: 'Carrier' }, value: carrier }}/trust-products`,
+			),
+			limit,
+		);
 	},
 });

@@ -15,7 +15,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'List the caller-identity trust products (SHAKEN/STIR, Voice Integrity, CNAME) held with a carrier',
+				description:
+					'List the caller-identity trust products (SHAKEN/STIR, Voice Integrity, CNAME) held with a carrier',
 				action: 'Get many trust products',
 			},
 		],

@@ -18,12 +18,22 @@ const properties: INodeProperties[] = [
 ];
 
 export const set = defineOperation<{ webhook: string }>({
-	description: updateDisplayOptions({ show: { resource: ['webhook'], operation: ['set'] } }, properties),
+	description: updateDisplayOptions(
+		{ show: { resource: ['webhook'], operation: ['set'] } },
+		properties,
+	),
 	// Setting the same URL twice leaves the same state.
 	repeatable: true,
 	validate(itemIndex) {
 		const field = { name: 'webhookUrl', label: 'Webhook URL' };
-		return { webhook: checkHttpUrl(this, itemIndex, field, readString(this, itemIndex, field, { required: true })) };
+		return {
+			webhook: checkHttpUrl(
+				this,
+				itemIndex,
+				field,
+				readString(this, itemIndex, field, { required: true }),
+			),
+		};
 	},
 	async execute(input, api) {
 		return toRecords(await api('POST', '/webhook/insert-webhook', { webhook: input.webhook }));
