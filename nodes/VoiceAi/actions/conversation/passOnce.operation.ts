@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { invalidField, readInteger } from '../../helpers/validation';
 import { defineOperation } from '../types';
@@ -18,19 +18,36 @@ interface PassOnceInput {
 }
 
 /**
- * n8n's processed-data store reads and rewrites one record per workflow, so two calls of one execution
- * must not overlap (the second would overwrite what the first recorded). Chained per execution context.
+ * n8n's processed-data store reads and rewrites one record per workflow, with no lock: two calls that
+ * overlap can overwrite each other's entries, and the first record of a workflow, inserted by two
+ * runs at once, fails the second with a unique-key error. Calls for one workflow are therefore
+ * chained in this process (all runs of regular mode, or of one queue-mode worker), and a failed call
+ * is tried again, when the record exists. Runs on different workers can still overlap (docs/scaling.md).
  */
-const pending = new WeakMap<object, Promise<unknown>>();
+const chains = new Map<string, Promise<unknown>>();
+const ATTEMPTS = 3;
 
-function oneAtATime<T>(ctx: IExecuteFunctions, task: () => Promise<T>): Promise<T> {
-	const previous = pending.get(ctx) ?? Promise.resolve();
-	const next = previous.then(task, task);
-	pending.set(
-		ctx,
-		next.catch(() => undefined),
-	);
+function oneAtATime<T>(key: string, task: () => Promise<T>): Promise<T> {
+	const next = (chains.get(key) ?? Promise.resolve()).then(task, task);
+	const settled = next.catch(() => undefined);
+	chains.set(key, settled);
+	void settled.then(() => {
+		if (chains.get(key) === settled) chains.delete(key);
+	});
 	return next;
+}
+
+/** The task's result, or the last error of ATTEMPTS tries (as a rejected promise, not re-thrown). */
+async function withRetries<T>(task: () => Promise<T>): Promise<T> {
+	let outcome = task();
+	for (let attempt = 1; attempt < ATTEMPTS; attempt++) {
+		const delay = 50 * attempt;
+		outcome = outcome.catch(async () => {
+			await sleep(delay);
+			return await task();
+		});
+	}
+	return await outcome;
 }
 
 export const passOnce = defineOperation<PassOnceInput>({
@@ -99,9 +116,10 @@ export const passOnce = defineOperation<PassOnceInput>({
 		const check = helpers.checkProcessedAndRecord.bind(this.helpers);
 		let result;
 		try {
-			result = await oneAtATime(
-				this,
-				async () => await check([id], 'workflow', { mode: 'entries', maxEntries: historySize }),
+			result = await oneAtATime(String(this.getWorkflow().id), async () =>
+				withRetries(
+					async () => await check([id], 'workflow', { mode: 'entries', maxEntries: historySize }),
+				),
 			);
 		} catch (error) {
 			throw new NodeOperationError(
