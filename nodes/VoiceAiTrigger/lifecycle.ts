@@ -83,13 +83,11 @@ export async function claimForPublish(this: IHookFunctions): Promise<void> {
 			},
 		);
 	}
+	const token = productionToken(apiKey, webhookUrl);
 	if (claimed.outcome === 'register') {
 		let registered = false;
 		try {
-			await registerAccountWebhook.call(
-				this,
-				withToken(webhookUrl, productionToken(apiKey, webhookUrl)),
-			);
+			await registerAccountWebhook.call(this, withToken(webhookUrl, token));
 			registered = true;
 		} finally {
 			if (!registered) release(key, wanted.id);
@@ -98,7 +96,7 @@ export async function claimForPublish(this: IHookFunctions): Promise<void> {
 	saveRegistration(staticData, {
 		kind: 'production',
 		webhookUrl,
-		tokenHash: hashToken(productionToken(apiKey, webhookUrl)),
+		tokenHash: hashToken(token),
 		registeredAt: new Date().toISOString(),
 		claimedAt: wanted.claimedAt,
 		accountKey: key,
