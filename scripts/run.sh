@@ -55,13 +55,16 @@ case "$job" in
     # Before the jest suites: the HTTP Request node suite loads n8n's own node from this install.
     export VOICEAI_N8N_DIR="$(n8n_dir)"
     mkdir -p .tmp
-    rm -f .tmp/unit.json .tmp/e2e.json .tmp/queue.json .tmp/compat.json
+    rm -f .tmp/unit.json .tmp/e2e.json .tmp/editor.json .tmp/queue.json .tmp/compat.json
     status=0
     npx jest --config jest.config.js --json --outputFile=.tmp/unit.json || status=$?
     npx jest --config test/e2e/jest.config.js --runInBand --json --outputFile=.tmp/e2e.json || status=$?
+    ensure_chromium
+    npx jest --config test/e2e/jest.config.js --runInBand --testMatch '**/*.browser.test.ts' \
+      --json --outputFile=.tmp/editor.json || status=$?
     npx jest --config test/queue/jest.config.js --runInBand --json --outputFile=.tmp/queue.json || status=$?
     compat_on_oldest --json --outputFile=.tmp/compat.json || status=$?
-    node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json .tmp/queue.json .tmp/compat.json
+    node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json .tmp/editor.json .tmp/queue.json .tmp/compat.json
     exit "$status"
     ;;
   editor)

@@ -90,6 +90,42 @@ describe.each(ANSWER_SHAPES)('answer shapes "%s"', (shapes) => {
 		expect(JSON.stringify(result.items[0].json)).toContain('+14155550101');
 	});
 
+	it('SIP Update and Detach: applied, one item each, whatever body the write is answered with', async () => {
+		const updated = await fx.run({
+			resource: 'sip',
+			operation: 'update',
+			phoneNumber: '+14155550102',
+			directions: { outbound: { sipEndpoint: `sip:${shapes}.example.com` } },
+			options: { maxAttempts: 1 },
+		});
+		expect(updated.error).toBeUndefined();
+		expect(updated.items).toHaveLength(1);
+		const afterUpdate = await fx.state<{
+			sip: Array<{
+				phone_number: string;
+				directions: Array<{ type: string; sip_endpoint: string }>;
+			}>;
+		}>();
+		const number = afterUpdate.sip.find((entry) => entry.phone_number === '+14155550102')!;
+		expect(number.directions.find((d) => d.type === 'outbound')?.sip_endpoint).toBe(
+			`sip:${shapes}.example.com`,
+		);
+		const detached = await fx.run({
+			resource: 'sip',
+			operation: 'detach',
+			phoneNumber: '+14155550102',
+			directions: ['outbound'],
+			options: { maxAttempts: 1 },
+		});
+		expect(detached.error).toBeUndefined();
+		expect(detached.items).toHaveLength(1);
+		const afterDetach = await fx.state<{
+			sip: Array<{ phone_number: string; directions: Array<{ type: string }> }>;
+		}>();
+		const left = afterDetach.sip.find((entry) => entry.phone_number === '+14155550102');
+		expect(left?.directions.some((d) => d.type === 'outbound') ?? false).toBe(false);
+	});
+
 	it('an error answer names the status and the target', async () => {
 		const result = await fx.run({
 			resource: 'chatbot',

@@ -118,12 +118,14 @@ function explain(
 		case 413:
 			return {
 				message: `The upload is too large for Voice AI (413)${said}`,
-				description: 'Send a smaller file (images up to 5 MiB each).',
+				description:
+					"The service's size limit is not stated in its API specification; its answer above says what it allows. Send a smaller file.",
 			};
 		case 415:
 			return {
 				message: `Voice AI does not accept this media type (415)${said}`,
-				description: 'Send a PNG, JPEG, GIF, WebP or SVG image.',
+				description:
+					"The service's accepted media types are not stated in its API specification; its answer above says what it expects. Check the binary property's MIME type.",
 			};
 		case 429:
 			return {
