@@ -30,7 +30,7 @@ import {
 	TOKEN_PARAMETER,
 	tokenMatches,
 } from './registration';
-import { memoryDedupeWindowMs, webhookResponseData, webhookResponseMode } from './respondWhen';
+import { memoryDedupeWindowMs, respondWhenWebhookFields } from './respondWhen';
 
 export class VoiceAiTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -55,9 +55,8 @@ export class VoiceAiTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: webhookResponseMode,
-				// Without it n8n answers a started delivery with its default, the literal text "firstEntryJson".
-				responseData: webhookResponseData,
+				// responseData: without it n8n answers a started delivery with the literal text "firstEntryJson".
+				...respondWhenWebhookFields,
 				path: 'webhook',
 			},
 		],

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
 /**
  * When the trigger answers the service. The values are n8n's own webhook response modes: n8n reads
@@ -30,14 +30,39 @@ export const respondWhenProperty: INodeProperties = {
 	],
 };
 
-/** For the webhook description: `responseMode: webhookResponseMode`. */
-export const webhookResponseMode = `={{ $parameter["${RESPOND_WHEN}"] || "onReceived" }}`;
+/** The webhook description's `responseMode`: n8n's response mode is the option's value. */
+export const webhookResponseMode = `={{$parameter["${RESPOND_WHEN}"] || "onReceived"}}`;
 
 /**
- * For the webhook description: `responseData: webhookResponseData`. When received, empty lets the
- * node's own answer through; when finished, "noData" keeps the workflow's output away from the service.
+ * The webhook description's `responseData`. When received, empty lets the node's own answer through;
+ * when finished, "noData" keeps the workflow's output away from the service.
  */
-export const webhookResponseData = `={{ $parameter["${RESPOND_WHEN}"] === "lastNode" ? "noData" : "" }}`;
+export const webhookResponseData = `={{$parameter["${RESPOND_WHEN}"] === "lastNode" ? "noData" : ""}}`;
+
+// n8n (2.40 on) resolves a description field declared under this registry symbol from the node's
+// parameters without its expression engine, when the field still carries the template given here.
+// Without it n8n evaluates both templates for every delivery, and with lazy isolate acquisition that
+// builds an isolate per delivery (docs/trigger-performance.md). Older n8n ignores the symbol.
+const NATIVE_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');
+
+const respondWhenOf = (parameters: INodeParameters): unknown => parameters[RESPOND_WHEN];
+
+/** Spread into the trigger's webhook description: both fields, each with its native resolver. */
+export const respondWhenWebhookFields = {
+	responseMode: webhookResponseMode,
+	responseData: webhookResponseData,
+	[NATIVE_RESOLVERS]: {
+		responseMode: {
+			template: webhookResponseMode,
+			resolve: (parameters: INodeParameters) => respondWhenOf(parameters) || 'onReceived',
+		},
+		responseData: {
+			template: webhookResponseData,
+			resolve: (parameters: INodeParameters) =>
+				respondWhenOf(parameters) === 'lastNode' ? 'noData' : '',
+		},
+	},
+};
 
 /**
  * The in-memory duplicate window to apply. When the answer waits for the run, a repeated delivery is

@@ -57,7 +57,7 @@ export const TRIGGER_TYPE = 'n8n-nodes-voiceai.voiceAiTrigger';
 export const TRIGGER_NAME = 'Voice AI Trigger';
 const trigger = new VoiceAiTrigger();
 
-const nodeTypes: INodeTypes = {
+export const nodeTypes: INodeTypes = {
 	getByName: () => trigger,
 	getByNameAndVersion: (type, version) => {
 		if (type !== TRIGGER_TYPE) throw new Error(`unknown node type ${type}`);
