@@ -115,6 +115,8 @@ interface FullResponse {
 
 interface BodyStream extends AsyncIterable<Buffer | string> {
 	destroy(error?: Error): void;
+	on(event: string, listener: (...args: never[]) => void): void;
+	off(event: string, listener: (...args: never[]) => void): void;
 }
 
 /** What was read of an answer: its text, or a value the HTTP helper already parsed, or that it was too large. */
@@ -232,10 +234,17 @@ function discard(body: unknown): void {
 	});
 }
 
+function textOf(chunks: Buffer[], bytes: number): { text: string } {
+	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
+	return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+}
+
 /**
  * Reads an answer up to `limit` bytes. Past the limit (or when the declared length is already past it)
  * reading stops and the connection is closed, so memory stays bounded whatever the service sends.
  * `truncate` keeps the first `limit` bytes instead of refusing (error answers: only their start is shown).
+ * Stream events rather than `for await`: the async iterator cost more CPU per request than the rest of
+ * the transport together (docs/benchmark.md).
  */
 async function readAnswer(
 	response: FullResponse,
@@ -249,22 +258,49 @@ async function readAnswer(
 		return { value: body };
 	}
 	const declared = Number(header(response, 'content-length'));
-	const chunks: Buffer[] = [];
-	let bytes = 0;
-	for await (const chunk of body) {
-		if (!truncate && declared > limit) return { tooLarge: true, bytes: declared, declared: true };
-		const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-		if (bytes + data.length > limit) {
-			if (!truncate) return { tooLarge: true, bytes: bytes + data.length, declared: false };
+	return await new Promise<Answer>((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let bytes = 0;
+		const stop = () => {
+			body.off('data', onData);
+			body.off('end', onEnd);
+			body.off('error', onError);
+			body.off('close', onClose);
+		};
+		// Reading has started when a chunk arrives, so destroying the stream closes the connection.
+		const finish = (answer: Answer) => {
+			stop();
+			body.destroy();
+			resolve(answer);
+		};
+		const onData = (chunk: Buffer | string) => {
+			if (!truncate && declared > limit)
+				return finish({ tooLarge: true, bytes: declared, declared: true });
+			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			if (bytes + data.length <= limit) {
+				chunks.push(data);
+				bytes += data.length;
+				return;
+			}
+			if (!truncate) return finish({ tooLarge: true, bytes: bytes + data.length, declared: false });
 			chunks.push(data.subarray(0, limit - bytes));
-			bytes = limit;
-			break;
-		}
-		chunks.push(data);
-		bytes += data.length;
-	}
-	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
-	return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+			finish(textOf(chunks, limit));
+		};
+		const onEnd = () => {
+			stop();
+			resolve(textOf(chunks, bytes));
+		};
+		const onError = (error: Error) => {
+			stop();
+			reject(error);
+		};
+		const onClose = () =>
+			onError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+		body.on('data', onData);
+		body.on('end', onEnd);
+		body.on('error', onError);
+		body.on('close', onClose);
+	});
 }
 
 /**
@@ -309,7 +345,8 @@ export async function voiceAiApiRequest(
 	const { baseUrl, secrets } = credential;
 	// Before anything is sent: a path value that would change the path is refused, and what the body
 	// carries (SIP passwords, tokens in URLs) is known to the redaction of everything shown later.
-	const url = `${baseUrl}${buildPath(this.getNode(), path, itemIndex)}`;
+	// n8n's getNode() deep-copies the node: only a refusal needs it.
+	const url = `${baseUrl}${buildPath(() => this.getNode(), path, itemIndex)}`;
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
 		method,

@@ -28,17 +28,21 @@ function segmentProblem(value: string): string | undefined {
 }
 
 function refuse(
-	node: INode,
+	node: INode | (() => INode),
 	itemIndex: number | undefined,
 	what: string,
 	problem: string,
 	name?: string,
 ): NodeOperationError {
 	const item = itemIndex === undefined ? '' : ` in item ${itemIndex}`;
-	return new NodeOperationError(node, `Invalid '${what}'${item}: ${problem}`, {
-		itemIndex,
-		description: `Correct the '${what}' field${name ? ` (${name})` : ''} and run again. Nothing was sent to Voice AI for this item.`,
-	});
+	return new NodeOperationError(
+		typeof node === 'function' ? node() : node,
+		`Invalid '${what}'${item}: ${problem}`,
+		{
+			itemIndex,
+			description: `Correct the '${what}' field${name ? ` (${name})` : ''} and run again. Nothing was sent to Voice AI for this item.`,
+		},
+	);
 }
 
 function decoded(segment: string): string {
@@ -55,7 +59,11 @@ function decoded(segment: string): string {
  * operation with encodeURIComponent) is checked segment by segment, so no id can turn into `.`, `..`, an
  * empty segment or extra segments whatever way the path was built. Throws before anything is sent.
  */
-export function buildPath(node: INode, path: string | ApiPath, itemIndex?: number): string {
+export function buildPath(
+	node: INode | (() => INode),
+	path: string | ApiPath,
+	itemIndex?: number,
+): string {
 	if (typeof path !== 'string') {
 		let text = path.pieces[0];
 		path.values.forEach(({ field, value }, index) => {
