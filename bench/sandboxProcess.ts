@@ -1,9 +1,9 @@
 /**
- * Child-process entry: starts the sandbox (test/sandbox's startSandbox) and prints its connection as one
+ * Child-process entry: starts the sandbox (startSandbox from sandbox/) and prints its connection as one
  * JSON line. The bench talks to it over loopback from another process, as n8n talks to a remote service,
  * so the sandbox's own work is not counted against the client being measured. Ends when stdin closes.
  */
-import { startSandbox } from '../test/sandbox';
+import { startSandbox } from '../sandbox';
 
 async function main(): Promise<void> {
 	const options = JSON.parse(process.argv[2] ?? '{}') as { latencyMs?: number; rateLimit?: number };

@@ -82,7 +82,7 @@ function noOpWorkflow(name: string, start: WorkflowJson['nodes'][number]): Workf
 	};
 }
 
-/** One completed conversation as the sandbox delivers it (test/sandbox/delivery.ts), with a fresh id. */
+/** One completed conversation as the sandbox delivers it (sandbox/delivery.ts), with a fresh id. */
 function delivery(): { body: string; headers: Record<string, string> } {
 	return {
 		body: JSON.stringify({

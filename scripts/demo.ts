@@ -9,8 +9,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSandbox } from '../test/sandbox';
-import { connectionFile } from '../test/sandbox/connection';
+import { startSandbox } from '../sandbox';
+import { connectionFile } from '../sandbox/connection';
 import { SandboxAdmin } from '../test/e2e/sandbox-admin';
 import {
 	CRM_TABLE,

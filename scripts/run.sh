@@ -76,8 +76,8 @@ case "$job" in
     ;;
   build) ensure_deps; build ;;
   lint) ensure_deps; lint "${@:2}" ;;
-  sandbox) ensure_deps; exec npx tsx test/sandbox/cli.ts "${@:2}" ;;
-  simulate) ensure_deps; exec npx tsx test/sandbox/simulate.ts "${@:2}" ;;
+  sandbox) ensure_deps; exec npx tsx sandbox/cli.ts "${@:2}" ;;
+  simulate) ensure_deps; exec npx tsx sandbox/simulate.ts "${@:2}" ;;
   unit|e2e)
     ensure_deps
     # The unit suites load n8n's HTTP Request node from it; the e2e suites run it.

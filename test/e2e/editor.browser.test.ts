@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../sandbox';
 import {
 	N8nApi,
 	REPO_ROOT,

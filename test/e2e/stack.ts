@@ -2,7 +2,7 @@
  * Sandbox + real n8n + owner + Voice AI credential in one call, for the e2e suite, the demo and the
  * benchmarks. The pieces are in ./harness.ts (n8n) and ./sandbox-admin.ts (sandbox admin API).
  */
-import { startSandbox } from '../sandbox';
+import { startSandbox } from '../../sandbox';
 import {
 	N8nApi,
 	startN8n,

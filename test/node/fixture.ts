@@ -3,9 +3,9 @@ import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workfl
 
 import type { InputItem, RunNodeResult } from '../engine';
 import { runNode } from '../engine';
-import type { Sandbox, SandboxOptions } from '../sandbox';
-import { startSandbox } from '../sandbox';
-import type { AnswerShapes } from '../sandbox/shapes';
+import type { Sandbox, SandboxOptions } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
+import type { AnswerShapes } from '../../sandbox/shapes';
 import { SandboxAdmin } from '../e2e/sandbox-admin';
 
 export interface LoggedRequest {
@@ -61,7 +61,7 @@ export class SandboxFixture {
 		await this.admin('DELETE', '/requests');
 	}
 
-	/** How the sandbox shapes the answers the spec does not show, for Acme's requests (test/sandbox/shapes.ts). */
+	/** How the sandbox shapes the answers the spec does not show, for Acme's requests (sandbox/shapes.ts). */
 	async shapes(shapes: AnswerShapes): Promise<void> {
 		await this.admin('PUT', '/orgs/org_acme/shapes', { shapes });
 	}

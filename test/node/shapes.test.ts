@@ -1,8 +1,8 @@
 /**
  * Every operation against each set of answer shapes the sandbox offers for what the spec does not show
- * (test/sandbox/shapes.ts): the node must give the same useful items whichever shape the service uses.
+ * (sandbox/shapes.ts): the node must give the same useful items whichever shape the service uses.
  */
-import { ANSWER_SHAPES } from '../sandbox/shapes';
+import { ANSWER_SHAPES } from '../../sandbox/shapes';
 import { PNG, SandboxFixture } from './fixture';
 
 const fx = new SandboxFixture();

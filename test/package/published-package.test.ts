@@ -92,8 +92,8 @@ describe('a doctored tarball', () => {
 			].join('\n'),
 		);
 		// Files that must never ship, and metadata that does not match itself.
-		mkdirSync(join(dir, 'test'));
-		writeFileSync(join(dir, 'test', 'sandbox.js'), 'module.exports = {};\n');
+		mkdirSync(join(dir, 'sandbox'));
+		writeFileSync(join(dir, 'sandbox', 'index.js'), 'module.exports = {};\n');
 		copyFileSync(node, join(dir, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js.map'));
 		const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<
 			string,
@@ -116,7 +116,7 @@ describe('a doctored tarball', () => {
 		expect(result.checks.contents.passed).toBe(false);
 		expect(result.checks.contents.details).toEqual(
 			expect.arrayContaining([
-				'not to be published: test/sandbox.js',
+				'not to be published: sandbox/index.js',
 				'not to be published: dist/nodes/VoiceAi/VoiceAi.node.js.map',
 				'source map reference in dist/nodes/VoiceAi/VoiceAi.node.js',
 			]),

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'timers/promises';
 
 import { SandboxAdmin } from '../e2e/sandbox-admin';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../sandbox';
 import { TriggerWorkflow, WebhookReceiver } from './n8n';
 
 const ORG = 'org_acme';

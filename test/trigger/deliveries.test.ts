@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'timers/promises';
 
 import { type Delivery, SandboxAdmin } from '../e2e/sandbox-admin';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../sandbox';
 import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
 import { TriggerWorkflow, WebhookReceiver } from './n8n';
 

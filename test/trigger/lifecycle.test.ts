@@ -5,7 +5,7 @@
 import { createHash } from 'crypto';
 
 import { SandboxAdmin } from '../e2e/sandbox-admin';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../sandbox';
 import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
 import { TriggerWorkflow } from './n8n';
 

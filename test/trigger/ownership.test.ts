@@ -4,7 +4,7 @@
  * workflows of one n8n process driven through n8n-core's HookContext against the sandbox (./n8n.ts).
  */
 import { SandboxAdmin } from '../e2e/sandbox-admin';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../sandbox';
 import {
 	accountKey,
 	claim,

@@ -5,7 +5,7 @@
  * Delivery policy (ours; the spec does not say whether the service retries): a non-2xx answer, a
  * network error or no answer within 10 s is tried again after 0.5, 1, 2, ... s (base delay doubling),
  * up to --delivery-attempts attempts in all; --delivery-attempts 1 makes a service that never retries.
- * --shapes picks how the answers the spec does not show are shaped (test/sandbox/shapes.ts).
+ * --shapes picks how the answers the spec does not show are shaped (sandbox/shapes.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

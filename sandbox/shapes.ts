@@ -8,7 +8,7 @@ import type { Org } from './types';
  * update and detach, error bodies). Answers the spec shows (chatbot update, trust products, contact list
  * names, webhook registration) keep their shown shape in every set.
  *
- * - `documented`: the sandbox's own JSON shapes (README, docs/service-assumptions.md).
+ * - `documented`: the sandbox's own JSON shapes (sandbox/README.md).
  * - `wrapped`: lists inside `{"data":[…]}`, a created record inside `{"data":{…}}`, SIP writes answered
  *   with a text/plain sentence, error bodies as text/plain.
  * - `minimal`: lists under a named key (`{"agents":[…]}`), creation answered with a message and the id

@@ -5,11 +5,11 @@ import { createInterface } from 'node:readline';
 import { call } from './helpers';
 import { Receiver } from './receiver';
 
-const ROOT = join(__dirname, '..', '..', '..');
+const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
 function run(script: string, args: string[]): ChildProcess {
-	return spawn(TSX, [join(ROOT, 'test', 'sandbox', script), ...args], {
+	return spawn(TSX, [join(ROOT, 'sandbox', script), ...args], {
 		cwd: ROOT,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
