@@ -19,8 +19,8 @@ import { join } from 'node:path';
 
 import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 
-import type { AnyNodeType } from '../test/engine';
-import { runNode } from '../test/engine';
+import type { AnyNodeType } from '../test/support/engine';
+import { runNode } from '../test/support/engine';
 import { BareReference } from './referenceNode';
 
 type Steps = 'node' | 'read' | 'blob' | 'send';

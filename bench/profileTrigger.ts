@@ -16,8 +16,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { freePort } from '../test/e2e/harness';
-import { startStack } from '../test/e2e/stack';
+import { freePort } from '../test/support/n8n';
+import { startStack } from '../test/support/stack';
 import { Inspector } from './inspector';
 import { cpuBetween, sampleCpu, waitUntilQuiet } from './procCpu';
 import { summarize } from './profileSummary';

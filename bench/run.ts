@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import type { AnyNodeType } from '../test/engine';
+import type { AnyNodeType } from '../test/support/engine';
 import { describeEnvironment } from './environment';
 import type { Check, ScenarioResult } from './report';
 import { checksTable, scenarioMarkdown, textTable } from './report';

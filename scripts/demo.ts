@@ -7,58 +7,30 @@
  * --queue: n8n in queue mode instead (scripts/queue-demo.ts, docs/scaling.md).
  * State lives in .demo/n8n and is reset at every start (the sandbox keeps its data in memory).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSandbox } from '../sandbox';
-import { connectionFile } from '../sandbox/connection';
-import { SandboxAdmin } from '../test/e2e/sandbox-admin';
+
 import {
 	CRM_TABLE,
 	DEFAULT_OWNER,
-	EXAMPLES_DIR,
 	N8nApi,
 	REPO_ROOT,
-	loadExample,
 	startN8n,
 	type N8nProcess,
-} from '../test/e2e/harness';
-
-function option(name: string, fallback: number): number {
-	const index = process.argv.indexOf(`--${name}`);
-	if (index === -1) return fallback;
-	const value = Number(process.argv[index + 1]);
-	if (!Number.isInteger(value) || value <= 0 || value > 65535)
-		throw new Error(`--${name} needs a port number`);
-	return value;
-}
-
-const say = (line = '') => process.stdout.write(`${line}\n`);
+} from '../test/support/n8n';
+import { portOption, say, setUpDemoWorkflows, startDemoSandbox, stopOnSignal } from './demoSetup';
 
 async function main() {
 	const started = Date.now();
-	const n8nPort = option('port', 5678);
-	const sandboxPort = option('sandbox-port', 3001);
+	const n8nPort = portOption('port', 5678);
+	const sandboxPort = portOption('sandbox-port', 3001);
 	const verbose = process.argv.includes('--verbose');
 	const stateDir = join(REPO_ROOT, '.demo', 'n8n');
 	if (existsSync(stateDir)) rmSync(stateDir, { recursive: true, force: true });
 	mkdirSync(stateDir, { recursive: true });
 
-	say(`[demo] starting the sandbox Voice AI service on port ${sandboxPort}`);
-	const sandbox = await startSandbox({
-		port: sandboxPort,
-		seed: 'demo',
-		quiet: false,
-		log: (line) => say(`[sandbox] ${line}`),
-	});
-	// Lets `npm run simulate` find this sandbox's admin token, as with `npm run sandbox`.
-	const connection = connectionFile(sandbox.baseUrl);
-	writeFileSync(
-		connection,
-		JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken }),
-		{
-			mode: 0o600,
-		},
-	);
+	const demoSandbox = await startDemoSandbox(sandboxPort, 'demo');
+	const { sandbox } = demoSandbox;
 	let n8n: N8nProcess | undefined;
 	let stopping = false;
 	const stop = async (code: number) => {
@@ -66,12 +38,10 @@ async function main() {
 		stopping = true;
 		say('\n[demo] stopping n8n and the sandbox');
 		await n8n?.stop().catch(() => undefined);
-		await sandbox.close().catch(() => undefined);
-		rmSync(connection, { force: true });
+		await demoSandbox.close();
 		process.exit(code);
 	};
-	process.on('SIGINT', () => void stop(0));
-	process.on('SIGTERM', () => void stop(0));
+	stopOnSignal(stop);
 
 	try {
 		say(`[demo] starting n8n on port ${n8nPort} (state in ${stateDir})`);
@@ -87,25 +57,7 @@ async function main() {
 			},
 		});
 		const api = await N8nApi.setupOwner(n8n.baseUrl, DEFAULT_OWNER);
-		const acme = sandbox.orgs.find((org) => org.id === 'org_acme') ?? sandbox.orgs[0];
-		const credential = await api.createVoiceAiCredential(
-			{ baseUrl: sandbox.baseUrl, apiKey: acme.apiKey },
-			`Voice AI sandbox (${acme.name})`,
-		);
-		await api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns);
-		const imported: string[] = [];
-		let crmWorkflowId = '';
-		for (const file of readdirSync(EXAMPLES_DIR)
-			.filter((f) => f.endsWith('.json'))
-			.sort()) {
-			const name = file.replace(/\.json$/, '');
-			const workflow = await api.importWorkflow(loadExample(name), { voiceAiApi: credential });
-			imported.push(`${workflow.name}  ${n8n.baseUrl}/workflow/${workflow.id}`);
-			if (name === 'crm-sync') {
-				await api.activateWorkflow(workflow);
-				crmWorkflowId = workflow.id;
-			}
-		}
+		const demo = await setUpDemoWorkflows(api, sandbox, n8n.baseUrl);
 		const seconds = ((Date.now() - started) / 1000).toFixed(1);
 		say();
 		say('='.repeat(78));
@@ -117,20 +69,17 @@ async function main() {
 		say(`  Password:    ${DEFAULT_OWNER.password}`);
 		say();
 		say(
-			`  Sandbox:     ${sandbox.baseUrl}  (org ${acme.name}; its API key is in the credential "${credential.name}")`,
+			`  Sandbox:     ${sandbox.baseUrl}  (org ${demo.orgName}; its API key is in the credential "${demo.credentialName}")`,
 		);
 		say('  Workflows:');
-		for (const line of imported) say(`    - ${line}`);
+		for (const line of demo.imported) say(`    - ${line}`);
 		say(
-			`  Published:   the CRM sync workflow (id ${crmWorkflowId}); contacts land in the Data Table "${CRM_TABLE.name}"`,
+			`  Published:   the CRM sync workflow (id ${demo.crmWorkflowId}); contacts land in the Data Table "${CRM_TABLE.name}"`,
 		);
 		say();
-		const agents = (
-			await new SandboxAdmin(sandbox).state<{ agents: Array<{ id: string }> }>(acme.id)
-		).agents;
 		const url = sandboxPort === 3001 ? '' : ` --url ${sandbox.baseUrl}`;
 		say('  Simulate a completed conversation (in another terminal):');
-		say(`    npm run simulate --${url} --org ${acme.id} --agent ${agents[0].id} \\`);
+		say(`    npm run simulate --${url} --org ${demo.orgId} --agent ${demo.agentId} \\`);
 		say(
 			'      --var name="Ada Lovelace" --var phone=+14155550199 --var email=ada@example.com --var intent="book a cleaning"',
 		);

@@ -14,8 +14,8 @@
  */
 import { loadavg } from 'node:os';
 
-import { pollUntil } from '../../test/e2e/harness';
-import { startStack } from '../../test/e2e/stack';
+import { pollUntil } from '../../test/support/n8n';
+import { startStack } from '../../test/support/stack';
 import { cpuBetween, sampleCpu, waitUntilQuiet, type CpuUsed } from '../procCpu';
 import type { Check, ScenarioResult } from '../report';
 import { fmt, median, pairedRatio, rotate } from '../stats';

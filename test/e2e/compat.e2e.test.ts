@@ -12,8 +12,8 @@ import {
 	pollUntil,
 	type SavedWorkflow,
 	type WorkflowJson,
-} from './harness';
-import { startStack, type Stack } from './stack';
+} from '../support/n8n';
+import { startStack, type Stack } from '../support/stack';
 
 const TRIGGER = 'Conversation completed';
 const version = n8nVersion();

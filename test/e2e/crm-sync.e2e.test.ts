@@ -3,9 +3,9 @@
  * upserting into the "CRM contacts" Data Table; forged deliveries refused; survives an n8n restart.
  */
 import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
-import { CRM_TABLE, NODE_TYPES, loadExample, pollUntil, type SavedWorkflow } from './harness';
-import type { Delivery } from './sandbox-admin';
-import { startStack, type Stack } from './stack';
+import { CRM_TABLE, NODE_TYPES, loadExample, pollUntil, type SavedWorkflow } from '../support/n8n';
+import type { Delivery } from '../support/sandboxAdmin';
+import { startStack, type Stack } from '../support/stack';
 
 const TRIGGER = 'Conversation completed';
 

@@ -22,8 +22,8 @@ import {
 	type N8nProcess,
 	pollUntil,
 	startN8n,
-} from './harness';
-import { SandboxAdmin } from './sandbox-admin';
+} from '../support/n8n';
+import { SandboxAdmin } from '../support/sandboxAdmin';
 
 const CHROMIUM = process.env.VOICEAI_CHROMIUM ?? '/usr/bin/chromium';
 const IMAGES = join(REPO_ROOT, 'docs', 'images');

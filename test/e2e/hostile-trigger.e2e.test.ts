@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 
 import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
-import { NODE_TYPES, pollUntil, type SavedWorkflow, type WorkflowJson } from './harness';
-import { startStack, type Stack } from './stack';
+import { NODE_TYPES, pollUntil, type SavedWorkflow, type WorkflowJson } from '../support/n8n';
+import { startStack, type Stack } from '../support/stack';
 
 const TRIGGER = 'Voice AI Trigger';
 const WEBHOOK = 'Webhook';

@@ -6,8 +6,8 @@
  */
 import type { Loopback } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
-import { pollUntil, type WorkflowJson } from './harness';
-import { startStack, type Stack } from './stack';
+import { pollUntil, type WorkflowJson } from '../support/n8n';
+import { startStack, type Stack } from '../support/stack';
 
 const STATUSES = [301, 302, 303, 307, 308];
 const HEADERS = ['bearer', 'xApiKey'] as const;

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 
-import type { CredentialRef, WorkflowJson } from './harness';
-import { startStack, type Stack } from './stack';
+import type { CredentialRef, WorkflowJson } from '../support/n8n';
+import { startStack, type Stack } from '../support/stack';
 
 const CANARY = {
 	credential: 'sipcanary-credential-7Qx9Lw',

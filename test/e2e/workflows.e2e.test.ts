@@ -2,8 +2,8 @@
  * The SIP audit and agent onboarding examples, and every action operation once, run by a real n8n
  * ("Execute workflow" over its REST API) against the sandbox.
  */
-import { loadExample, type ExecutionDetail, type WorkflowJson } from './harness';
-import { startStack, type Stack } from './stack';
+import { loadExample, type ExecutionDetail, type WorkflowJson } from '../support/n8n';
+import { startStack, type Stack } from '../support/stack';
 
 interface SipRecord {
 	phone_number: string;

@@ -9,8 +9,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { InputItem } from '../engine';
-import { SandboxFixture } from '../node/fixture';
+import type { InputItem } from '../support/engine';
+import { SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

@@ -6,8 +6,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { LoggedRequest } from '../node/fixture';
-import { SandboxFixture } from '../node/fixture';
+import type { LoggedRequest } from '../support/sandboxFixture';
+import { SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

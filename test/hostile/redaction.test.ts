@@ -6,11 +6,11 @@
  */
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
-import type { RunNodeResult } from '../engine';
-import { runNode } from '../engine';
+import type { RunNodeResult } from '../support/engine';
+import { runNode } from '../support/engine';
 import type { Loopback, SeenRequest } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
-import { TriggerWorkflow } from '../trigger/n8n';
+import { TriggerWorkflow } from '../support/triggerWorkflow';
 
 const API_KEY = 'ct_redaction_canary_key_0123456789';
 const SIP_PASSWORD = 'Tulip Harbor/42!';

@@ -6,15 +6,15 @@
  * appears only in the one auth header. Credentials that are not a ct_ key or an http(s) base URL are
  * refused before any request.
  */
-import { restoreLogLevel } from './debug-logging';
+import { restoreLogLevel } from '../support/debugLogging';
 
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
-import type { InputItem, RunNodeResult } from '../engine';
-import { runNode, testCredential } from '../engine';
-import { PNG, SandboxFixture, everything } from '../node/fixture';
-import { TriggerWorkflow } from '../trigger/n8n';
-import { startRecorder, type RecordedRequest } from './recorder';
+import type { InputItem, RunNodeResult } from '../support/engine';
+import { runNode, testCredential } from '../support/engine';
+import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
+import { TriggerWorkflow } from '../support/triggerWorkflow';
+import { startRecorder, type RecordedRequest } from '../support/recorder';
 
 const fx = new SandboxFixture();
 let recorder: Awaited<ReturnType<typeof startRecorder>>;

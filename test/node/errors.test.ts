@@ -1,4 +1,4 @@
-import { PNG, SandboxFixture, everything } from './fixture';
+import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 
 import type { IVersionedNodeType } from 'n8n-workflow';
 
-import { runNode } from '../engine';
-import { SandboxFixture } from './fixture';
+import { runNode } from '../support/engine';
+import { SandboxFixture } from '../support/sandboxFixture';
 
 const n8nDir =
 	process.env.VOICEAI_N8N_DIR ??

@@ -1,6 +1,6 @@
-import { testCredential } from '../engine';
-import { captureServer } from './capture';
-import { PNG, SVG, SandboxFixture } from './fixture';
+import { testCredential } from '../support/engine';
+import { captureServer } from '../support/captureServer';
+import { PNG, SVG, SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

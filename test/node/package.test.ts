@@ -16,7 +16,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { testCredential } from '../engine';
+import { testCredential } from '../support/engine';
 
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {

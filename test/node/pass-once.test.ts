@@ -4,7 +4,7 @@
  * (input checks, the message when the store is missing, no request to Voice AI). That the store holds
  * duplicates across processes is proved on a real n8n in queue mode (test/queue).
  */
-import { SandboxFixture } from './fixture';
+import { SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

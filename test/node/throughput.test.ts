@@ -6,9 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { runNode } from '../engine';
+import { runNode } from '../support/engine';
 import { parseRetryAfter } from '../../nodes/VoiceAi/transport';
-import { PNG, SandboxFixture } from './fixture';
+import { PNG, SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

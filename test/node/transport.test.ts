@@ -6,8 +6,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { InputItem } from '../engine';
-import { runNode } from '../engine';
+import type { InputItem } from '../support/engine';
+import { runNode } from '../support/engine';
 import type { Handler, Loopback } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
 import { buildPath } from '../../nodes/VoiceAi/transport/path';

@@ -1,7 +1,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { InputItem } from '../engine';
-import { PNG, SandboxFixture } from './fixture';
+import type { InputItem } from '../support/engine';
+import { PNG, SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

@@ -1,4 +1,4 @@
-import { expectError, Harness } from './helpers';
+import { expectError, Harness } from '../support/sandboxHttp';
 
 describe('sandbox admin API', () => {
 	let h: Harness;

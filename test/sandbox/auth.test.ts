@@ -1,6 +1,6 @@
 import { FormData } from 'undici';
 
-import { call, expectError, Harness } from './helpers';
+import { call, expectError, Harness } from '../support/sandboxHttp';
 
 describe('sandbox authentication', () => {
 	let h: Harness;

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { call } from './helpers';
-import { Receiver } from './receiver';
+import { call } from '../support/sandboxHttp';
+import { Receiver } from '../support/deliveryReceiver';
 
 const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 
-import { Harness, until } from './helpers';
-import { Receiver } from './receiver';
+import { Harness, until } from '../support/sandboxHttp';
+import { Receiver } from '../support/deliveryReceiver';
 
 async function closedPortUrl(): Promise<string> {
 	const server = createServer();

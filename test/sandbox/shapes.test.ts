@@ -1,4 +1,4 @@
-import { Harness } from './helpers';
+import { Harness } from '../support/sandboxHttp';
 
 const SIP = {
 	phone_number: '+14155550101',

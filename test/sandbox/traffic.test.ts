@@ -1,6 +1,6 @@
 import { request } from 'undici';
 
-import { expectError, Harness } from './helpers';
+import { expectError, Harness } from '../support/sandboxHttp';
 
 describe('sandbox rate limiting', () => {
 	let h: Harness;

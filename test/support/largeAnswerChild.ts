@@ -8,7 +8,7 @@
  */
 import './nodeSources';
 
-import { runNode } from '../engine';
+import { runNode } from './engine';
 
 const MiB = 1024 * 1024;
 

@@ -5,9 +5,9 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
-import { SandboxAdmin } from '../e2e/sandbox-admin';
+import { SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { TriggerWorkflow, WebhookReceiver } from './n8n';
+import { TriggerWorkflow, WebhookReceiver } from '../support/triggerWorkflow';
 
 const ORG = 'org_acme';
 let sandbox: Sandbox;

@@ -5,10 +5,10 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
-import { type Delivery, SandboxAdmin } from '../e2e/sandbox-admin';
+import { type Delivery, SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
-import { TriggerWorkflow, WebhookReceiver } from './n8n';
+import { TriggerWorkflow, WebhookReceiver } from '../support/triggerWorkflow';
 
 const ORG = 'org_acme';
 let sandbox: Sandbox;

@@ -4,10 +4,10 @@
  */
 import { createHash } from 'crypto';
 
-import { SandboxAdmin } from '../e2e/sandbox-admin';
+import { SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
-import { TriggerWorkflow } from './n8n';
+import { TriggerWorkflow } from '../support/triggerWorkflow';
 
 const ORG = 'org_acme';
 let sandbox: Sandbox;

@@ -3,7 +3,7 @@
  * test listens, take-overs and restarts. First the ownership module on its own, then several trigger
  * workflows of one n8n process driven through n8n-core's HookContext against the sandbox (./n8n.ts).
  */
-import { SandboxAdmin } from '../e2e/sandbox-admin';
+import { SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import {
 	accountKey,
@@ -15,7 +15,7 @@ import {
 	lend,
 	release,
 } from '../../nodes/VoiceAiTrigger/ownership';
-import { TriggerWorkflow } from './n8n';
+import { TriggerWorkflow } from '../support/triggerWorkflow';
 
 describe('the ownership module', () => {
 	const key = accountKey('https://api.example.com', 'ct_key');

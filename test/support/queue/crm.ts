@@ -5,7 +5,7 @@
  */
 import type { Client } from 'pg';
 
-import { NODE_TYPES, type WorkflowJson } from '../../e2e/harness';
+import { NODE_TYPES, type WorkflowJson } from '../n8n';
 
 export const CRM_DATABASE = 'crm';
 

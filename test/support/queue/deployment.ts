@@ -20,14 +20,7 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 
-import {
-	DEFAULT_OWNER,
-	N8nApi,
-	freePort,
-	installPackage,
-	n8nDir,
-	packPackage,
-} from '../../e2e/harness';
+import { DEFAULT_OWNER, N8nApi, freePort, installPackage, n8nDir, packPackage } from '../n8n';
 import {
 	ChildServer,
 	startNginx,

@@ -8,7 +8,7 @@
 import type { Client } from 'pg';
 
 import { startSandbox, type SandboxOptions } from '../../../sandbox';
-import { SandboxAdmin, type Delivery } from '../../e2e/sandbox-admin';
+import { SandboxAdmin, type Delivery } from '../sandboxAdmin';
 
 export interface LoadPlan {
 	/** Deliveries in all, repeats included. */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'pg';
 
-import { pollUntil, type CredentialRef, type SavedWorkflow } from '../../e2e/harness';
+import { pollUntil, type CredentialRef, type SavedWorkflow } from '../n8n';
 import { CRM_DATABASE, createCrmTable, crmFigures, crmWorkflow } from './crm';
 import {
 	startQueueDeployment,

@@ -1,4 +1,4 @@
-/** The sandbox's admin API (test/sandbox, contract in notes/contract.md) as the e2e suite uses it. */
+/** The sandbox's admin API (sandbox/, described in sandbox/README.md) as the e2e suite uses it. */
 
 export interface SandboxHandle {
 	baseUrl: string;

@@ -51,7 +51,7 @@ import type {
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { VoiceAiTrigger } from '../../nodes/VoiceAiTrigger/VoiceAiTrigger.node';
-import { HarnessCredentialsHelper } from '../engine';
+import { HarnessCredentialsHelper } from './engine';
 
 export const TRIGGER_TYPE = 'n8n-nodes-voiceai.voiceAiTrigger';
 export const TRIGGER_NAME = 'Voice AI Trigger';

@@ -1,12 +1,12 @@
 /** A sandbox per test file and a small admin client for the node suites. */
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
-import type { InputItem, RunNodeResult } from '../engine';
-import { runNode } from '../engine';
+import type { InputItem, RunNodeResult } from './engine';
+import { runNode } from './engine';
 import type { Sandbox, SandboxOptions } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import type { AnswerShapes } from '../../sandbox/shapes';
-import { SandboxAdmin } from '../e2e/sandbox-admin';
+import { SandboxAdmin } from './sandboxAdmin';
 
 export interface LoggedRequest {
 	method: string;

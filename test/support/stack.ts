@@ -1,16 +1,10 @@
 /**
  * Sandbox + real n8n + owner + Voice AI credential in one call, for the e2e suite, the demo and the
- * benchmarks. The pieces are in ./harness.ts (n8n) and ./sandbox-admin.ts (sandbox admin API).
+ * benchmarks. The pieces are in ./n8n.ts (n8n) and ./sandboxAdmin.ts (sandbox admin API).
  */
 import { startSandbox } from '../../sandbox';
-import {
-	N8nApi,
-	startN8n,
-	type CredentialRef,
-	type N8nProcess,
-	type StartN8nOptions,
-} from './harness';
-import { SandboxAdmin } from './sandbox-admin';
+import { N8nApi, startN8n, type CredentialRef, type N8nProcess, type StartN8nOptions } from './n8n';
+import { SandboxAdmin } from './sandboxAdmin';
 
 export interface Stack {
 	sandbox: Awaited<ReturnType<typeof startSandbox>>;

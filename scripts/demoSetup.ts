@@ -1,0 +1,108 @@
+/**
+ * What `npm start` does the same way for a single n8n (scripts/demo.ts) and for queue mode
+ * (scripts/queue-demo.ts): the port options, the sandbox with its connection file, and the n8n side of
+ * the demo (a credential for Acme Dental, the CRM Data Table, the example workflows with CRM sync
+ * published).
+ */
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+
+import { startSandbox, type Sandbox } from '../sandbox';
+import { connectionFile } from '../sandbox/connection';
+import { CRM_TABLE, EXAMPLES_DIR, loadExample, type N8nApi } from '../test/support/n8n';
+import { SandboxAdmin } from '../test/support/sandboxAdmin';
+
+export function portOption(name: string, fallback: number): number {
+	const index = process.argv.indexOf(`--${name}`);
+	if (index === -1) return fallback;
+	const value = Number(process.argv[index + 1]);
+	if (!Number.isInteger(value) || value <= 0 || value > 65535)
+		throw new Error(`--${name} needs a port number`);
+	return value;
+}
+
+export const say = (line = '') => process.stdout.write(`${line}\n`);
+
+export interface DemoSandbox {
+	sandbox: Sandbox;
+	/** Stops the sandbox and removes its connection file. */
+	close(): Promise<void>;
+}
+
+/** The seeded sandbox, logging each request, findable by `npm run simulate` as with `npm run sandbox`. */
+export async function startDemoSandbox(port: number, tag: string): Promise<DemoSandbox> {
+	say(`[${tag}] starting the sandbox Voice AI service on port ${port}`);
+	const sandbox = await startSandbox({
+		port,
+		seed: 'demo',
+		quiet: false,
+		log: (line) => say(`[sandbox] ${line}`),
+	});
+	const connection = connectionFile(sandbox.baseUrl);
+	writeFileSync(
+		connection,
+		JSON.stringify({ baseUrl: sandbox.baseUrl, adminToken: sandbox.adminToken }),
+		{ mode: 0o600 },
+	);
+	return {
+		sandbox,
+		close: async () => {
+			await sandbox.close().catch(() => undefined);
+			rmSync(connection, { force: true });
+		},
+	};
+}
+
+/** Runs `stop(0)` on Ctrl-C or SIGTERM, once. */
+export function stopOnSignal(stop: (code: number) => Promise<void>): void {
+	process.on('SIGINT', () => void stop(0));
+	process.on('SIGTERM', () => void stop(0));
+}
+
+export interface DemoWorkflows {
+	orgName: string;
+	orgId: string;
+	credentialName: string;
+	/** "name  url" for each imported example. */
+	imported: string[];
+	crmWorkflowId: string;
+	/** An agent of the organization, for the `npm run simulate` hint. */
+	agentId: string;
+}
+
+/** A credential for Acme Dental, the CRM Data Table and every example workflow, CRM sync published. */
+export async function setUpDemoWorkflows(
+	api: N8nApi,
+	sandbox: Sandbox,
+	n8nUrl: string,
+): Promise<DemoWorkflows> {
+	const acme = sandbox.orgs.find((org) => org.id === 'org_acme') ?? sandbox.orgs[0];
+	const credential = await api.createVoiceAiCredential(
+		{ baseUrl: sandbox.baseUrl, apiKey: acme.apiKey },
+		`Voice AI sandbox (${acme.name})`,
+	);
+	await api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns);
+	const imported: string[] = [];
+	let crmWorkflowId = '';
+	for (const file of readdirSync(EXAMPLES_DIR)
+		.filter((f) => f.endsWith('.json'))
+		.sort()) {
+		const name = file.replace(/\.json$/, '');
+		const workflow = await api.importWorkflow(loadExample(name), { voiceAiApi: credential });
+		imported.push(`${workflow.name}  ${n8nUrl}/workflow/${workflow.id}`);
+		if (name === 'crm-sync') {
+			await api.activateWorkflow(workflow);
+			crmWorkflowId = workflow.id;
+		}
+	}
+	const { agents } = await new SandboxAdmin(sandbox).state<{ agents: Array<{ id: string }> }>(
+		acme.id,
+	);
+	return {
+		orgName: acme.name,
+		orgId: acme.id,
+		credentialName: credential.name,
+		imported,
+		crmWorkflowId,
+		agentId: agents[0].id,
+	};
+}
