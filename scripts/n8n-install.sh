@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the pinned real n8n into the cache (once per machine) and prints its folder.
 # VOICEAI_N8N_VERSION picks another n8n (the e2e compatibility suite installs the oldest supported one).
-# Facts behind the flags: ../shared/notes/n8n-facts.md (Kafka's native module cannot build offline,
-# linkedom 0.18.15 needs a package missing from the registry, sqlite3 must be rebuilt for Node 24,
-# n8n 1.x depends on xlsx from a download URL outside the registry: the registry's 0.18.5 replaces it).
+# Why the flags: Kafka's native module cannot build offline (hence --ignore-scripts), linkedom 0.18.15
+# needs a package missing from the registry (pinned to 0.18.12), sqlite3 must be rebuilt for Node 24,
+# and n8n 1.x depends on xlsx from a download URL outside the registry (the registry's 0.18.5 replaces it).
 # The install happens in a scratch folder that is renamed when complete, so an interrupted or
 # concurrent install never leaves a half-installed n8n behind the final name.
 set -euo pipefail

@@ -15,7 +15,7 @@ import * as sip from './actions/sip';
 import { sipTrunkLoginTest } from './actions/sip/loginTest';
 import * as trustProduct from './actions/trustProduct';
 import * as webhook from './actions/webhook';
-import { requestOptionsDescription } from './helpers/options';
+import { requestOptionsDescription } from './actions/requestOptions';
 import { searchAgents } from './listSearch/searchAgents';
 import { searchPhoneNumbers } from './listSearch/searchPhoneNumbers';
 

@@ -22,7 +22,7 @@ import {
 } from './lifecycle';
 import { noteDelivery } from './ownership';
 import {
-	apiKeyOf,
+	accountOf,
 	hashToken,
 	productionToken,
 	readRegistration,
@@ -199,7 +199,10 @@ async function hasValidToken(
 	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
 	if (this.getMode() === 'manual') return false;
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
-	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
+	return tokenMatches(
+		given,
+		hashToken(productionToken((await accountOf.call(this)).apiKey, webhookUrl)),
+	);
 }
 
 /** After a restart, the first delivery to a published trigger tells this process who holds the account. */

@@ -6,7 +6,7 @@
 const seenByTrigger = new Map<string, Map<string, number>>();
 
 /** Upper bound of remembered ids per trigger; the oldest are forgotten first. */
-export const MAX_REMEMBERED_IDS = 10_000;
+const MAX_REMEMBERED_IDS = 10_000;
 const MAX_TRIGGERS = 1_000;
 
 /**
@@ -39,9 +39,4 @@ function forgetExpired(seen: Map<string, number>, now: number): void {
 		if (expiresAt > now) return;
 		seen.delete(id);
 	}
-}
-
-/** Number of ids remembered for a trigger (for tests and diagnostics). */
-export function rememberedCount(scope: string): number {
-	return seenByTrigger.get(scope)?.size ?? 0;
 }

@@ -12,11 +12,9 @@ export const ENVELOPE_FIELDS = [
 ] as const;
 
 /** One request carries at most this many deliveries; more is refused with 413 and starts nothing. */
-export const MAX_DELIVERIES_PER_REQUEST = 1_000;
+const MAX_DELIVERIES_PER_REQUEST = 1_000;
 
-export type ReadResult =
-	| { deliveries: IDataObject[] }
-	| { problem: string; status: 400 | 413 | 415 };
+type ReadResult = { deliveries: IDataObject[] } | { problem: string; status: 400 | 413 | 415 };
 
 export function isPlainObject(value: unknown): value is IDataObject {
 	return (
@@ -149,7 +147,7 @@ export function locatorText(value: unknown): string | undefined {
 	return undefined;
 }
 
-export type FilterResult = 'pass' | 'filtered' | 'unidentified';
+type FilterResult = 'pass' | 'filtered' | 'unidentified';
 
 /**
  * Whether a delivery passes the chatbot/agent filter (no ids given: everything passes). A delivery

@@ -3,9 +3,9 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { ENVELOPE_FIELDS, fieldAt, isPlainObject } from './delivery';
 
 /** Key of the metadata object added next to the variables. */
-export const METADATA_KEY = '_voiceAi';
+const METADATA_KEY = '_voiceAi';
 
-export interface DeliveryContext {
+interface DeliveryContext {
 	receivedAt: string;
 	deliveryId?: string;
 	attempt?: number;
@@ -17,14 +17,14 @@ const SOURCE_LABELS: Record<string, string> = {
 };
 
 /** Key of the object holding every field of the delivery that is not a variable. */
-export const CONVERSATION_KEY = 'conversation';
+const CONVERSATION_KEY = 'conversation';
 
 /**
  * The extracted variables of a delivery and the fields left over. Shapes the spec does not show are
  * taken as they come: `variables` as a JSON string is parsed; no `variables` key means the body
  * itself (minus the envelope fields) holds them; any other `variables` value is kept under `variables`.
  */
-export function splitDelivery(delivery: IDataObject): {
+function splitDelivery(delivery: IDataObject): {
 	variables: IDataObject;
 	rest: IDataObject;
 } {
@@ -47,7 +47,7 @@ export function splitDelivery(delivery: IDataObject): {
 	return { variables: { variables }, rest };
 }
 
-export function metadataOf(delivery: IDataObject, context: DeliveryContext): IDataObject {
+function metadataOf(delivery: IDataObject, context: DeliveryContext): IDataObject {
 	const source = fieldAt(delivery, 'source');
 	return {
 		event: fieldAt(delivery, 'event') ?? null,

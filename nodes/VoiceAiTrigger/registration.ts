@@ -73,7 +73,7 @@ export function withToken(webhookUrl: string, token: string): string {
 	return url.toString();
 }
 
-export function isHttpUrl(value: string): boolean {
+function isHttpUrl(value: string): boolean {
 	try {
 		const url = new URL(value);
 		return url.protocol === 'http:' || url.protocol === 'https:';
@@ -82,13 +82,10 @@ export function isHttpUrl(value: string): boolean {
 	}
 }
 
-export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promise<string> {
-	const credentials = await this.getCredentials('voiceAiApi');
-	return String(credentials.apiKey ?? '');
-}
-
 /** The account a trigger's credential points at: its API key and the key of its ownership entry. */
-export async function accountOf(this: IHookFunctions): Promise<{ apiKey: string; key: string }> {
+export async function accountOf(
+	this: IHookFunctions | IWebhookFunctions,
+): Promise<{ apiKey: string; key: string }> {
 	const credentials = await this.getCredentials('voiceAiApi');
 	const apiKey = String(credentials.apiKey ?? '');
 	const baseUrl = String(credentials.baseUrl ?? '')

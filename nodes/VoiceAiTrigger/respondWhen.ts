@@ -4,9 +4,7 @@ import type { INodeParameters, INodeProperties } from 'n8n-workflow';
  * When the trigger answers the service. The values are n8n's own webhook response modes: n8n reads
  * the webhook description's `responseMode` as an expression, as it does for its Webhook node.
  */
-export const RESPOND_WHEN = 'respondWhen';
-
-export type RespondWhen = 'onReceived' | 'lastNode';
+const RESPOND_WHEN = 'respondWhen';
 
 export const respondWhenProperty: INodeProperties = {
 	displayName: 'Answer the Service',

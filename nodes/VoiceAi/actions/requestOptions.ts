@@ -4,8 +4,8 @@ import type { RetrySettings } from '../transport';
 import { DEFAULT_RETRY } from '../transport';
 import { readBoolean, readInteger } from './validation';
 
-export const DEFAULT_CONCURRENCY = 5;
-export const MAX_CONCURRENCY = 50;
+const DEFAULT_CONCURRENCY = 5;
+const MAX_CONCURRENCY = 50;
 
 /** The node's Options collection: how many requests run at once and how failures are retried. */
 export const requestOptionsDescription: INodeProperties = {
@@ -68,7 +68,7 @@ export const requestOptionsDescription: INodeProperties = {
 	],
 };
 
-export interface RequestOptions {
+interface RequestOptions {
 	concurrency: number;
 	retry: RetrySettings;
 }

@@ -1,9 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { RequestGate, RequestsStopped, forEachIndex } from '../helpers/concurrency';
-import { readRequestOptions } from '../helpers/options';
-import { Secrets, voiceAiApiRequest, voiceAiCredential } from '../transport';
+import { readRequestOptions } from './requestOptions';
+import {
+	RequestGate,
+	RequestsStopped,
+	Secrets,
+	forEachIndex,
+	voiceAiApiRequest,
+	voiceAiCredential,
+} from '../transport';
 import { agentOperations } from './agent';
 import { chatbotOperations } from './chatbot';
 import { contactOperations } from './contact';

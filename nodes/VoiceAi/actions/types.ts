@@ -6,7 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { ApiPath } from '../transport/path';
+import type { ApiPath } from '../transport';
 
 /**
  * A request to the Voice AI API with this item's retry policy already applied. Ids in the path: build it

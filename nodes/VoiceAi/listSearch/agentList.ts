@@ -7,7 +7,7 @@ import { voiceAiApiRequest } from '../transport';
 /** A list in the editor should answer quickly: one retry, short waits, no minute-long rate-limit pause. */
 const LIST_RETRY = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 };
 
-export interface AgentEntry {
+interface AgentEntry {
 	id: string;
 	agentName: string;
 	phoneNumber: string;

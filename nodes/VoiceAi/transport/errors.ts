@@ -1,17 +1,17 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { Secrets } from '../transport/secrets';
+import { Secrets } from './secrets';
 
 /** What the service said, reduced to the fields of its error body (never the request, so never the key). */
-export interface ServiceFailure {
+interface ServiceFailure {
 	status: number;
 	code?: string;
 	message?: string;
 	field?: string;
 }
 
-export interface FailureContext {
+interface FailureContext {
 	itemIndex?: number;
 	/** e.g. `Chatbot "cb_123"`, used in 404 messages. */
 	target?: string;

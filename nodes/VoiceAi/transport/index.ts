@@ -11,13 +11,8 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
-import type { RequestGate } from '../helpers/concurrency';
-import {
-	parseServiceFailure,
-	redirectError,
-	serviceError,
-	transportError,
-} from '../helpers/errors';
+import type { RequestGate } from './requestGate';
+import { parseServiceFailure, redirectError, serviceError, transportError } from './errors';
 import type { ApiPath } from './path';
 import { buildPath } from './path';
 import { Secrets } from './secrets';
@@ -25,8 +20,9 @@ import { Secrets } from './secrets';
 export type { ApiPath, PathValue } from './path';
 export { apiPath } from './path';
 export { Secrets } from './secrets';
+export { RequestGate, RequestsStopped, forEachIndex } from './requestGate';
 
-export type VoiceAiContext =
+type VoiceAiContext =
 	| IExecuteFunctions
 	| IHookFunctions
 	| ILoadOptionsFunctions
@@ -53,7 +49,7 @@ export const DEFAULT_RETRY: RetrySettings = {
 	timeoutMs: 30_000,
 };
 
-export interface RequestPolicy {
+interface RequestPolicy {
 	itemIndex?: number;
 	/**
 	 * May the request be sent again after a 5xx, timeout or reset, i.e. would a repeat not duplicate an
@@ -71,7 +67,7 @@ export interface RequestPolicy {
 	credential?: VoiceAiCredential;
 }
 
-export interface VoiceAiCredential {
+interface VoiceAiCredential {
 	/** Without trailing slashes. */
 	baseUrl: string;
 	/**
@@ -87,7 +83,7 @@ export interface VoiceAiCredential {
 }
 
 /** Larger answers are refused rather than turned into one enormous item; the transfer stops at the limit. */
-export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
 /** Of an error answer only the start is read: the message shows 500 characters of it at most. */
 const MAX_ERROR_BYTES = 64 * 1024;
 const BASE_URL = /^https?:\/\/[^\s/?#]+/i;

@@ -54,10 +54,6 @@ export class RequestGate {
 		return this.combined.signal;
 	}
 
-	get inFlightLimit(): number {
-		return this.limit;
-	}
-
 	/** `signal`: the execution's cancel signal, so a stopped execution does not sit out a pause. */
 	async acquire(signal?: AbortSignal): Promise<void> {
 		for (;;) {

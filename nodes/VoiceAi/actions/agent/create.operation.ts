@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { phoneNumberLocator } from '../../helpers/locators';
-import { checkE164, readString } from '../../helpers/validation';
+import { phoneNumberLocator } from '../locators';
+import { checkE164, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
 
 const properties: INodeProperties[] = [

@@ -1,4 +1,4 @@
-import { readListLimit } from '../../helpers/validation';
+import { readListLimit } from '../validation';
 import { defineOperation, returnAllFields, toListRecords } from '../types';
 
 export const getAll = defineOperation<{ limit?: number }>({

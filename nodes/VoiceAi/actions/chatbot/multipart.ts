@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-export interface MultipartFile {
+interface MultipartFile {
 	field: string;
 	/** The input item's binary property holding the file. */
 	property: string;
@@ -12,7 +12,7 @@ export interface MultipartFile {
 	mimeType: string;
 }
 
-export interface MultipartBody {
+interface MultipartBody {
 	body: Buffer;
 	contentType: string;
 }

@@ -1,7 +1,7 @@
-import type { IBinaryData, IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { FieldRef } from '../../helpers/validation';
+import type { FieldRef } from '../validation';
 import {
 	checkHexColour,
 	checkOneOf,
@@ -9,10 +9,10 @@ import {
 	readBoolean,
 	readCollection,
 	readString,
-} from '../../helpers/validation';
-import { idLocator } from '../../helpers/locators';
-import { buildMultipartBody } from '../../helpers/multipart';
-import { apiPath } from '../../transport/path';
+} from '../validation';
+import { idLocator } from '../locators';
+import { buildMultipartBody } from './multipart';
+import { apiPath } from '../../transport';
 import { defineOperation, toRecords } from '../types';
 
 const TEMPLATES = ['classic', 'modern', 'glassmorphism'] as const;
@@ -31,30 +31,146 @@ const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
 // persistent_buttons belong to the Chatbot object but not to the form, so this operation never sends them.
 // Only the rules the spec states are checked here (header_color is #RRGGBB, the enumerations); every other
 // value, an empty one included, goes to the service as given (docs/service-assumptions.md).
-const TEXT_FIELDS = [
-	'chatbotName',
-	'chatbot_title',
-	'pathway_id',
-	'welcome_message',
-	'input_placeholder',
-	'greeting_text',
-	'background_color',
-	'text_color',
-	'user_message_color',
-	'input_bg_color',
+
+/** One entry of the update form: how the editor shows it and how its value is read and sent. */
+type FormField = { name: string; displayName: string; description?: string } & (
+	| { kind: 'text'; rows?: number }
+	/** `checked`: the spec states the #RRGGBB rule for this colour. */
+	| { kind: 'colour'; checked?: boolean }
+	| { kind: 'choice'; values: readonly string[]; default: string }
+	| { kind: 'boolean'; default: boolean }
+	/** The field names the input item's binary property; the file goes as the form's `upload` part. */
+	| { kind: 'image'; upload: string }
+);
+
+/** In the editor's order (alphabetical by display name). */
+const FORM_FIELDS: FormField[] = [
+	{
+		kind: 'boolean',
+		name: 'auto_open',
+		displayName: 'Auto Open',
+		default: false,
+		description: 'Whether the chat window opens automatically',
+	},
+	{
+		kind: 'colour',
+		name: 'background_color',
+		displayName: 'Background Color',
+		description: 'Background colour of the widget',
+	},
+	{
+		kind: 'choice',
+		name: 'bubble_icon',
+		displayName: 'Bubble Icon',
+		values: BUBBLE_ICONS,
+		default: 'message-circle',
+		description: 'Icon of the chat bubble',
+	},
+	{
+		kind: 'image',
+		name: 'bubbleIconImageProperty',
+		displayName: 'Bubble Icon Image (Binary Property)',
+		upload: 'bubbleIconImage',
+		description:
+			'Name of the input binary property holding a custom bubble icon image; uploaded as bubbleIconImage with its file name and MIME type',
+	},
+	{
+		kind: 'choice',
+		name: 'bubble_position',
+		displayName: 'Bubble Position',
+		values: BUBBLE_POSITIONS,
+		default: 'bottom-right',
+	},
+	{
+		kind: 'choice',
+		name: 'bubble_size',
+		displayName: 'Bubble Size',
+		values: BUBBLE_SIZES,
+		default: 'medium',
+	},
+	{
+		kind: 'image',
+		name: 'chatbotImageProperty',
+		displayName: 'Chatbot Image (Binary Property)',
+		upload: 'chatbot_image',
+		description:
+			'Name of the input binary property holding the chatbot image; uploaded as chatbot_image with its file name and MIME type',
+	},
+	{ kind: 'text', name: 'chatbotName', displayName: 'Chatbot Name' },
+	{
+		kind: 'text',
+		name: 'chatbot_title',
+		displayName: 'Chatbot Title',
+		description: 'Title shown in the widget header',
+	},
+	{
+		kind: 'text',
+		name: 'greeting_text',
+		displayName: 'Greeting Text',
+		description: 'Greeting tooltip shown near the chat bubble',
+	},
+	{
+		kind: 'colour',
+		name: 'header_color',
+		displayName: 'Header Color',
+		description: 'Header colour of the widget',
+		checked: true,
+	},
+	{
+		kind: 'colour',
+		name: 'input_bg_color',
+		displayName: 'Input Background Color',
+		description: 'Background colour of the message input',
+	},
+	{
+		kind: 'text',
+		name: 'input_placeholder',
+		displayName: 'Input Placeholder',
+		description: 'Placeholder text of the message input',
+	},
+	{
+		kind: 'text',
+		name: 'pathway_id',
+		displayName: 'Pathway ID',
+		description:
+			'Pathway identifier; left empty, an empty value is sent (how the service reads it is not documented)',
+	},
+	{
+		kind: 'boolean',
+		name: 'show_branding',
+		displayName: 'Show Branding',
+		default: true,
+		description: "Whether the chat footer shows the service's powered-by branding",
+	},
+	{
+		kind: 'choice',
+		name: 'template',
+		displayName: 'Template',
+		values: TEMPLATES,
+		default: 'classic',
+	},
+	{
+		kind: 'colour',
+		name: 'text_color',
+		displayName: 'Text Color',
+		description: 'Text colour of the widget',
+	},
+	{
+		kind: 'colour',
+		name: 'user_message_color',
+		displayName: 'User Message Color',
+		description: 'Colour of the user message bubbles',
+	},
+	{
+		kind: 'text',
+		name: 'welcome_message',
+		displayName: 'Welcome Message',
+		rows: 2,
+		description: 'Message shown when a chat starts',
+	},
 ];
-const ENUM_FIELDS: Record<string, readonly string[]> = {
-	template: TEMPLATES,
-	bubble_icon: BUBBLE_ICONS,
-	bubble_position: BUBBLE_POSITIONS,
-	bubble_size: BUBBLE_SIZES,
-};
-const BOOLEAN_FIELDS = ['auto_open', 'show_branding'];
-/** Upload form field ← the Update Fields entry naming the input item's binary property. */
-const IMAGE_FIELDS: Record<string, string> = {
-	chatbot_image: 'chatbotImageProperty',
-	bubbleIconImage: 'bubbleIconImageProperty',
-};
+
+const FIELD_BY_NAME = new Map(FORM_FIELDS.map((field) => [field.name, field]));
 
 const choice = (values: readonly string[]) =>
 	values.map((value) => ({
@@ -65,16 +181,34 @@ const choice = (values: readonly string[]) =>
 		value,
 	}));
 
-const colour = (displayName: string, name: string, description: string): INodeProperties => ({
-	displayName,
-	name,
-	type: 'color',
-	default: '#000000',
-	description:
-		name === 'header_color'
-			? `${description}, as #RRGGBB`
-			: `${description}: a hex colour, sent as written`,
-});
+function toProperty(field: FormField): INodeProperties {
+	const { name, displayName, description } = field;
+	const shown = { displayName, name, ...(description === undefined ? {} : { description }) };
+	switch (field.kind) {
+		case 'text':
+			return {
+				...shown,
+				type: 'string',
+				...(field.rows ? { typeOptions: { rows: field.rows } } : {}),
+				default: '',
+			};
+		case 'colour':
+			return {
+				...shown,
+				type: 'color',
+				default: '#000000',
+				description: field.checked
+					? `${description}, as #RRGGBB`
+					: `${description}: a hex colour, sent as written`,
+			};
+		case 'choice':
+			return { ...shown, type: 'options', options: choice(field.values), default: field.default };
+		case 'boolean':
+			return { ...shown, type: 'boolean', default: field.default };
+		case 'image':
+			return { ...shown, type: 'string', default: 'data' };
+	}
+}
 
 const properties: INodeProperties[] = [
 	idLocator(
@@ -89,121 +223,9 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		options: [
-			{
-				displayName: 'Auto Open',
-				name: 'auto_open',
-				type: 'boolean',
-				default: false,
-				description: 'Whether the chat window opens automatically',
-			},
-			colour('Background Color', 'background_color', 'Background colour of the widget'),
-			{
-				displayName: 'Bubble Icon',
-				name: 'bubble_icon',
-				type: 'options',
-				options: choice(BUBBLE_ICONS),
-				default: 'message-circle',
-				description: 'Icon of the chat bubble',
-			},
-			{
-				displayName: 'Bubble Icon Image (Binary Property)',
-				name: 'bubbleIconImageProperty',
-				type: 'string',
-				default: 'data',
-				description:
-					'Name of the input binary property holding a custom bubble icon image; uploaded as bubbleIconImage with its file name and MIME type',
-			},
-			{
-				displayName: 'Bubble Position',
-				name: 'bubble_position',
-				type: 'options',
-				options: choice(BUBBLE_POSITIONS),
-				default: 'bottom-right',
-			},
-			{
-				displayName: 'Bubble Size',
-				name: 'bubble_size',
-				type: 'options',
-				options: choice(BUBBLE_SIZES),
-				default: 'medium',
-			},
-			{
-				displayName: 'Chatbot Image (Binary Property)',
-				name: 'chatbotImageProperty',
-				type: 'string',
-				default: 'data',
-				description:
-					'Name of the input binary property holding the chatbot image; uploaded as chatbot_image with its file name and MIME type',
-			},
-			{
-				displayName: 'Chatbot Name',
-				name: 'chatbotName',
-				type: 'string',
-				default: '',
-			},
-			{
-				displayName: 'Chatbot Title',
-				name: 'chatbot_title',
-				type: 'string',
-				default: '',
-				description: 'Title shown in the widget header',
-			},
-			{
-				displayName: 'Greeting Text',
-				name: 'greeting_text',
-				type: 'string',
-				default: '',
-				description: 'Greeting tooltip shown near the chat bubble',
-			},
-			colour('Header Color', 'header_color', 'Header colour of the widget'),
-			colour('Input Background Color', 'input_bg_color', 'Background colour of the message input'),
-			{
-				displayName: 'Input Placeholder',
-				name: 'input_placeholder',
-				type: 'string',
-				default: '',
-				description: 'Placeholder text of the message input',
-			},
-			{
-				displayName: 'Pathway ID',
-				name: 'pathway_id',
-				type: 'string',
-				default: '',
-				description:
-					'Pathway identifier; left empty, an empty value is sent (how the service reads it is not documented)',
-			},
-			{
-				displayName: 'Show Branding',
-				name: 'show_branding',
-				type: 'boolean',
-				default: true,
-				description: "Whether the chat footer shows the service's powered-by branding",
-			},
-			{
-				displayName: 'Template',
-				name: 'template',
-				type: 'options',
-				options: choice(TEMPLATES),
-				default: 'classic',
-			},
-			colour('Text Color', 'text_color', 'Text colour of the widget'),
-			colour('User Message Color', 'user_message_color', 'Colour of the user message bubbles'),
-			{
-				displayName: 'Welcome Message',
-				name: 'welcome_message',
-				type: 'string',
-				typeOptions: { rows: 2 },
-				default: '',
-				description: 'Message shown when a chat starts',
-			},
-		],
+		options: FORM_FIELDS.map(toProperty),
 	},
 ];
-
-const LABELS: Record<string, string> = Object.fromEntries(
-	(properties[1].options as INodeProperties[]).map((option) => [option.name, option.displayName]),
-);
 
 interface ImageUpload {
 	field: string;
@@ -215,6 +237,29 @@ interface UpdateChatbotInput {
 	chatbotId: string;
 	fields: Array<[string, string]>;
 	images: ImageUpload[];
+}
+
+/** The input item's binary property that an image field names, sent as the form's `upload` part. */
+function readImage(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	upload: string,
+): ImageUpload {
+	const property = readString(this, itemIndex, field, { required: true });
+	const binary = this.getInputData()[itemIndex]?.binary?.[property];
+	if (!binary) {
+		throw invalidField(
+			this,
+			itemIndex,
+			field,
+			`the input item has no binary property "${property}"`,
+			'Name a binary property of the input item, for example data from a Read File or HTTP Request node.',
+		);
+	}
+	// The spec names no image types: the file goes with the type its source gave it.
+	const mimeType = (binary.mimeType ?? '').trim() || 'application/octet-stream';
+	return { field: upload, property, binary: { ...binary, mimeType } };
 }
 
 export const update = defineOperation<UpdateChatbotInput>({
@@ -237,57 +282,35 @@ export const update = defineOperation<UpdateChatbotInput>({
 		});
 		const fields: Array<[string, string]> = [];
 		const images: ImageUpload[] = [];
-		const ref = (name: string): FieldRef => ({
-			name: `updateFields.${name}`,
-			label: LABELS[name] ?? name,
-		});
-
 		for (const name of Object.keys(updates)) {
-			const field = ref(name);
-			if (TEXT_FIELDS.includes(name)) {
-				fields.push([name, readString(this, itemIndex, field)]);
-			} else if (name === 'header_color') {
-				fields.push([
-					name,
-					checkHexColour(
-						this,
-						itemIndex,
-						field,
-						readString(this, itemIndex, field, { required: true }),
-					),
-				]);
-			} else if (name in ENUM_FIELDS) {
-				fields.push([
-					name,
-					checkOneOf(
-						this,
-						itemIndex,
-						field,
-						readString(this, itemIndex, field, { required: true }),
-						ENUM_FIELDS[name],
-					),
-				]);
-			} else if (BOOLEAN_FIELDS.includes(name)) {
-				fields.push([name, String(readBoolean(this, itemIndex, field, false))]);
+			const form = FIELD_BY_NAME.get(name);
+			if (!form) continue;
+			const field: FieldRef = { name: `updateFields.${name}`, label: form.displayName };
+			switch (form.kind) {
+				case 'text':
+					fields.push([name, readString(this, itemIndex, field)]);
+					break;
+				case 'colour': {
+					if (!form.checked) {
+						fields.push([name, readString(this, itemIndex, field)]);
+						break;
+					}
+					const value = readString(this, itemIndex, field, { required: true });
+					fields.push([name, checkHexColour(this, itemIndex, field, value)]);
+					break;
+				}
+				case 'choice': {
+					const value = readString(this, itemIndex, field, { required: true });
+					fields.push([name, checkOneOf(this, itemIndex, field, value, form.values)]);
+					break;
+				}
+				case 'boolean':
+					fields.push([name, String(readBoolean(this, itemIndex, field, false))]);
+					break;
+				case 'image':
+					images.push(readImage.call(this, itemIndex, field, form.upload));
+					break;
 			}
-		}
-		for (const [upload, option] of Object.entries(IMAGE_FIELDS)) {
-			if (!(option in updates)) continue;
-			const field = ref(option);
-			const property = readString(this, itemIndex, field, { required: true });
-			const binary = this.getInputData()[itemIndex]?.binary?.[property];
-			if (!binary) {
-				throw invalidField(
-					this,
-					itemIndex,
-					field,
-					`the input item has no binary property "${property}"`,
-					'Name a binary property of the input item, for example data from a Read File or HTTP Request node.',
-				);
-			}
-			// The spec names no image types: the file goes with the type its source gave it.
-			const mimeType = (binary.mimeType ?? '').trim() || 'application/octet-stream';
-			images.push({ field: upload, property, binary: { ...binary, mimeType } });
 		}
 		// No field chosen: the PATCH goes out empty. The spec marks no field required, a PATCH without
 		// fields changes nothing, and its answer is the chatbot as it stands.

@@ -1,4 +1,4 @@
-import { readListLimit } from '../../helpers/validation';
+import { readListLimit } from '../validation';
 import { defineOperation, listIn, returnAllFields, toRecords } from '../types';
 
 export const getListNames = defineOperation<{ limit?: number }>({

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { invalidField, readInteger } from '../../helpers/validation';
+import { invalidField, readInteger } from '../validation';
 import { defineOperation } from '../types';
 
 const RESOURCE = 'conversation';
@@ -10,7 +10,7 @@ const show = { resource: [RESOURCE], operation: [OPERATION] };
 
 const ID_FIELD = { name: 'conversationId', label: 'Conversation ID' };
 const HISTORY_FIELD = { name: 'historySize', label: 'History Size' };
-export const DEFAULT_HISTORY_SIZE = 10_000;
+const DEFAULT_HISTORY_SIZE = 10_000;
 
 interface PassOnceInput {
 	id: string;

@@ -7,12 +7,12 @@ import {
 	buildBody,
 	differences,
 	hideSipPasswords,
+	fetchSip,
 	needsCurrent,
 	readCurrentSip,
 } from './configuration';
-import { fetchSip } from './get.operation';
+import { updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
-import { updateProperties } from './update.operation';
 
 /**
  * SIP Update's dry run: reads the current configuration, builds the body Update would send and lists

@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { ApiCall } from '../types';
+
 // What SIP Update and SIP Compare share: reading the GET /sip answer (whose body shape the spec does not
 // show), building the body PATCH /sip/sip2 gets, listing differences, and hiding SIP passwords.
 
@@ -7,10 +9,10 @@ export const DIRECTIONS = ['inbound', 'outbound'] as const;
 export type DirectionType = (typeof DIRECTIONS)[number];
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
-export const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true } as const;
+const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true } as const;
 
 /** What an output item shows instead of a SIP password, unless the node is told to show passwords. */
-export const HIDDEN_PASSWORD = '(set, hidden)';
+const HIDDEN_PASSWORD = '(set, hidden)';
 
 /** One direction as the user asked for it; an absent field keeps what the current configuration has. */
 export interface DirectionChange {
@@ -33,7 +35,7 @@ export interface SipIntent {
 	showPasswords: boolean;
 }
 
-export type CurrentSip =
+type CurrentSip =
 	| { readable: true; config: IDataObject; directions: IDataObject[] }
 	| { readable: false; reason: string };
 
@@ -144,7 +146,7 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 	return body;
 }
 
-export interface Difference {
+interface Difference {
 	field: string;
 	direction?: DirectionType;
 	current: unknown;
@@ -285,4 +287,9 @@ export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
 		[...passwords].sort((a, b) => b.length - a.length),
 	);
 	return records;
+}
+
+/** GET /sip/{phone}, as sent by SIP Get, Update and Compare. */
+export async function fetchSip(api: ApiCall, phoneNumber: string): Promise<unknown> {
+	return await api('GET', `/sip/${encodeURIComponent(phoneNumber)}`);
 }

@@ -1,9 +1,9 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkOneOf, invalidField } from '../../helpers/validation';
+import { checkOneOf, invalidField } from '../validation';
 import { defineOperation, toRecords } from '../types';
-import { phoneNumberField, readPhoneNumber } from './get.operation';
+import { phoneNumberField, readPhoneNumber } from './fields';
 
 const DIRECTIONS = ['inbound', 'outbound'] as const;
 

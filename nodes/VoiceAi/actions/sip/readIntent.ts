@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { FieldRef } from '../../helpers/validation';
+import type { FieldRef } from '../validation';
 import {
 	checkOneOf,
 	checkSipUri,
@@ -10,15 +10,15 @@ import {
 	readCollection,
 	readInteger,
 	readString,
-} from '../../helpers/validation';
+} from '../validation';
 import type { DirectionChange, DirectionType, SipIntent } from './configuration';
 import { DIRECTIONS } from './configuration';
-import { readPhoneNumber, readShowPasswords } from './get.operation';
+import { readPhoneNumber, readShowPasswords } from './fields';
 
 // Reads what SIP Update and SIP Compare take from an item (fields in update.operation.ts). An empty
 // field means "keep what the direction has now"; nothing here is sent.
 
-export const SIP_LOGIN_CREDENTIAL = 'voiceAiSipLoginApi';
+const SIP_LOGIN_CREDENTIAL = 'voiceAiSipLoginApi';
 
 /** An optional whole number: empty keeps the current value. */
 function readOptionalPort(

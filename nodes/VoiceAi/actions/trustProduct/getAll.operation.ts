@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkPathSegment, readListLimit, readString } from '../../helpers/validation';
-import { apiPath } from '../../transport/path';
+import { checkPathSegment, readListLimit, readString } from '../validation';
+import { apiPath } from '../../transport';
 import { defineOperation, returnAllFields, toListRecords } from '../types';
 
 const properties: INodeProperties[] = [

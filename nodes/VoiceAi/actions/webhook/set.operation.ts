@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkHttpUrl, readString } from '../../helpers/validation';
+import { checkHttpUrl, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
