@@ -1,7 +1,32 @@
 // n8n's own community-node rule sets (the same ones `n8n-node lint` runs), applied to what we ship:
-// credentials/, nodes/ and package.json. The sandbox (sandbox/), tests, scripts, benchmarks and scratch folders are
-// development tools, not node code, and are not linted by these rules.
+// credentials/, nodes/ and package.json. The sandbox (sandbox/), tests, scripts, benchmarks and scratch
+// folders are development tools, not node code, and are not linted by these rules.
+// On top of them, the layering of the shipped code:
+// - nothing under nodes/ or credentials/ imports the sandbox, tests, benchmarks or scripts;
+// - outside nodes/VoiceAi/transport/, code reaches the service only through the transport's public
+//   module (nodes/VoiceAi/transport/index.ts: voiceAiApiRequest), never its inner files or n8n's HTTP helpers.
 import { config } from '@n8n/node-cli/eslint';
+
+const DEVELOPMENT_FOLDERS = ['sandbox', 'test', 'bench', 'scripts'];
+
+const notShipped = {
+	group: DEVELOPMENT_FOLDERS.flatMap((folder) => [`**/${folder}`, `**/${folder}/**`]),
+	message:
+		'Shipped code (nodes/, credentials/) must not import the sandbox, tests, benchmarks or scripts: they are not published.',
+};
+
+const transportInternals = {
+	group: ['**/transport/*'],
+	message:
+		'Import the transport through its public module (../transport, nodes/VoiceAi/transport/index.ts), not its inner files.',
+};
+
+const directHttp = {
+	selector:
+		"MemberExpression[object.type='MemberExpression'][object.property.name='helpers'][property.name=/^(httpRequest|request)/]",
+	message:
+		"Requests to the service go through the transport's voiceAiApiRequest (retries, redirects refused, secrets redacted), not n8n's HTTP helpers.",
+};
 
 export default [
 	{
@@ -21,4 +46,18 @@ export default [
 		],
 	},
 	...config,
+	{
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+		rules: {
+			'no-restricted-imports': ['error', { patterns: [notShipped] }],
+		},
+	},
+	{
+		files: ['nodes/**/*.ts'],
+		ignores: ['nodes/VoiceAi/transport/**'],
+		rules: {
+			'no-restricted-imports': ['error', { patterns: [notShipped, transportInternals] }],
+			'no-restricted-syntax': ['error', directHttp],
+		},
+	},
 ];
