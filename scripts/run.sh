@@ -78,9 +78,15 @@ case "$job" in
   lint) ensure_deps; lint "${@:2}" ;;
   sandbox) ensure_deps; exec npx tsx sandbox/cli.ts "${@:2}" ;;
   simulate) ensure_deps; exec npx tsx sandbox/simulate.ts "${@:2}" ;;
+  quick)
+    # `npm run test:unit`: every suite that needs no n8n install (jest.quick.config.js), on a fresh build.
+    ensure_deps
+    build
+    exec npx jest --config jest.quick.config.js "${@:2}"
+    ;;
   unit|e2e)
     ensure_deps
-    # The unit suites load n8n's HTTP Request node from it; the e2e suites run it.
+    # The unit suites (one of them) load n8n's HTTP Request node from it; the e2e suites run it.
     export VOICEAI_N8N_DIR="${VOICEAI_N8N_DIR:-$(n8n_dir)}"
     if [ "$job" = unit ]; then exec npx jest --config jest.config.js "${@:2}"; fi
     exec npx jest --config test/e2e/jest.config.js --runInBand "${@:2}"
@@ -108,7 +114,7 @@ case "$job" in
     exec npx tsx bench/profileTrigger.ts "${@:2}"
     ;;
   *)
-    echo "usage: scripts/run.sh test|editor|demo|bench|bench-profile|build|lint|sandbox|simulate|unit|e2e|compat|check-package|format|format-check [args]" >&2
+    echo "usage: scripts/run.sh test|editor|demo|bench|bench-profile|build|lint|sandbox|simulate|quick|unit|e2e|compat|check-package|format|format-check [args]" >&2
     exit 2
     ;;
 esac
