@@ -1,4 +1,4 @@
-/** What every scenario hands back, and how it is printed (stdout) and written (bench/results.md). */
+/** What every scenario hands back, and how it is printed (stdout) and written (bench/RESULTS.md). */
 
 export interface Check {
 	name: string;
