@@ -32,8 +32,7 @@ export class VoiceAi implements INodeType {
 		description:
 			'Manage agents, chatbot widgets, SIP trunks, trust products, contact lists and the webhook of a Voice AI organization',
 		// Used as written (n8n appends its tracking query only to codex links, which would cut off an anchor).
-		documentationUrl:
-			'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#operations',
+		documentationUrl: 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#operations',
 		defaults: { name: 'Voice AI' },
 		usableAsTool: true,
 		// Where SIP Get, Update and Compare put SIP passwords; the node itself hides them (docs/sip-credentials.md).
