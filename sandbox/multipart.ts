@@ -55,7 +55,8 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<M
 				fieldSize: limits.maxFieldBytes,
 				files: limits.fileFields.length,
 				fields: limits.textFields.length,
-				parts: limits.fileFields.length + limits.textFields.length,
+				// busboy counts the closing boundary too: a form with every field would reach the limit.
+				parts: limits.fileFields.length + limits.textFields.length + 1,
 				fieldNameSize: 100,
 			},
 		});

@@ -93,6 +93,7 @@ case "$job" in
     ;;
   compat) ensure_deps; build; compat_on_oldest "${@:2}" ;;
   check-package) ensure_deps; build; exec node scripts/check-package.mjs "${@:2}" ;;
+  docs) ensure_deps; exec npx tsx scripts/operations-table.ts "${@:2}" ;;
   format) ensure_deps; exec npx prettier --write . "${@:2}" ;;
   format-check) ensure_deps; exec npx prettier --check . "${@:2}" ;;
   demo)
@@ -114,7 +115,7 @@ case "$job" in
     exec npx tsx bench/profileTrigger.ts "${@:2}"
     ;;
   *)
-    echo "usage: scripts/run.sh test|editor|demo|bench|bench-profile|build|lint|sandbox|simulate|quick|unit|e2e|compat|check-package|format|format-check [args]" >&2
+    echo "usage: scripts/run.sh test|editor|demo|bench|bench-profile|build|lint|sandbox|simulate|quick|unit|e2e|compat|check-package|docs|format|format-check [args]" >&2
     exit 2
     ;;
 esac

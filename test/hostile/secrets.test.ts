@@ -14,6 +14,7 @@ import type { InputItem, RunNodeResult } from '../support/engine';
 import { runNode, testCredential } from '../support/engine';
 import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
 import { TriggerWorkflow } from '../support/triggerWorkflow';
+import { catalogue, entryName, exampleParameters } from '../support/catalogue';
 import { startRecorder, type RecordedRequest } from '../support/recorder';
 
 const fx = new SandboxFixture();
@@ -103,15 +104,22 @@ interface Scenario {
 	items?: InputItem[];
 	fault?: { kind: string; path: string; method?: string };
 	continueOnFail?: boolean;
-	fails: boolean;
+	/** Whether the run must fail; absent: either. */
+	fails?: boolean;
 }
 
 const scenarios = (authHeader: 'bearer' | 'xApiKey'): Scenario[] => [
-	{
-		name: 'agent get many',
-		parameters: { resource: 'agent', operation: 'getAll', returnAll: true },
-		fails: false,
-	},
+	// Every operation's catalogue example, once per header form on one sandbox: a write that may not be
+	// repeated may fail the second time (Agent Create: the name exists); Pass Once fails in the engine
+	// (no processed-data store). Scanned all the same.
+	...catalogue.map(
+		(entry): Scenario => ({
+			name: `${entryName(entry)} (catalogue example)`,
+			parameters: exampleParameters(entry),
+			items: entry.example.items,
+			fails: entry.request === null ? true : entry.retried === 'after429' ? undefined : false,
+		}),
+	),
 	{
 		name: 'agent create',
 		parameters: {
@@ -136,16 +144,6 @@ const scenarios = (authHeader: 'bearer' | 'xApiKey'): Scenario[] => [
 		fails: false,
 	},
 	{
-		name: 'contact list names',
-		parameters: { resource: 'contact', operation: 'getListNames', returnAll: true },
-		fails: false,
-	},
-	{
-		name: 'SIP get',
-		parameters: { resource: 'sip', operation: 'get', phoneNumber: '+14155550101' },
-		fails: false,
-	},
-	{
 		name: 'SIP update with a password',
 		parameters: {
 			resource: 'sip',
@@ -161,16 +159,6 @@ const scenarios = (authHeader: 'bearer' | 'xApiKey'): Scenario[] => [
 					sipPassword: 'pw',
 				},
 			},
-		},
-		fails: false,
-	},
-	{
-		name: 'trust products',
-		parameters: {
-			resource: 'trustProduct',
-			operation: 'getAll',
-			carrier: 'twilio',
-			returnAll: true,
 		},
 		fails: false,
 	},
@@ -306,7 +294,7 @@ describe.each(['bearer', 'xApiKey'] as const)('with the key in %s', (authHeader)
 				continueOnFail: scenario.continueOnFail,
 			});
 			runs.push({ name: `${authHeader} ${scenario.name}`, result });
-			expect(Boolean(result.error)).toBe(scenario.fails);
+			if (scenario.fails !== undefined) expect(Boolean(result.error)).toBe(scenario.fails);
 			expect(leaks(everything(result))).toEqual([]);
 			expect(leaks(JSON.stringify(result.run ?? null))).toEqual([]);
 			if (result.error)

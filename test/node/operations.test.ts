@@ -1,6 +1,8 @@
+// What each operation sends and answers is the catalogue's wire test (catalogue.test.ts); here: what
+// goes beyond one request (several items, Limit, state kept or changed, uploads, the credential).
 import { testCredential } from '../support/engine';
 import { captureServer } from '../support/captureServer';
-import { PNG, SVG, SandboxFixture } from '../support/sandboxFixture';
+import { PNG, SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());
@@ -56,94 +58,6 @@ describe('agent', () => {
 		expect(posts.map((request) => [request.status, request.contentType])).toEqual([
 			[201, 'application/json'],
 			[201, 'application/json'],
-		]);
-	});
-});
-
-describe('chatbot', () => {
-	it('Update sends the chosen fields as multipart, booleans as true/false', async () => {
-		const result = await fx.run({
-			resource: 'chatbot',
-			operation: 'update',
-			chatbotId: 'cb_acme_support',
-			updateFields: {
-				chatbotName: 'Support',
-				chatbot_title: 'Ask us',
-				header_color: '#112233',
-				background_color: '#FFFFFF',
-				text_color: '#000000',
-				user_message_color: '#0A0B0C',
-				input_bg_color: '#EEEEEE',
-				pathway_id: 'pw_1',
-				welcome_message: 'Hello there',
-				template: 'glassmorphism',
-				bubble_icon: 'sparkles',
-				bubble_position: 'bottom-left',
-				bubble_size: 'large',
-				auto_open: true,
-				show_branding: false,
-				input_placeholder: 'Ask anything',
-				greeting_text: '',
-			},
-		});
-		expect(result.error).toBeUndefined();
-		expect(result.items).toHaveLength(1);
-		expect(result.items[0].json).toMatchObject({
-			id: 'cb_acme_support',
-			chatbotName: 'Support',
-			header_color: '#112233',
-			template: 'glassmorphism',
-			bubble_icon: 'sparkles',
-			auto_open: true,
-			show_branding: false,
-			greeting_text: '',
-		});
-		expect(result.items[0].pairedItem).toEqual({ item: 0 });
-		const [request] = await fx.requests();
-		expect(request.method).toBe('PATCH');
-		expect(request.contentType).toMatch(/^multipart\/form-data/);
-	});
-
-	it('Update uploads both images from binary properties with their file names and MIME types', async () => {
-		const result = await fx.run(
-			{
-				resource: 'chatbot',
-				operation: 'update',
-				chatbotId: 'cb_acme_booking',
-				updateFields: { chatbotImageProperty: 'logo', bubbleIconImageProperty: 'icon' },
-			},
-			{
-				items: [
-					{
-						json: {},
-						binary: {
-							logo: { data: PNG, mimeType: 'image/png', fileName: 'logo.png' },
-							icon: { data: SVG, mimeType: 'image/svg+xml', fileName: 'bubble.svg' },
-						},
-					},
-				],
-			},
-		);
-		expect(result.error).toBeUndefined();
-		expect(result.items[0].json.chatbot_image).toMatch(/\.png$/);
-		expect(result.items[0].json.bubble_icon_image).toMatch(/\.svg$/);
-		const state = await fx.state<{
-			uploads: Array<{
-				chatbotId: string;
-				field: string;
-				filename: string;
-				contentType: string;
-				size: number;
-			}>;
-		}>();
-		const uploads = state.uploads.filter((upload) => upload.chatbotId === 'cb_acme_booking');
-		expect(
-			uploads
-				.map(({ field, filename, size }) => ({ field, filename, size }))
-				.sort((a, b) => a.field.localeCompare(b.field)),
-		).toEqual([
-			{ field: 'bubbleIconImage', filename: 'bubble.svg', size: SVG.length },
-			{ field: 'chatbot_image', filename: 'logo.png', size: PNG.length },
 		]);
 	});
 });
@@ -223,20 +137,6 @@ describe('contact', () => {
 });
 
 describe('sip', () => {
-	it('Get reads the configuration of a number (plus sign encoded in the path)', async () => {
-		const result = await fx.run({ resource: 'sip', operation: 'get', phoneNumber: '+14155550101' });
-		expect(result.error).toBeUndefined();
-		expect(result.items).toHaveLength(1);
-		expect(result.items[0].json).toMatchObject({
-			phone_number: '+14155550101',
-			directions: expect.arrayContaining([
-				expect.objectContaining({ sip_endpoint: 'sip:pbx.acme-dental.example' }),
-			]),
-		});
-		const [request] = await fx.requests();
-		expect(request.path).toBe('/sip/%2B14155550101');
-	});
-
 	it('Update changes one direction and keeps the other by default', async () => {
 		const before = await fx.run({ resource: 'sip', operation: 'get', phoneNumber: '+14155550102' });
 		const types = (before.items[0].json.directions as Array<{ type: string }>)
@@ -320,21 +220,6 @@ describe('sip', () => {
 				.filter((entry) => entry.phone_number === '+14155550101')
 				.map((entry) => [entry.op, entry.direction]),
 		).toContainEqual(['detach', 'outbound']);
-	});
-});
-
-describe('trust product', () => {
-	it('Get Many lists the products of the carrier (twilio by default)', async () => {
-		const result = await fx.run({ resource: 'trustProduct', operation: 'getAll', returnAll: true });
-		expect(result.error).toBeUndefined();
-		expect(result.items).toHaveLength(3);
-		expect(
-			result.items.every(
-				(item) => typeof item.json.sid === 'string' && typeof item.json.friendly_name === 'string',
-			),
-		).toBe(true);
-		const [request] = await fx.requests();
-		expect(request.path).toBe('/agency/twilio/trust-products');
 	});
 });
 

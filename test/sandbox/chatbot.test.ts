@@ -125,6 +125,37 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 		]);
 	});
 
+	it('accepts a form with every field of the spec and both images', async () => {
+		const text = {
+			chatbotName: 'Acme Help',
+			chatbot_title: 'Ask us',
+			header_color: '#112233',
+			background_color: '#FFFFFF',
+			text_color: '#000000',
+			pathway_id: 'pw_1',
+			welcome_message: 'Hello',
+			template: 'modern',
+			bubble_icon: 'bot',
+			bubble_position: 'bottom-left',
+			bubble_size: 'large',
+			auto_open: 'true',
+			user_message_color: '#0A0B0C',
+			input_placeholder: 'Ask anything',
+			greeting_text: '',
+			show_branding: 'false',
+			input_bg_color: '#EEEEEE',
+		};
+		const reply = await patch(
+			'cb_acme_support',
+			form(text, {
+				chatbot_image: { data: PNG_BYTES, type: 'image/png', name: 'logo.png' },
+				bubbleIconImage: { data: SVG_TEXT, type: 'image/svg+xml', name: 'bubble.svg' },
+			}),
+		);
+		expect(reply.status).toBe(200);
+		expect(reply.body).toMatchObject({ ...text, auto_open: true, show_branding: false });
+	});
+
 	it('recognises the image by its bytes when the declared type is generic', async () => {
 		const reply = await patch(
 			'cb_acme_support',
