@@ -2,7 +2,7 @@
  * `npm run bench`: the throughput benchmark of issue 6. Starts one sandbox (its own process), runs the
  * scenarios one after another, prints each table and writes bench/RESULTS.md (never README.md).
  *
- *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers,trigger] [--quick] [--no-write]
+ *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers,trigger,queueTrigger] [--quick] [--no-write]
  *                        [--trigger-settings defaults,likeForLike,lazy]
  *
  * --quick shrinks items and rounds for a smoke run (its numbers are not the benchmark's); --no-write
@@ -26,6 +26,7 @@ import { spawnSandbox } from './sandbox';
 import { latencyBound } from './scenarios/latency';
 import { memory } from './scenarios/memory';
 import { overhead } from './scenarios/overhead';
+import { queueTrigger } from './scenarios/queueTrigger';
 import { queueWorkers } from './scenarios/queueWorkers';
 import { rateLimited } from './scenarios/rateLimited';
 import { realN8n } from './scenarios/realN8n';
@@ -42,6 +43,7 @@ const SCENARIOS = [
 	'realN8n',
 	'queueWorkers',
 	'trigger',
+	'queueTrigger',
 ] as const;
 const RESULTS_JSON = join(__dirname, 'results.json');
 const RESULTS_MD = join(__dirname, 'RESULTS.md');
@@ -120,6 +122,13 @@ async function main(): Promise<void> {
 				result = await triggerVsWebhook({
 					settings: triggerSettings,
 					rounds: quick ? 2 : 4,
+					sequential: quick ? 5 : 10,
+					parallel: quick ? 20 : 40,
+				});
+			else if (name === 'queueTrigger')
+				result = await queueTrigger({
+					settings: triggerSettings,
+					rounds: quick ? 2 : 3,
 					sequential: quick ? 5 : 10,
 					parallel: quick ? 20 : 40,
 				});

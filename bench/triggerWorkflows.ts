@@ -127,6 +127,12 @@ export async function post(url: string): Promise<number | undefined> {
 	return performance.now() - started;
 }
 
+/** What publish() needs: a Stack, or the same parts of the queue deployment (its balancer as n8n). */
+export type PublishTarget = Pick<Stack, 'api' | 'admin' | 'credential' | 'org'> & {
+	sandbox: Pick<Stack['sandbox'], 'baseUrl' | 'orgs'>;
+	n8n: { webhookBase: string };
+};
+
 export async function executionCount(stack: Stack, workflowId: string): Promise<number> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 	return (
@@ -138,7 +144,7 @@ export async function executionCount(stack: Stack, workflowId: string): Promise<
  * Publishes one workflow per receiver and returns the URL each is called at (a trigger's with its
  * token). Each trigger gets an account of its own: one account has one webhook, held by one workflow.
  */
-export async function publish(stack: Stack, list: Receiver[]): Promise<Published> {
+export async function publish(stack: PublishTarget, list: Receiver[]): Promise<Published> {
 	const urls: Record<string, string> = {};
 	const workflowIds: Record<string, string> = {};
 	let account = 0;

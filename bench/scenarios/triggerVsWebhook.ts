@@ -33,7 +33,7 @@ import {
 } from '../triggerWorkflows';
 
 /** Targets of issue 20 for the trigger a new node gets. Defaults: none (n8n's isolate, see the notes). */
-const TARGETS: Partial<
+export const TRIGGER_TARGETS: Partial<
 	Record<TriggerSetting, { latency: number; throughput: number; cpu: number }>
 > = {
 	likeForLike: { latency: 1.05, throughput: 1 / 1.05, cpu: 1.05 },
@@ -251,7 +251,7 @@ export async function triggerVsWebhook(options: TriggerOptions): Promise<Scenari
 					figures.failed[receiver.key] === '0',
 			),
 		});
-		const target = TARGETS[setting];
+		const target = TRIGGER_TARGETS[setting];
 		const ratio = ratios[newNode];
 		if (target && ratio) {
 			const label = `Trigger (a new node) / Webhook node, ${TRIGGER_SETTINGS[setting].label}`;

@@ -109,3 +109,51 @@ export async function settledExecutions(
 		await new Promise((r) => setTimeout(r, 1_000));
 	}
 }
+
+/** Ids of the workflow's executions n8n marked failed (error or crashed). */
+export async function failedExecutionIds(n8nDb: Client, workflowId: string): Promise<string[]> {
+	const { rows } = await n8nDb.query<{ id: string }>(
+		`SELECT id FROM execution_entity WHERE "workflowId" = $1 AND status IN ('error', 'crashed')`,
+		[workflowId],
+	);
+	return rows.map((row) => String(row.id));
+}
+
+/**
+ * Every second, reads the conversation (an id starting with `prefix`) of each open execution of the
+ * workflow not seen yet, from the data the webhook processor stored with it, into `into`.
+ */
+export function sampleOpenExecutions(
+	n8nDb: Client,
+	workflowId: string,
+	prefix: string,
+	into: Map<string, string>,
+): { stop: () => Promise<void> } {
+	// Prefixes are letters, digits and hyphens (loadOrder).
+	const pattern = new RegExp(`${prefix}-\\d+`);
+	let stopped = false;
+	const loop = (async () => {
+		while (!stopped) {
+			try {
+				const { rows } = await n8nDb.query<{ id: string; data: string }>(
+					`SELECT e.id, d.data FROM execution_entity e JOIN execution_data d ON d."executionId" = e.id
+					 WHERE e."workflowId" = $1 AND e.status IN ('new', 'running') AND NOT (e.id = ANY($2::int[]))`,
+					[workflowId, [...into.keys()].map(Number)],
+				);
+				for (const row of rows) {
+					const match = pattern.exec(row.data);
+					if (match) into.set(String(row.id), match[0]);
+				}
+			} catch {
+				// the next round reads them again
+			}
+			await new Promise((r) => setTimeout(r, 1_000));
+		}
+	})();
+	return {
+		stop: async () => {
+			stopped = true;
+			await loop;
+		},
+	};
+}

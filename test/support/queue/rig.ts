@@ -18,12 +18,16 @@ import {
 	type QueueDeployment,
 	type QueueDeploymentOptions,
 } from './deployment';
+import type { Delivery } from '../../e2e/sandbox-admin';
 import {
 	deliverLoad,
 	executionCounts,
+	failedExecutionIds,
 	loadOrder,
+	sampleOpenExecutions,
 	settledExecutions,
 	startLoadSandbox,
+	type ExecutionCounts,
 	type QueueSandbox,
 } from './load';
 import { balancerLog } from './servers';
@@ -57,6 +61,16 @@ export interface ScenarioFigures {
 	/** Conversations the service delivered once that were written more than once (a fault's duplicate). */
 	writtenTwiceDeliveredOnce: number;
 	missing: number;
+	/** Executions n8n marked failed (error or crashed). */
+	failed: number;
+	/** Of them, runs whose conversation was read from n8n's database while they were still open. */
+	failedIdentified: number;
+	/** Failed runs whose conversation another run (its repeat or its retry) wrote anyway. */
+	failedWrittenByAnother: number;
+	/** Distinct conversations of failed runs that no run wrote. */
+	failedUnwritten: number;
+	/** Missing conversations that were not the conversation of a failed run. */
+	missingNotFailed: number;
 	/** Repeated conversations whose copies reached different webhook processors. */
 	repeatsAcrossProcessors: number;
 	/** From the first delivery until the service had its last answer. */
@@ -75,8 +89,8 @@ export class QueueRig {
 		readonly sandbox: QueueSandbox,
 		readonly org: string,
 		readonly agentId: string,
-		private readonly voiceAiCredential: CredentialRef,
-		private readonly postgresCredential: CredentialRef,
+		readonly voiceAiCredential: CredentialRef,
+		readonly postgresCredential: CredentialRef,
 		readonly n8nDb: Client,
 		readonly crmDb: Client,
 		private readonly ownsRoot: string | undefined,
@@ -180,10 +194,11 @@ export class QueueRig {
 	): Promise<ScenarioFigures> {
 		const workflow = await this.publish({ ...options, name: `CRM sync, scenario ${options.name}` });
 		await this.crmDb.query('TRUNCATE crm_contacts');
+		const prefix = `conv-${options.name}-${Date.now()}`;
 		const { order, distinct } = loadOrder({
 			total: options.total,
 			repeatShare: options.repeatShare,
-			prefix: `conv-${options.name}-${Date.now()}`,
+			prefix,
 		});
 		const logStart = balancerLog(this.deployment.root).length;
 		const started = Date.now();
@@ -208,14 +223,31 @@ export class QueueRig {
 				log(`[${options.name}] fault handled`);
 			})();
 		}
-		const deliveries = await deliverLoad(this.sandbox, this.org, this.agentId, order);
-		await fault;
-		const seconds = (Date.now() - started) / 1000;
-		const counts = await settledExecutions(this.n8nDb, workflow.id);
+		// n8n overwrites the data of the runs it marks failed (~90 s after a worker dies): which
+		// conversation each run held is read while it is still open.
+		const conversationOf = new Map<string, string>();
+		const sampler = options.fault
+			? sampleOpenExecutions(this.n8nDb, workflow.id, prefix, conversationOf)
+			: undefined;
+		let deliveries: Delivery[];
+		let counts: ExecutionCounts;
+		let seconds: number;
+		try {
+			deliveries = await deliverLoad(this.sandbox, this.org, this.agentId, order);
+			await fault;
+			seconds = (Date.now() - started) / 1000;
+			counts = await settledExecutions(this.n8nDb, workflow.id);
+		} finally {
+			await sampler?.stop();
+		}
 		const settledSeconds = (Date.now() - started) / 1000;
 		const crm = await crmFigures(this.crmDb);
 		const ids = new Set(order);
-		const missing = [...ids].filter((id) => !crm.ids.has(id)).length;
+		const missingIds = [...ids].filter((id) => !crm.ids.has(id));
+		const failedIds = await failedExecutionIds(this.n8nDb, workflow.id);
+		const failedConversations = new Set(
+			failedIds.flatMap((id) => (conversationOf.has(id) ? [conversationOf.get(id) as string] : [])),
+		);
 
 		// Which processor answered each delivery: nginx logs the sandbox's delivery id.
 		const upstreamOf = new Map(
@@ -246,7 +278,13 @@ export class QueueRig {
 			writtenTwiceDeliveredOnce: [...crm.writtenTwiceIds].filter(
 				(id) => order.indexOf(id) === order.lastIndexOf(id),
 			).length,
-			missing,
+			missing: missingIds.length,
+			failed: failedIds.length,
+			failedIdentified: failedIds.filter((id) => conversationOf.has(id)).length,
+			failedWrittenByAnother: failedIds.filter((id) => crm.ids.has(conversationOf.get(id) ?? ''))
+				.length,
+			failedUnwritten: [...failedConversations].filter((id) => !crm.ids.has(id)).length,
+			missingNotFailed: missingIds.filter((id) => !failedConversations.has(id)).length,
 			repeatsAcrossProcessors: [...processorsOf.values()].filter((set) => set.size > 1).length,
 			seconds: Math.round(seconds * 10) / 10,
 			settledSeconds: Math.round(settledSeconds * 10) / 10,
@@ -266,7 +304,8 @@ export function formatFigures(f: ScenarioFigures): string {
 	return (
 		`scenario ${f.scenario}: delivered ${f.delivered}/${f.deliveries} (gave up ${f.undelivered}, retries ${f.retries}), ` +
 		`distinct ${f.distinct}, executions ${f.executions} ${JSON.stringify(f.executionsByStatus)}, rows ${f.rows}, ` +
-		`written twice ${f.writtenTwice} (of them delivered once ${f.writtenTwiceDeliveredOnce}), missing ${f.missing}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
+		`written twice ${f.writtenTwice} (of them delivered once ${f.writtenTwiceDeliveredOnce}), missing ${f.missing}, ` +
+		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), repeats across processors ${f.repeatsAcrossProcessors}, ` +
 		`answered in ${f.seconds} s, all executions done in ${f.settledSeconds} s (${f.deliveriesPerSecond} deliveries/s)`
 	);
 }

@@ -19,13 +19,17 @@ interface PassOnceInput {
 
 /**
  * n8n's processed-data store reads and rewrites one record per workflow, with no lock: two calls that
- * overlap can overwrite each other's entries, and the first record of a workflow, inserted by two
- * runs at once, fails the second with a unique-key error. Calls for one workflow are therefore
- * chained in this process (all runs of regular mode, or of one queue-mode worker), and a failed call
- * is tried again, when the record exists. Runs on different workers can still overlap (docs/scaling.md).
+ * overlap (two workers, or two runs in one process) can both find a conversation new, or overwrite
+ * each other's entries. Its one atomic step is creating a record, whose key is unique. Pass Once uses
+ * that as a lock across processes: the node's own record (scope "node") exists while a run holds it.
+ * Within a process the calls are also chained, so each process has at most one waiter.
  */
 const chains = new Map<string, Promise<unknown>>();
 const ATTEMPTS = 3;
+const LOCK = 'pass-once lock';
+/** A holder keeps the lock for a few database round trips; one seen held this long died holding it. */
+const LOCK_LAPSES_AFTER_MS = 30_000;
+const LOCK_WAIT_MS = 60_000;
 
 function oneAtATime<T>(key: string, task: () => Promise<T>): Promise<T> {
 	const next = (chains.get(key) ?? Promise.resolve()).then(task, task);
@@ -48,6 +52,66 @@ async function withRetries<T>(task: () => Promise<T>): Promise<T> {
 		});
 	}
 	return await outcome;
+}
+
+type Store = Pick<
+	IExecuteFunctions['helpers'],
+	'checkProcessedAndRecord' | 'clearAllProcessedItems' | 'getProcessedDataCount'
+>;
+const ENTRIES = { mode: 'entries' } as const;
+
+/**
+ * Creating the record [LOCK, a token of this call] succeeds for one caller only; a caller that finds
+ * the record sees LOCK as processed (and adds its token, which nobody asks about). While the record
+ * exists, waiters only count its entries. A lock seen held for LOCK_LAPSES_AFTER_MS is cleared.
+ */
+async function acquireLock(store: Store): Promise<void> {
+	const started = Date.now();
+	let heldSince = Date.now();
+	let lastError: unknown;
+	while (Date.now() - started < LOCK_WAIT_MS) {
+		// A database that cannot be read fails the item now, not after LOCK_WAIT_MS.
+		const held =
+			(await withRetries(async () => await store.getProcessedDataCount('node', ENTRIES))) > 0;
+		if (!held) {
+			heldSince = Date.now();
+			try {
+				const token = `${LOCK} ${Date.now()} ${Math.random()}`;
+				const result = await store.checkProcessedAndRecord([LOCK, token], 'node', ENTRIES);
+				if (result.new.length === 2) return;
+			} catch (error) {
+				// Another caller created the record at the same moment (unique key).
+				lastError = error;
+			}
+		} else if (Date.now() - heldSince > LOCK_LAPSES_AFTER_MS) {
+			await store.clearAllProcessedItems('node', ENTRIES).catch(() => undefined);
+			heldSince = Date.now();
+		}
+		await sleep(5 + Math.floor(Math.random() * 20));
+	}
+	throw new Error(
+		`the lock of Pass Once stayed taken for ${LOCK_WAIT_MS / 1000} s${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
+	);
+}
+
+async function passesOnce(store: Store, id: string, historySize: number): Promise<boolean> {
+	await acquireLock(store);
+	try {
+		const result = await withRetries(
+			async () =>
+				await store.checkProcessedAndRecord([id], 'workflow', {
+					mode: 'entries',
+					maxEntries: historySize,
+				}),
+		);
+		return result.new.length > 0;
+	} finally {
+		await withRetries(async () => await store.clearAllProcessedItems('node', ENTRIES)).catch(
+			() => undefined,
+		);
+		// Lets a waiting process see the lock free before this process takes it again.
+		await sleep(Math.floor(Math.random() * 15));
+	}
 }
 
 export const passOnce = defineOperation<PassOnceInput>({
@@ -102,7 +166,11 @@ export const passOnce = defineOperation<PassOnceInput>({
 	},
 	async execute({ id, historySize }, _api, itemIndex) {
 		const helpers = this.helpers as Partial<IExecuteFunctions['helpers']>;
-		if (typeof helpers.checkProcessedAndRecord !== 'function') {
+		if (
+			typeof helpers.checkProcessedAndRecord !== 'function' ||
+			typeof helpers.clearAllProcessedItems !== 'function' ||
+			typeof helpers.getProcessedDataCount !== 'function'
+		) {
 			throw new NodeOperationError(
 				this.getNode(),
 				'This n8n has no processed-data store, so Pass Once cannot work here',
@@ -113,13 +181,16 @@ export const passOnce = defineOperation<PassOnceInput>({
 				},
 			);
 		}
-		const check = helpers.checkProcessedAndRecord.bind(this.helpers);
-		let result;
+		const store: Store = {
+			checkProcessedAndRecord: helpers.checkProcessedAndRecord.bind(this.helpers),
+			clearAllProcessedItems: helpers.clearAllProcessedItems.bind(this.helpers),
+			getProcessedDataCount: helpers.getProcessedDataCount.bind(this.helpers),
+		};
+		let isNew: boolean;
 		try {
-			result = await oneAtATime(String(this.getWorkflow().id), async () =>
-				withRetries(
-					async () => await check([id], 'workflow', { mode: 'entries', maxEntries: historySize }),
-				),
+			isNew = await oneAtATime(
+				String(this.getWorkflow().id),
+				async () => await passesOnce(store, id, historySize),
 			);
 		} catch (error) {
 			throw new NodeOperationError(
@@ -131,7 +202,7 @@ export const passOnce = defineOperation<PassOnceInput>({
 				},
 			);
 		}
-		if (result.new.length === 0) return [];
+		if (!isNew) return [];
 		return [this.getInputData()[itemIndex].json as IDataObject];
 	},
 });
