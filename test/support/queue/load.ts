@@ -1,7 +1,7 @@
 /**
  * Load through the balancer as the service sends it: the sandbox completes conversations and delivers
  * them to the account webhook (the published trigger), at most `concurrency` deliveries in flight,
- * retrying by its stated policy (test/sandbox/delivery.ts). A share of the conversations is completed a
+ * retrying by its stated policy (sandbox/delivery.ts). A share of the conversations is completed a
  * second time a few positions later (same conversation_id), so with round-robin the copy often reaches
  * the other webhook processor while the first is still running.
  */

@@ -18,7 +18,7 @@ import {
 	type QueueDeployment,
 	type QueueDeploymentOptions,
 } from './deployment';
-import type { Delivery } from '../../e2e/sandbox-admin';
+import type { Delivery } from '../sandboxAdmin';
 import {
 	deliverLoad,
 	executionCounts,

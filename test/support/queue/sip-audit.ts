@@ -4,7 +4,7 @@
  * schedule brought forward to the next 20 seconds and its number list replaced by those numbers,
  * and its first scheduled run is read back: where it ran and what it reported.
  */
-import { loadExample, pollUntil, type WorkflowJson } from '../../e2e/harness';
+import { loadExample, pollUntil, type WorkflowJson } from '../n8n';
 import type { QueueRig } from './rig';
 import { whoRan } from './test-listen';
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { pollUntil } from '../../e2e/harness';
+import { pollUntil } from '../n8n';
 import { crmWorkflow } from './crm';
 import type { QueueRig } from './rig';
 
