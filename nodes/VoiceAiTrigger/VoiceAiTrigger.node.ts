@@ -207,13 +207,16 @@ async function hasValidToken(
 
 /** After a restart, the first delivery to a published trigger tells this process who holds the account. */
 function noteReceiver(this: IWebhookFunctions, record: Registration): void {
-	const workflow = this.getWorkflow();
-	noteDelivery(record.accountKey!, {
-		id: `${workflow.id}/${this.getNode().id}`,
-		workflowId: String(workflow.id),
-		workflowName: workflow.name ?? String(workflow.id),
-		productionUrl: record.webhookUrl,
-		claimedAt: record.claimedAt ?? 0,
+	// Built only when the account is unknown: getNode() deep-copies the node.
+	noteDelivery(record.accountKey!, () => {
+		const workflow = this.getWorkflow();
+		return {
+			id: `${workflow.id}/${this.getNode().id}`,
+			workflowId: String(workflow.id),
+			workflowName: workflow.name ?? String(workflow.id),
+			productionUrl: record.webhookUrl,
+			claimedAt: record.claimedAt ?? 0,
+		};
 	});
 }
 

@@ -59,9 +59,12 @@ export function isKnown(key: string): boolean {
 	return accounts.has(key);
 }
 
-/** A production delivery reached a published trigger: after a restart, that is how it is found again. */
-export function noteDelivery(key: string, receiver: Claim): void {
-	if (!accounts.has(key)) claim(key, receiver, { takeOver: false, restoring: true });
+/**
+ * A production delivery reached a published trigger: after a restart, that is how it is found again.
+ * `receiver` is called only for an account this process does not know yet (once, not per delivery).
+ */
+export function noteDelivery(key: string, receiver: () => Claim): void {
+	if (!accounts.has(key)) claim(key, receiver(), { takeOver: false, restoring: true });
 }
 
 /**
