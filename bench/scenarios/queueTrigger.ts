@@ -28,7 +28,7 @@ import {
 	type Receiver,
 	type TriggerSetting,
 } from '../triggerWorkflows';
-import { TRIGGER_TARGETS } from './triggerVsWebhook';
+import { triggerTargetChecks } from './triggerVsWebhook';
 
 const CONCURRENCY = 10;
 const WARM_UP = 10;
@@ -212,29 +212,9 @@ export async function queueTrigger(options: QueueTriggerOptions): Promise<Scenar
 				),
 				`${figures.executions[receiver.key]} of ${figures.expected[receiver.key]}; not 200: ${figures.failed[receiver.key]}`,
 			]);
-			const target = TRIGGER_TARGETS[setting];
-			if (receiver.key === newNode && target) {
+			if (receiver.key === newNode) {
 				const name = `Queue mode, trigger (a new node) / Webhook node, ${label}`;
-				checks.push(
-					{
-						name: `${name}: latency at concurrency 1`,
-						target: `≤ ${fmt.ratio(target.latency)}`,
-						measured: fmt.ratio(ratio.latency),
-						pass: ratio.latency <= target.latency,
-					},
-					{
-						name: `${name}: throughput at concurrency ${CONCURRENCY}`,
-						target: `≥ ${fmt.ratio(target.throughput)}`,
-						measured: fmt.ratio(ratio.perSecond),
-						pass: ratio.perSecond >= target.throughput,
-					},
-					{
-						name: `${name}: deployment CPU per delivery`,
-						target: `≤ ${fmt.ratio(target.cpu)}`,
-						measured: fmt.ratio(ratio.cpu),
-						pass: ratio.cpu <= target.cpu,
-					},
-				);
+				checks.push(...triggerTargetChecks(setting, name, ratio, 'deployment CPU'));
 			}
 		}
 		own.push([
