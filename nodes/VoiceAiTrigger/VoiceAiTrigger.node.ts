@@ -9,7 +9,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
-import { isDuplicate } from './dedupe';
+import { forgetUnlessAnswered, remember } from './dedupe';
 import { checkFilter, fieldAt, idList, locatorText, readDeliveries } from './delivery';
 import { toItem } from './output';
 import { triggerProperties } from './properties';
@@ -145,6 +145,7 @@ export class VoiceAiTrigger implements INodeType {
 
 		const counts = { duplicates: 0, filtered: 0, unidentified: 0 };
 		const items = [];
+		const recorded: Array<[string, number]> = [];
 		for (const [index, delivery] of read.deliveries.entries()) {
 			const filter = checkFilter(delivery, chatbotIds, agentIds);
 			if (filter === 'filtered' || (filter === 'unidentified' && !startUnidentified)) {
@@ -152,12 +153,17 @@ export class VoiceAiTrigger implements INodeType {
 				continue;
 			}
 			const id = dedupeIdOf(delivery, dedupeField, context.deliveryId, batch ? index : undefined);
-			if (id !== undefined && windowMs > 0 && isDuplicate(scope, id, windowMs, now)) {
-				counts.duplicates++;
-				continue;
+			if (id !== undefined && windowMs > 0) {
+				const expiresAt = remember(scope, id, windowMs, now);
+				if (expiresAt === undefined) {
+					counts.duplicates++;
+					continue;
+				}
+				recorded.push([id, expiresAt]);
 			}
 			items.push(toItem(delivery, context, output));
 		}
+		forgetUnlessAnswered(response, scope, recorded);
 
 		// Dropped deliveries are still answered 2xx, or the service would retry them.
 		if (items.length === 0) {

@@ -10,10 +10,42 @@ const MAX_REMEMBERED_IDS = 10_000;
 const MAX_TRIGGERS = 1_000;
 
 /**
- * Records `id` for `scope` and tells whether it was already seen within `windowMs` (a duplicate).
- * Check and record happen in one synchronous step, so two concurrent copies cannot both pass.
+ * Keeps the ids recorded for one delivery only if its answer reaches the service as a success. n8n
+ * answers after webhook() returned: when it then fails to store or queue the execution (a 500), or
+ * the connection drops (a process shutting down), the service sends the delivery again, and that copy
+ * must start a run instead of being dropped as a duplicate of one that never ran.
  */
-export function isDuplicate(scope: string, id: string, windowMs: number, now: number): boolean {
+export function forgetUnlessAnswered(
+	response: {
+		once(event: 'close', listener: () => void): unknown;
+		statusCode: number;
+		writableFinished: boolean;
+	},
+	scope: string,
+	recorded: Array<[id: string, expiresAt: number]>,
+): void {
+	if (recorded.length === 0) return;
+	response.once('close', () => {
+		if (response.writableFinished && response.statusCode >= 200 && response.statusCode < 300)
+			return;
+		const seen = seenByTrigger.get(scope);
+		for (const [id, expiresAt] of recorded) {
+			if (seen?.get(id) === expiresAt) seen.delete(id);
+		}
+	});
+}
+
+/**
+ * Records `id` for `scope` for `windowMs` and returns its expiry, or undefined when it was already seen
+ * within its window (a duplicate). Check and record happen in one synchronous step, so two concurrent
+ * copies cannot both pass.
+ */
+export function remember(
+	scope: string,
+	id: string,
+	windowMs: number,
+	now: number,
+): number | undefined {
 	let seen = seenByTrigger.get(scope);
 	if (seen === undefined) {
 		if (seenByTrigger.size >= MAX_TRIGGERS) {
@@ -23,14 +55,15 @@ export function isDuplicate(scope: string, id: string, windowMs: number, now: nu
 		seenByTrigger.set(scope, seen);
 	}
 	forgetExpired(seen, now);
-	const expiresAt = seen.get(id);
-	if (expiresAt !== undefined && expiresAt > now) return true;
+	const known = seen.get(id);
+	if (known !== undefined && known > now) return undefined;
 	seen.delete(id);
-	seen.set(id, now + windowMs);
+	const expiresAt = now + windowMs;
+	seen.set(id, expiresAt);
 	while (seen.size > MAX_REMEMBERED_IDS) {
 		seen.delete(seen.keys().next().value as string);
 	}
-	return false;
+	return expiresAt;
 }
 
 /** Entries are kept in insertion order with the same window, so expired ones sit at the front. */

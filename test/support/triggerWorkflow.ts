@@ -304,6 +304,11 @@ export interface Execution {
 export class WebhookReceiver {
 	readonly executions: Execution[] = [];
 	readonly responses: { status: number; mode: 'production' | 'test' }[] = [];
+	/**
+	 * How many of the next executions n8n fails to store or queue after the node accepted the
+	 * delivery: it then answers 500 (WebhookHelpers.executeWebhook when WorkflowRunner.run throws).
+	 */
+	failStarts = 0;
 	private server?: Server;
 	private workflows = new Map<string, TriggerWorkflow>();
 	baseUrl = '';
@@ -346,7 +351,8 @@ export class WebhookReceiver {
 			return;
 		}
 		let started = false;
-		const status = await runWebhook(owner, workflow, mode, req, res, (items, run) => {
+		const failStart = () => this.failStarts > 0 && this.failStarts-- > 0;
+		const status = await runWebhook(owner, workflow, mode, req, res, failStart, (items, run) => {
 			started = true;
 			this.executions.push({ flowId: owner.workflowId, mode, items, run });
 		});
@@ -370,6 +376,7 @@ async function runWebhook(
 	mode: 'production' | 'test',
 	req: express.Request,
 	res: express.Response,
+	failStart: () => boolean,
 	started: (items: INodeExecutionData[], run: IRun) => void,
 ): Promise<number> {
 	const request = req as express.Request & { rawBody?: Buffer; readRawBody(): Promise<void> };
@@ -415,6 +422,10 @@ async function runWebhook(
 	if (result.workflowData === undefined) {
 		res.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
 		return 200;
+	}
+	if (failStart()) {
+		res.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
+		return 500;
 	}
 	// WebhookHelpers.evaluateResponseOptions: responseMode and responseData of the description are
 	// expressions of the node's parameters (n8n's defaults: onReceived, the text "firstEntryJson").

@@ -272,6 +272,20 @@ describe('duplicates, filters and shapes', () => {
 		expect(executionsOf(flow)).toHaveLength(2);
 	});
 
+	test('a delivery n8n could not start (a 500 after the node took it) starts a run when the service sends it again', async () => {
+		const { flow, url } = await activeTrigger();
+		const body = JSON.stringify(payload());
+		receiver.failStarts = 1;
+		expect((await post(url, body)).status).toBe(500);
+		expect(executionsOf(flow)).toHaveLength(0);
+		const again = await post(url, body);
+		expect(again).toMatchObject({ status: 200, body: { started: true, duplicates: 0 } });
+		expect(executionsOf(flow)).toHaveLength(1);
+		// Once a copy was answered 2xx, the next one is a duplicate again.
+		expect((await post(url, body)).body).toMatchObject({ started: false, duplicates: 1 });
+		expect(executionsOf(flow)).toHaveLength(1);
+	});
+
 	test('the id field is an option (dotted path), and window 0 turns deduplication off', async () => {
 		const { flow, url } = await activeTrigger({ options: { dedupeField: 'variables.call_id' } });
 		await post(url, JSON.stringify(payload({ variables: { call_id: 'c1' } })));
