@@ -33,6 +33,7 @@ async function scenario(options: Parameters<QueueRig['run']>[0]): Promise<Scenar
 	const figures = await rig.run(options, say);
 	results.push(figures);
 	say(formatFigures(figures));
+	for (const line of figures.missingExplained) say(`[${figures.scenario}] ${line}`);
 	return figures;
 }
 

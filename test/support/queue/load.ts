@@ -110,6 +110,35 @@ export async function settledExecutions(
 	}
 }
 
+export interface ExecutionTimings {
+	/** From enqueued (created) to started on a worker: median and 90th percentile, in ms. */
+	queueWaitMs: { median: number; p90: number };
+	/** From started to finished on the worker: median, in ms. */
+	runMs: number;
+}
+
+/** How long the workflow's finished executions waited in the queue for a worker, and ran. */
+export async function executionTimings(
+	n8nDb: Client,
+	workflowId: string,
+): Promise<ExecutionTimings> {
+	const { rows } = await n8nDb.query<{ wait50: number; wait90: number; run50: number }>(
+		`SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY wait) AS wait50,
+		        percentile_cont(0.9) WITHIN GROUP (ORDER BY wait) AS wait90,
+		        percentile_cont(0.5) WITHIN GROUP (ORDER BY run) AS run50
+		 FROM (SELECT extract(epoch FROM "startedAt" - "createdAt") * 1000 AS wait,
+		              extract(epoch FROM "stoppedAt" - "startedAt") * 1000 AS run
+		       FROM execution_entity
+		       WHERE "workflowId" = $1 AND "startedAt" IS NOT NULL AND "stoppedAt" IS NOT NULL) timings`,
+		[workflowId],
+	);
+	const round = (value: number | null) => Math.round(Number(value ?? 0));
+	return {
+		queueWaitMs: { median: round(rows[0]?.wait50), p90: round(rows[0]?.wait90) },
+		runMs: round(rows[0]?.run50),
+	};
+}
+
 /** Ids of the workflow's executions n8n marked failed (error or crashed). */
 export async function failedExecutionIds(n8nDb: Client, workflowId: string): Promise<string[]> {
 	const { rows } = await n8nDb.query<{ id: string }>(

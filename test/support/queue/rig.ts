@@ -22,14 +22,17 @@ import type { Delivery } from '../sandboxAdmin';
 import {
 	deliverLoad,
 	executionCounts,
+	executionTimings,
 	failedExecutionIds,
 	loadOrder,
 	sampleOpenExecutions,
 	settledExecutions,
 	startLoadSandbox,
 	type ExecutionCounts,
+	type ExecutionTimings,
 	type QueueSandbox,
 } from './load';
+import { explainMissing } from './missing';
 import { balancerLog } from './servers';
 
 const TRIGGER = 'Conversation completed';
@@ -79,6 +82,10 @@ export interface ScenarioFigures {
 	settledSeconds: number;
 	/** Deliveries per second until every execution had finished. */
 	deliveriesPerSecond: number;
+	/** How long executions waited in the queue for a worker, and ran. */
+	timings: ExecutionTimings;
+	/** For each missing conversation (the first ten): its deliveries, runs and Pass Once record. */
+	missingExplained: string[];
 }
 
 export class QueueRig {
@@ -253,7 +260,7 @@ export class QueueRig {
 		const upstreamOf = new Map(
 			balancerLog(this.deployment.root)
 				.slice(logStart)
-				.map((e) => [e.delivery, e.upstream]),
+				.map((e) => [e.delivery, e.upstream.split(', ').at(-1) ?? e.upstream]),
 		);
 		const processorsOf = new Map<string, Set<string>>();
 		for (const delivery of deliveries) {
@@ -263,6 +270,17 @@ export class QueueRig {
 			set.add(upstream);
 			processorsOf.set(delivery.conversationId, set);
 		}
+
+		const portOf = new Map(this.deployment.servers.map((s) => [`127.0.0.1:${s.port}`, s.name]));
+		const missingExplained = await explainMissing({
+			missingIds,
+			deliveries,
+			n8nDb: this.n8nDb,
+			workflowId: workflow.id,
+			root: this.deployment.root,
+			processorOf: (upstream) => portOf.get(upstream) ?? upstream,
+			startedAt: started,
+		});
 
 		return {
 			scenario: options.name,
@@ -289,6 +307,8 @@ export class QueueRig {
 			seconds: Math.round(seconds * 10) / 10,
 			settledSeconds: Math.round(settledSeconds * 10) / 10,
 			deliveriesPerSecond: Math.round((order.length / settledSeconds) * 10) / 10,
+			timings: await executionTimings(this.n8nDb, workflow.id),
+			missingExplained,
 		};
 	}
 
@@ -306,6 +326,7 @@ export function formatFigures(f: ScenarioFigures): string {
 		`distinct ${f.distinct}, executions ${f.executions} ${JSON.stringify(f.executionsByStatus)}, rows ${f.rows}, ` +
 		`written twice ${f.writtenTwice} (of them delivered once ${f.writtenTwiceDeliveredOnce}), missing ${f.missing}, ` +
 		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), repeats across processors ${f.repeatsAcrossProcessors}, ` +
-		`answered in ${f.seconds} s, all executions done in ${f.settledSeconds} s (${f.deliveriesPerSecond} deliveries/s)`
+		`answered in ${f.seconds} s, all executions done in ${f.settledSeconds} s (${f.deliveriesPerSecond} deliveries/s), ` +
+		`queue wait median ${f.timings.queueWaitMs.median} ms (p90 ${f.timings.queueWaitMs.p90} ms), run median ${f.timings.runMs} ms`
 	);
 }

@@ -384,14 +384,23 @@ ${routes.webhookProcessors.map((port) => `    server 127.0.0.1:${port} max_fails
 /** Which upstream answered each webhook request, from nginx's access log. */
 export function balancerLog(
 	root: string,
-): Array<{ status: number; uri: string; upstream: string; delivery: string }> {
+): Array<{ msec: number; status: number; uri: string; upstream: string; delivery: string }> {
 	const file = join(root, 'nginx', 'access.log');
 	if (!existsSync(file)) return [];
 	return readFileSync(file, 'utf8')
 		.split('\n')
 		.filter(Boolean)
 		.map((line) => {
-			const [, status, , uri, upstream, delivery] = line.split(' ');
-			return { status: Number(status), uri, upstream, delivery };
+			// $upstream_addr lists every upstream tried ("a, b"), so it is read between the fixed fields.
+			const fields = line.split(' ');
+			const [msec, status, , uri] = fields;
+			const upstream = fields.slice(4, -2).join(' ');
+			return {
+				msec: Number(msec),
+				status: Number(status),
+				uri,
+				upstream,
+				delivery: fields.at(-2) ?? '',
+			};
 		});
 }
