@@ -10,6 +10,7 @@ import type { RunNodeResult } from '../support/engine';
 import { runNode } from '../support/engine';
 import type { Loopback, SeenRequest } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
+import { sipUpdateWithLogin } from '../support/sipParameters';
 import { TriggerWorkflow } from '../support/triggerWorkflow';
 
 const API_KEY = 'ct_redaction_canary_key_0123456789';
@@ -49,23 +50,7 @@ const credentials = (baseUrl = service.url): Record<string, ICredentialDataDecry
 	voiceAiApi: { baseUrl, apiKey: API_KEY },
 });
 
-const sipUpdate: INodeParameters = {
-	resource: 'sip',
-	operation: 'update',
-	phoneNumber: '+14155550102',
-	unlistedDirections: 'detach',
-	directions: {
-		inbound: {
-			sipEndpoint: 'sip:pbx.example.com',
-			port: 5060,
-			transport: 'udp',
-			secureMedia: true,
-			sipUsername: 'frontdesk',
-			sipPassword: SIP_PASSWORD,
-		},
-	},
-	options: { maxAttempts: 1 },
-};
+const sipUpdate = sipUpdateWithLogin(SIP_PASSWORD, { options: { maxAttempts: 1 } });
 const webhookSet: INodeParameters = {
 	resource: 'webhook',
 	operation: 'set',

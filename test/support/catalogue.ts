@@ -12,6 +12,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import type { InputItem, RunNodeResult } from './engine';
 import { PNG, SVG } from './images';
+import { SIP_DIRECTION } from './sipParameters';
 
 type Json = string | number | boolean | null | object;
 
@@ -136,12 +137,30 @@ const image = (mimeType: string, at = 0): InputItem[] =>
 			data: { data: 'hello', mimeType: index === at ? mimeType : 'image/png', fileName: 'file' },
 		},
 	}));
+/** The example's Chatbot Update fields that are text, as typed and as sent. */
+const CHATBOT_TEXT_FIELDS = {
+	chatbotName: 'Support',
+	chatbot_title: 'Ask us',
+	header_color: '#112233',
+	background_color: '#FFFFFF',
+	text_color: '#000000',
+	user_message_color: '#0A0B0C',
+	input_bg_color: '#EEEEEE',
+	pathway_id: 'pw_1',
+	welcome_message: 'Hello there',
+	template: 'glassmorphism',
+	bubble_icon: 'sparkles',
+	bubble_position: 'bottom-left',
+	bubble_size: 'large',
+	input_placeholder: 'Ask anything',
+	greeting_text: '',
+};
 /** Return All and Limit of a list operation. */
 const listInvalid = (limits: Json[], returnAlls: Json[]) => [
 	...bad('limit', 'Limit', limits),
 	...bad('returnAll', 'Return All', returnAlls),
 ];
-/** SIP Update and Compare read the same fields. */
+/** SIP Update and Compare read the same fields, and start their invalid cases from the same base. */
 const sipIntentInvalid: InvalidInput[] = [
 	...literal('directions.inbound.sipEndpoint', 'Inbound SIP Endpoint', ENDPOINTS),
 	...bad('directions.outbound.sipEndpoint', 'Outbound SIP Endpoint', [42, '', null], {
@@ -179,6 +198,8 @@ const sipIntentInvalid: InvalidInput[] = [
 	...literal('unlistedDirections', 'Directions Not Listed', ['drop']),
 	...literal('directions.inbound.port', 'Inbound Port', ['={{ "5060x" }}', '={{ [5060] }}']),
 ];
+
+const sipValidBase = { phoneNumber: '+14155550101', directions: { inbound: SIP_DIRECTION } };
 
 const jsonOf = (result: RunNodeResult) => result.items.map((item) => item.json);
 
@@ -274,23 +295,9 @@ export const catalogue: CatalogueEntry[] = [
 			parameters: {
 				chatbotId: 'cb_acme_support',
 				updateFields: {
-					chatbotName: 'Support',
-					chatbot_title: 'Ask us',
-					header_color: '#112233',
-					background_color: '#FFFFFF',
-					text_color: '#000000',
-					user_message_color: '#0A0B0C',
-					input_bg_color: '#EEEEEE',
-					pathway_id: 'pw_1',
-					welcome_message: 'Hello there',
-					template: 'glassmorphism',
-					bubble_icon: 'sparkles',
-					bubble_position: 'bottom-left',
-					bubble_size: 'large',
+					...CHATBOT_TEXT_FIELDS,
 					auto_open: true,
 					show_branding: false,
-					input_placeholder: 'Ask anything',
-					greeting_text: '',
 					chatbotImageProperty: 'logo',
 					bubbleIconImageProperty: 'icon',
 				},
@@ -308,25 +315,8 @@ export const catalogue: CatalogueEntry[] = [
 				{
 					method: 'PATCH',
 					url: '/chatbot/cb_acme_support',
-					form: {
-						chatbotName: 'Support',
-						chatbot_title: 'Ask us',
-						header_color: '#112233',
-						background_color: '#FFFFFF',
-						text_color: '#000000',
-						user_message_color: '#0A0B0C',
-						input_bg_color: '#EEEEEE',
-						pathway_id: 'pw_1',
-						welcome_message: 'Hello there',
-						template: 'glassmorphism',
-						bubble_icon: 'sparkles',
-						bubble_position: 'bottom-left',
-						bubble_size: 'large',
-						auto_open: 'true',
-						show_branding: 'false',
-						input_placeholder: 'Ask anything',
-						greeting_text: '',
-					},
+					// each field a form field, the switches as text
+					form: { ...CHATBOT_TEXT_FIELDS, auto_open: 'true', show_branding: 'false' },
 					files: {
 						chatbot_image: { filename: 'logo.png', type: 'image/png', size: PNG.length },
 						bubbleIconImage: { filename: 'bubble.svg', type: 'image/svg+xml', size: SVG.length },
@@ -466,17 +456,7 @@ export const catalogue: CatalogueEntry[] = [
 				]);
 			},
 		},
-		validBase: {
-			phoneNumber: '+14155550101',
-			directions: {
-				inbound: {
-					sipEndpoint: 'sip:pbx.example.com',
-					port: 5060,
-					transport: 'udp',
-					secureMedia: true,
-				},
-			},
-		},
+		validBase: sipValidBase,
 		invalid: [
 			...literal('phoneNumber', 'Phone Number', PHONES_LITERAL.slice(4)),
 			...bad('phoneNumber', 'Phone Number', [{ phone: '+1' }, '']),
@@ -625,17 +605,7 @@ export const catalogue: CatalogueEntry[] = [
 				expect(JSON.stringify(result.items)).not.toContain('s3cret');
 			},
 		},
-		validBase: {
-			phoneNumber: '+14155550101',
-			directions: {
-				inbound: {
-					sipEndpoint: 'sip:pbx.example.com',
-					port: 5060,
-					transport: 'udp',
-					secureMedia: true,
-				},
-			},
-		},
+		validBase: sipValidBase,
 		invalid: sipIntentInvalid,
 	},
 	{
