@@ -1,16 +1,19 @@
 /**
  * The catalogue of the Voice AI node's operations: one entry per operation. It drives
  * - the wire test (test/node/catalogue.test.ts): each example runs in n8n's engine against a fresh
- *   sandbox, which must see exactly `sends`, and `check` must hold for the output;
+ *   sandbox, which must see exactly `sends`; `check` must hold for the output and `holds` for what
+ *   the sandbox then holds (an operation that changes no data must leave it as it was);
+ * - the end-to-end run of every operation (test/e2e/workflows.e2e.test.ts): each example runs the
+ *   same way in a real n8n, the items coming from a Code node;
  * - the invalid-input test (test/hostile/bad-input.test.ts): every `invalid` case is refused before
  *   anything is sent, naming the field and the item;
  * - the operations table of README.md (scripts/operations-table.ts, `npm run docs:operations`).
  * test/node/catalogue-description.test.ts checks it against the node's description.
  * Adding an operation: docs/adding-an-operation.md.
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { InputItem, RunNodeResult } from './engine';
+import type { InputItem } from './engine';
 import { PNG, SVG } from './images';
 import { SIP_DIRECTION } from './sipParameters';
 
@@ -28,6 +31,24 @@ export interface SentRequest {
 	files?: Record<string, { filename: string; type: string; size: number }>;
 }
 
+/** A run's output items and error, from the engine harness or from a real n8n's execution data. */
+export interface ExampleResult {
+	items: Array<{ json: IDataObject; pairedItem?: unknown }>;
+	error?: { message: string };
+}
+
+/** What the sandbox holds for the organization (its admin `state`), as far as the examples read it. */
+export interface SandboxState {
+	agents: Array<{ agentName: string; phoneNumber: string; selectedVoice: string; task: string }>;
+	chatbots: Array<IDataObject & { id: string }>;
+	sip: Array<{
+		phone_number: string;
+		trunkName: string;
+		directions: Array<{ type: string; sip_endpoint: string; options: IDataObject }>;
+	}>;
+	webhook: string | null;
+}
+
 export interface Example {
 	/** The node's parameters besides resource and operation. */
 	parameters: INodeParameters;
@@ -35,7 +56,11 @@ export interface Example {
 	/** Every request, in order (with several input items, in any order: items run concurrently). */
 	sends: SentRequest[];
 	/** Jest assertions on the run's output. */
-	check(result: RunNodeResult): void;
+	check(result: ExampleResult): void;
+	/** Instead of `check` in the engine harness, where the operation needs what only n8n has. */
+	checkInEngine?(result: ExampleResult): void;
+	/** For an operation that changes data: Jest assertions on what the sandbox holds after the run. */
+	holds?(state: SandboxState, result: ExampleResult): void;
 }
 
 /**
@@ -199,9 +224,49 @@ const sipIntentInvalid: InvalidInput[] = [
 	...literal('directions.inbound.port', 'Inbound Port', ['={{ "5060x" }}', '={{ [5060] }}']),
 ];
 
+/** The two agents Agent Create's example creates, as sent. */
+const ONBOARDING = [1, 2].map((n) => ({
+	phoneNumber: `+1415555012${n + 2}`,
+	agentName: `Onboarding ${n}`,
+	task: "Confirm tomorrow's appointments",
+	selectedVoice: 'maya',
+}));
+
+/** What SIP Update's example sends: the inbound direction it sets, and the outbound one it keeps. */
+const SIP_UPDATE_BODY = {
+	phone_number: '+14155550102',
+	trunkName: 'acme-recall-2',
+	directions: [
+		{
+			type: 'inbound',
+			sip_endpoint: 'sip:pbx2.acme-dental.example',
+			options: {
+				port: 5062,
+				transport: 'udp',
+				secure_media: true,
+				sip_username: 'acme',
+				sip_password: 's3cret',
+			},
+		},
+		{
+			type: 'outbound',
+			sip_endpoint: 'sip:pbx.acme-dental.example',
+			options: {
+				port: 5060,
+				transport: 'tcp',
+				secure_media: true,
+				sip_username: 'acme-recall',
+				sip_password: 'acme-recall-secret-outbound',
+			},
+		},
+	],
+};
+
 const sipValidBase = { phoneNumber: '+14155550101', directions: { inbound: SIP_DIRECTION } };
 
-const jsonOf = (result: RunNodeResult) => result.items.map((item) => item.json);
+const jsonOf = (result: ExampleResult) => result.items.map((item) => item.json);
+const sipOf = (state: SandboxState, phoneNumber: string) =>
+	state.sip.find((sip) => sip.phone_number === phoneNumber);
 
 export const catalogue: CatalogueEntry[] = [
 	{
@@ -224,15 +289,10 @@ export const catalogue: CatalogueEntry[] = [
 				{ json: { phone: '+14155550123', name: 'Onboarding 1' } },
 				{ json: { phone: '+14155550124', name: 'Onboarding 2' } },
 			],
-			sends: [1, 2].map((n) => ({
+			sends: ONBOARDING.map((json) => ({
 				method: 'POST',
 				url: '/callback/standardCampaign',
-				json: {
-					phoneNumber: `+1415555012${n + 2}`,
-					agentName: `Onboarding ${n}`,
-					task: "Confirm tomorrow's appointments",
-					selectedVoice: 'maya',
-				},
+				json,
 			})),
 			check(result) {
 				expect(
@@ -241,6 +301,19 @@ export const catalogue: CatalogueEntry[] = [
 					['Onboarding 1', '+14155550123', { item: 0 }],
 					['Onboarding 2', '+14155550124', { item: 1 }],
 				]);
+			},
+			holds(state) {
+				expect(
+					state.agents
+						.filter((agent) => agent.agentName.startsWith('Onboarding '))
+						.map(({ agentName, phoneNumber, task, selectedVoice }) => ({
+							agentName,
+							phoneNumber,
+							task,
+							selectedVoice,
+						}))
+						.sort((a, b) => a.agentName.localeCompare(b.agentName)),
+				).toEqual(ONBOARDING);
 			},
 		},
 		validBase: {
@@ -337,6 +410,16 @@ export const catalogue: CatalogueEntry[] = [
 					bubble_icon_image: expect.stringMatching(/\.svg$/),
 				});
 			},
+			holds(state, result) {
+				const { chatbot_image, bubble_icon_image } = result.items[0].json;
+				expect(state.chatbots.find((chatbot) => chatbot.id === 'cb_acme_support')).toMatchObject({
+					...CHATBOT_TEXT_FIELDS,
+					auto_open: true,
+					show_branding: false,
+					chatbot_image,
+					bubble_icon_image,
+				});
+			},
 		},
 		validBase: { chatbotId: 'cb_acme_support', updateFields: {} },
 		invalid: [
@@ -409,13 +492,19 @@ export const catalogue: CatalogueEntry[] = [
 		changesData: false,
 		retried: 'noRequest',
 		summary: 'Passes each conversation once, across processes and restarts',
-		// The engine harness has no n8n database: the store's absence is all it can show. That a
-		// conversation passes once is proved on a real n8n (test/queue, test/e2e/crm-sync).
+		// The engine harness has no n8n database: the store's absence is all it can show. That a new
+		// conversation passes is shown on a real n8n (test/e2e/workflows), that it passes once too
+		// (test/queue, test/e2e/crm-sync).
 		example: {
 			parameters: {},
 			items: [{ json: { conversation_id: 'conv_1' } }],
 			sends: [],
 			check(result) {
+				expect(result.items).toEqual([
+					{ json: { conversation_id: 'conv_1' }, pairedItem: { item: 0 } },
+				]);
+			},
+			checkInEngine(result) {
 				expect(result.error?.message).toMatch(
 					/^Could not read or record conversation "conv_1" in n8n's processed-data store/,
 				);
@@ -485,6 +574,11 @@ export const catalogue: CatalogueEntry[] = [
 				expect(jsonOf(result)).toEqual([
 					expect.objectContaining({ phone_number: '+14155550101', detached: ['outbound'] }),
 				]);
+			},
+			holds(state) {
+				expect(sipOf(state, '+14155550101')?.directions.map((direction) => direction.type)).toEqual(
+					['inbound'],
+				);
 			},
 		},
 		invalid: [
@@ -559,39 +653,13 @@ export const catalogue: CatalogueEntry[] = [
 				{
 					method: 'PATCH',
 					url: '/sip/sip2',
-					json: {
-						phone_number: '+14155550102',
-						trunkName: 'acme-recall-2',
-						directions: [
-							{
-								type: 'inbound',
-								sip_endpoint: 'sip:pbx2.acme-dental.example',
-								options: {
-									port: 5062,
-									transport: 'udp',
-									secure_media: true,
-									sip_username: 'acme',
-									sip_password: 's3cret',
-								},
-							},
-							{
-								type: 'outbound',
-								sip_endpoint: 'sip:pbx.acme-dental.example',
-								options: {
-									port: 5060,
-									transport: 'tcp',
-									secure_media: true,
-									sip_username: 'acme-recall',
-									sip_password: 'acme-recall-secret-outbound',
-								},
-							},
-						],
-					},
+					json: SIP_UPDATE_BODY,
 				},
 			],
 			check(result) {
 				expect(result.items).toHaveLength(1);
 				expect(result.items[0].json).toMatchObject({
+					phone_number: '+14155550102',
 					sip: {
 						trunkName: 'acme-recall-2',
 						directions: expect.arrayContaining([
@@ -603,6 +671,10 @@ export const catalogue: CatalogueEntry[] = [
 					},
 				});
 				expect(JSON.stringify(result.items)).not.toContain('s3cret');
+			},
+			holds(state) {
+				const { phone_number, ...written } = SIP_UPDATE_BODY;
+				expect(sipOf(state, phone_number)).toMatchObject(written);
 			},
 		},
 		validBase: sipValidBase,
@@ -665,6 +737,9 @@ export const catalogue: CatalogueEntry[] = [
 			],
 			check(result) {
 				expect(jsonOf(result)).toEqual([{ message: 'Webhook updated' }]);
+			},
+			holds(state) {
+				expect(state.webhook).toBe('https://crm.example.com/hook');
 			},
 		},
 		invalid: [
