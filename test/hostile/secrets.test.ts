@@ -16,7 +16,7 @@ import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
 import { TriggerWorkflow } from '../support/triggerWorkflow';
 import { catalogue, entryName, exampleParameters } from '../support/catalogue';
 import { startRecorder, type RecordedRequest } from '../support/recorder';
-import { SIP_DIRECTION } from '../support/sipParameters';
+import { SIP_DIRECTION } from '../support/parameters';
 
 const fx = new SandboxFixture();
 let recorder: Awaited<ReturnType<typeof startRecorder>>;

@@ -1,4 +1,5 @@
 import { imageItem } from '../support/images';
+import { agentCreate } from '../support/parameters';
 import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
@@ -24,15 +25,6 @@ const listNamesAfter = async (kind: string) => {
 		options: noRetries,
 	});
 };
-const createAgent = (agentName: string, phoneNumber: string, selectedVoice: string) =>
-	fx.run({
-		resource: 'agent',
-		operation: 'create',
-		phoneNumber,
-		agentName,
-		task: 'x',
-		selectedVoice,
-	});
 /** Chatbot Update with the chatbot image `data` of one input item. */
 const updateImage = (data: Buffer | string, fileName: string) =>
 	fx.run(
@@ -96,13 +88,15 @@ describe('API errors become NodeApiError with an actionable message', () => {
 	});
 
 	it('409: a duplicate agent name (case-insensitive) is a conflict', async () => {
-		const result = await createAgent('reception', '+14155550199', 'ryan');
+		const result = await fx.run(agentCreate('reception', '+14155550199'));
 		expect(result.error!.httpCode).toBe('409');
 		expect(result.error!.message).toMatch(/conflict \(409\).*already exists/);
 	});
 
 	it("400: the service's own field message is shown", async () => {
-		const result = await createAgent('Voice test', '+14155550198', 'Maya');
+		const result = await fx.run(
+			agentCreate('Voice test', '+14155550198', { selectedVoice: 'Maya' }),
+		);
 		expect(result.error!.httpCode).toBe('400');
 		expect(result.error!.message).toMatch(/^Voice AI rejected the request: .*selectedVoice/);
 		expect(result.error!.description).toMatch(/'selectedVoice'/);

@@ -9,6 +9,7 @@ import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workfl
 
 import type { InputItem } from '../support/engine';
 import { imageItem } from '../support/images';
+import { agentCreate } from '../support/parameters';
 import { parseRetryAfter } from '../../nodes/VoiceAi/transport';
 import { PNG, SandboxFixture } from '../support/sandboxFixture';
 
@@ -19,15 +20,7 @@ beforeEach(async () => await fx.reset());
 
 /** Agent Create of one agent (a write that may not be repeated after a 5xx or a timeout). */
 const createAgent = (agentName: string, phoneNumber: string, options: INodeParameters = {}) =>
-	fx.run({
-		resource: 'agent',
-		operation: 'create',
-		phoneNumber,
-		agentName,
-		task: 'x',
-		selectedVoice: 'paige',
-		options,
-	});
+	fx.run(agentCreate(agentName, phoneNumber, { options }));
 /** A fault on the first request of Agent Create. */
 const faultCreate = async (kind: string) =>
 	await fx.fault({ kind, method: 'POST', path: '/callback/standardCampaign', times: 1 });

@@ -10,7 +10,7 @@ import type { InputItem } from '../support/engine';
 import { runNode } from '../support/engine';
 import type { Handler, Loopback } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
-import { sipUpdateWithLogin } from '../support/sipParameters';
+import { sipUpdateWithLogin } from '../support/parameters';
 import { buildPath } from '../../nodes/VoiceAi/transport/path';
 
 let service: Loopback;

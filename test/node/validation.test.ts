@@ -2,7 +2,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import type { InputItem } from '../support/engine';
 import { PNG, SandboxFixture } from '../support/sandboxFixture';
-import { SIP_DIRECTION } from '../support/sipParameters';
+import { SIP_DIRECTION } from '../support/parameters';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

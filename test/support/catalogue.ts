@@ -15,7 +15,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { InputItem } from './engine';
 import { PNG, SVG } from './images';
-import { SIP_DIRECTION } from './sipParameters';
+import { SIP_DIRECTION } from './parameters';
 
 type Json = string | number | boolean | null | object;
 
@@ -33,7 +33,7 @@ export interface SentRequest {
 
 /** A run's output items and error, from the engine harness or from a real n8n's execution data. */
 export interface ExampleResult {
-	items: Array<{ json: IDataObject; pairedItem?: unknown }>;
+	items: Array<{ json: Record<string, unknown>; pairedItem?: unknown }>;
 	error?: { message: string };
 }
 

@@ -1,4 +1,4 @@
-/** SIP parameters several suites start from. */
+/** Node parameters several suites start from. */
 import type { INodeParameters } from 'n8n-workflow';
 
 /** A SIP direction with every field the spec shows filled in, besides the login. */
@@ -23,5 +23,20 @@ export const sipUpdateWithLogin = (
 	phoneNumber: '+14155550102',
 	unlistedDirections: 'detach',
 	directions: { inbound: { ...SIP_DIRECTION, sipUsername: 'frontdesk', sipPassword } },
+	...extra,
+});
+
+/** Agent Create of one agent, with a task and a voice the test does not look at. */
+export const agentCreate = (
+	agentName: string,
+	phoneNumber: string,
+	extra: INodeParameters = {},
+): INodeParameters => ({
+	resource: 'agent',
+	operation: 'create',
+	phoneNumber,
+	agentName,
+	task: 'x',
+	selectedVoice: 'paige',
 	...extra,
 });
