@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 
+import { START, chain, codeNode, voiceAiNode } from '../support/manualWorkflow';
 import type { CredentialRef, WorkflowJson } from '../support/n8n';
 import { startStack, type Stack } from '../support/stack';
 
@@ -41,53 +42,39 @@ afterAll(async () => {
 	await stack?.close();
 });
 
-const START = 'Start';
+/** A Voice AI node that tries each request once, with the sandbox's credential and a SIP login if given. */
+function voiceAi(name: string, parameters: Record<string, unknown>, sipLogin?: CredentialRef) {
+	return voiceAiNode(
+		name,
+		{ options: { maxAttempts: 1 }, ...parameters },
+		{ voiceAiApi: stack.credential, ...(sipLogin ? { voiceAiSipLoginApi: sipLogin } : {}) },
+	);
+}
 
-function voiceAi(
-	name: string,
-	parameters: Record<string, unknown>,
-	position: [number, number],
-	sipLogin?: CredentialRef,
+/** SIP Update or Compare of +14155550101, setting one direction's endpoint, its login from `sipLogin`. */
+function withLogin(
+	operation: 'update' | 'compare',
+	direction: 'inbound' | 'outbound',
+	sipEndpoint: string,
+	sipLogin: CredentialRef,
 ) {
-	return {
-		name,
-		type: 'n8n-nodes-voiceai.voiceAi',
-		typeVersion: 1,
-		position,
-		parameters: { options: { maxAttempts: 1 }, ...parameters },
-		credentials: {
-			voiceAiApi: stack.credential,
-			...(sipLogin ? { voiceAiSipLoginApi: sipLogin } : {}),
-		},
-	};
-}
-
-/** Start -> each node in turn. */
-function chain(
-	name: string,
-	nodes: Array<Record<string, unknown> & { name: string }>,
-): WorkflowJson {
-	const all = [
+	return voiceAi(
+		operation === 'update' ? 'Update' : 'Compare',
 		{
-			name: START,
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0] as [number, number],
-			parameters: {},
+			resource: 'sip',
+			operation,
+			phoneNumber: '+14155550101',
+			sipLogin: 'credential',
+			directions: { [direction]: { sipEndpoint } },
 		},
-		...nodes,
-	];
-	const connections: WorkflowJson['connections'] = {};
-	for (let i = 0; i + 1 < all.length; i++)
-		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
-	return {
-		name,
-		nodes: all as WorkflowJson['nodes'],
-		connections,
-		settings: { executionOrder: 'v1' },
-	};
+		sipLogin,
+	);
 }
 
+const getSip = (phoneNumber: string) =>
+	voiceAi('Get', { resource: 'sip', operation: 'get', phoneNumber });
+
+/** What the sandbox holds for the number. */
 async function sipOf(phone: string) {
 	const state = await stack.admin.state<{
 		sip: Array<{
@@ -96,6 +83,10 @@ async function sipOf(phone: string) {
 		}>;
 	}>(stack.org.id);
 	return state.sip.find((entry) => entry.phone_number === phone)!;
+}
+
+async function directionOf(phone: string, type: 'inbound' | 'outbound') {
+	return (await sipOf(phone)).directions.find((direction) => direction.type === type)!;
 }
 
 /** Everything n8n keeps of a run, as its REST API gives it: the saved workflow and the raw execution. */
@@ -123,38 +114,13 @@ async function runSaved(workflow: WorkflowJson) {
 test('the SIP Trunk Login credential: sent to the service, absent from outputs, stored workflow, execution data and log', async () => {
 	const { saved, execution } = await runSaved(
 		chain('sip login by credential', [
-			voiceAi(
-				'Update',
-				{
-					resource: 'sip',
-					operation: 'update',
-					phoneNumber: '+14155550101',
-					sipLogin: 'credential',
-					directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
-				},
-				[220, 0],
-				login,
-			),
-			voiceAi('Get', { resource: 'sip', operation: 'get', phoneNumber: '+14155550101' }, [440, 0]),
-			voiceAi(
-				'Compare',
-				{
-					resource: 'sip',
-					operation: 'compare',
-					phoneNumber: '+14155550101',
-					sipLogin: 'credential',
-					directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
-				},
-				[660, 0],
-				login,
-			),
+			withLogin('update', 'inbound', 'sip:pbx.acme-dental.example', login),
+			getSip('+14155550101'),
+			withLogin('compare', 'inbound', 'sip:pbx.acme-dental.example', login),
 		]),
 	);
 	expect(execution.status).toBe('success');
-	const inbound = (await sipOf('+14155550101')).directions.find(
-		(direction) => direction.type === 'inbound',
-	)!;
-	expect(inbound.options).toMatchObject({
+	expect((await directionOf('+14155550101', 'inbound')).options).toMatchObject({
 		sip_username: 'trunk-user',
 		sip_password: CANARY.credential,
 	});
@@ -180,39 +146,27 @@ test('an expression reading the input item: the password stays out of the Voice 
 	const reversed = CANARY.expression.split('').reverse().join('');
 	const { saved, execution } = await runSaved(
 		chain('sip login by expression', [
-			{
-				name: 'Rows',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: {
-					jsCode: `return [{ json: { phone: '+14155550102', sip_username: 'bulk-user', sip_password: '${reversed}'.split('').reverse().join('') } }];`,
-				},
-			},
-			voiceAi(
-				'Update',
-				{
-					resource: 'sip',
-					operation: 'update',
-					phoneNumber: '={{ $json.phone }}',
-					directions: {
-						outbound: {
-							sipEndpoint: 'sip:pbx.acme-dental.example',
-							sipUsername: '={{ $json.sip_username }}',
-							sipPassword: '={{ $json.sip_password }}',
-						},
+			codeNode(
+				'Rows',
+				`return [{ json: { phone: '+14155550102', sip_username: 'bulk-user', sip_password: '${reversed}'.split('').reverse().join('') } }];`,
+			),
+			voiceAi('Update', {
+				resource: 'sip',
+				operation: 'update',
+				phoneNumber: '={{ $json.phone }}',
+				directions: {
+					outbound: {
+						sipEndpoint: 'sip:pbx.acme-dental.example',
+						sipUsername: '={{ $json.sip_username }}',
+						sipPassword: '={{ $json.sip_password }}',
 					},
 				},
-				[440, 0],
-			),
-			voiceAi('Get', { resource: 'sip', operation: 'get', phoneNumber: '+14155550102' }, [660, 0]),
+			}),
+			getSip('+14155550102'),
 		]),
 	);
 	expect(execution.status).toBe('success');
-	const outbound = (await sipOf('+14155550102')).directions.find(
-		(direction) => direction.type === 'outbound',
-	)!;
-	expect(outbound.options).toMatchObject({
+	expect((await directionOf('+14155550102', 'outbound')).options).toMatchObject({
 		sip_username: 'bulk-user',
 		sip_password: CANARY.expression,
 	});
@@ -229,25 +183,18 @@ test('an expression reading the input item: the password stays out of the Voice 
 test('a password typed into the node: absent from outputs and log (the saved workflow holds it, as documented)', async () => {
 	const { saved, execution } = await runSaved(
 		chain('sip login typed', [
-			voiceAi(
-				'Update',
-				{
-					resource: 'sip',
-					operation: 'update',
-					phoneNumber: '+14155550103',
-					directions: {
-						inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipPassword: CANARY.typed },
-					},
+			voiceAi('Update', {
+				resource: 'sip',
+				operation: 'update',
+				phoneNumber: '+14155550103',
+				directions: {
+					inbound: { sipEndpoint: 'sip:pbx.acme-dental.example', sipPassword: CANARY.typed },
 				},
-				[220, 0],
-			),
+			}),
 		]),
 	);
 	expect(execution.status).toBe('success');
-	expect(
-		(await sipOf('+14155550103')).directions.find((direction) => direction.type === 'inbound')
-			?.options.sip_password,
-	).toBe(CANARY.typed);
+	expect((await directionOf('+14155550103', 'inbound')).options.sip_password).toBe(CANARY.typed);
 	expect(JSON.stringify(execution.outputs)).not.toContain(CANARY.typed);
 	expect(n8nLog()).not.toContain(CANARY.typed);
 	const { workflow } = await stored(saved.id, execution.id);
@@ -257,18 +204,7 @@ test('a password typed into the node: absent from outputs and log (the saved wor
 test('a write the service refuses: the error names the problem without the password', async () => {
 	const { saved, execution } = await runSaved(
 		chain('sip login refused', [
-			voiceAi(
-				'Update',
-				{
-					resource: 'sip',
-					operation: 'update',
-					phoneNumber: '+14155550101',
-					sipLogin: 'credential',
-					directions: { outbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
-				},
-				[220, 0],
-				tooLong,
-			),
+			withLogin('update', 'outbound', 'sip:pbx.acme-dental.example', tooLong),
 		]),
 	);
 	expect(execution.status).toBe('error');
@@ -281,25 +217,11 @@ test('a write the service refuses: the error names the problem without the passw
 });
 
 test('a GET answer the node cannot read: Update refuses, writes nothing and shows no password', async () => {
-	await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, {
-		shape: 'list',
-	});
-	try {
+	await stack.admin.withSipGetShape(stack.org.id, 'list', async () => {
 		const before = await sipOf('+14155550101');
 		const { execution } = await runSaved(
 			chain('sip update on an unreadable answer', [
-				voiceAi(
-					'Update',
-					{
-						resource: 'sip',
-						operation: 'update',
-						phoneNumber: '+14155550101',
-						sipLogin: 'credential',
-						directions: { inbound: { sipEndpoint: 'sip:pbx9.acme-dental.example' } },
-					},
-					[220, 0],
-					login,
-				),
+				withLogin('update', 'inbound', 'sip:pbx9.acme-dental.example', login),
 			]),
 		);
 		expect(execution.status).toBe('error');
@@ -308,9 +230,5 @@ test('a GET answer the node cannot read: Update refuses, writes nothing and show
 		);
 		expect(await sipOf('+14155550101')).toEqual(before);
 		expect(execution.error).not.toContain(CANARY.credential);
-	} finally {
-		await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, {
-			shape: 'documented',
-		});
-	}
+	});
 });

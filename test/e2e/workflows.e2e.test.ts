@@ -1,21 +1,19 @@
 /**
- * The SIP audit and agent onboarding examples, and every action operation once, run by a real n8n
- * ("Execute workflow" over its REST API) against the sandbox.
+ * The SIP audit and agent onboarding examples, and every action operation once (its catalogue
+ * example), run by a real n8n ("Execute workflow" over its REST API) against the sandbox.
  */
-import { loadExample, type ExecutionDetail, type WorkflowJson } from '../support/n8n';
+import { startSandbox } from '../../sandbox';
+import type { SandboxState } from '../support/catalogue';
+import { catalogue, entryName, exampleParameters } from '../support/catalogue';
+import { START, chain, itemsNode, voiceAiNode } from '../support/manualWorkflow';
+import type { CredentialRef, ExecutionDetail, WorkflowJson } from '../support/n8n';
+import { loadExample } from '../support/n8n';
+import { SandboxAdmin } from '../support/sandboxAdmin';
 import { startStack, type Stack } from '../support/stack';
 
 interface SipRecord {
 	phone_number: string;
 	directions: Array<{ type: string; sip_endpoint: string; options: Record<string, unknown> }>;
-}
-
-interface Chatbot {
-	id: string;
-	chatbotName: string;
-	header_color: string;
-	chatbot_image: string | null;
-	bubble_icon_image: string | null;
 }
 
 let stack: Stack;
@@ -32,15 +30,19 @@ async function state() {
 	return await stack.admin.state<{
 		sip: SipRecord[];
 		agents: Array<{ id: string; agentName: string; phoneNumber: string; selectedVoice: string }>;
-		chatbots: Chatbot[];
-		webhook: string | null;
-		uploads: Array<Record<string, unknown>>;
 	}>(stack.org.id);
 }
 
-/** Imports a workflow and runs it from `trigger`; fails with n8n's error when the run did not succeed. */
-async function run(workflow: WorkflowJson, trigger: string): Promise<ExecutionDetail> {
-	const saved = await stack.api.importWorkflow(workflow, { voiceAiApi: stack.credential });
+/**
+ * Imports a workflow (its Voice AI nodes with `credential`) and runs it from `trigger`; fails with
+ * n8n's error when the run did not succeed.
+ */
+async function run(
+	workflow: WorkflowJson,
+	trigger: string,
+	credential: CredentialRef = stack.credential,
+): Promise<ExecutionDetail> {
+	const saved = await stack.api.importWorkflow(workflow, { voiceAiApi: credential });
 	const execution = await stack.api.runWorkflow(saved, trigger);
 	if (execution.status !== 'success') {
 		throw new Error(
@@ -48,50 +50,6 @@ async function run(workflow: WorkflowJson, trigger: string): Promise<ExecutionDe
 		);
 	}
 	return execution;
-}
-
-const START = 'Start';
-
-/** A manual-trigger workflow whose Voice AI nodes each run once on the trigger's item. */
-function actionWorkflow(
-	name: string,
-	actions: Record<string, Record<string, unknown>>,
-): WorkflowJson {
-	const names = Object.keys(actions);
-	return {
-		name,
-		nodes: [
-			{
-				name: START,
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			...names.map((nodeName, index) =>
-				voiceAiNode(nodeName, actions[nodeName], [260, index * 160]),
-			),
-		],
-		connections: {
-			[START]: { main: [names.map((node) => ({ node, type: 'main', index: 0 }))] },
-		},
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-function voiceAiNode(
-	name: string,
-	parameters: Record<string, unknown>,
-	position: [number, number],
-) {
-	return {
-		name,
-		type: 'n8n-nodes-voiceai.voiceAi',
-		typeVersion: 1,
-		position,
-		parameters,
-		credentials: { voiceAiApi: { id: 'voiceai-credential', name: 'Voice AI account' } },
-	};
 }
 
 describe('examples/sip-audit.json', () => {
@@ -163,10 +121,7 @@ describe('examples/sip-audit.json', () => {
 				String(workflow.nodes.find((n) => n.name === 'Audit settings')?.parameters.jsonOutput),
 			) as { numbers: string[] }
 		).numbers;
-		await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, {
-			shape: 'named',
-		});
-		try {
+		await stack.admin.withSipGetShape(stack.org.id, 'named', async () => {
 			const execution = await run(workflow, 'Every morning');
 			const report = execution.outputs['Flag drift'];
 			expect(report.map((problem) => problem.phone_number).sort()).toEqual([...numbers].sort());
@@ -177,11 +132,7 @@ describe('examples/sip-audit.json', () => {
 					actual: expect.stringMatching(/^could not read: /),
 				});
 			}
-		} finally {
-			await stack.admin.request('PUT', `/__sandbox/orgs/${stack.org.id}/sip-get-shape`, {
-				shape: 'documented',
-			});
-		}
+		});
 	});
 });
 
@@ -217,193 +168,35 @@ describe('examples/agent-onboarding.json', () => {
 	});
 });
 
-describe('every action operation through n8n', () => {
-	test('agent: get many and create', async () => {
-		const execution = await run(
-			actionWorkflow('e2e agent', {
-				'Get agents': { resource: 'agent', operation: 'getAll', returnAll: true },
-				'Create agent': {
-					resource: 'agent',
-					operation: 'create',
-					phoneNumber: '+14155550177',
-					agentName: 'E2E Receptionist',
-					task: 'Greet callers and book appointments.',
-					selectedVoice: 'paige',
-				},
-			}),
-			START,
-		);
-		expect(execution.outputs['Get agents'].map((a) => a.agentName)).toEqual(
-			expect.arrayContaining(['Reception', 'Recall Reminders']),
-		);
-		expect(execution.outputs['Create agent']).toEqual([
-			expect.objectContaining({
-				agentName: 'E2E Receptionist',
-				phoneNumber: '+14155550177',
-				selectedVoice: 'paige',
-			}),
-		]);
-		expect((await state()).agents.map((a) => a.agentName)).toContain('E2E Receptionist');
-	});
-
-	test('contact: get list names', async () => {
-		const execution = await run(
-			actionWorkflow('e2e contact', {
-				'Get list names': { resource: 'contact', operation: 'getListNames', returnAll: true },
-			}),
-			START,
-		);
-		const names = execution.outputs['Get list names'].map((entry) => entry.name);
-		expect([...names].sort()).toEqual(['Leads', 'Newsletter', 'Patients']);
-	});
-
-	test('trust product: get many for a carrier', async () => {
-		const execution = await run(
-			actionWorkflow('e2e trust products', {
-				'Get trust products': {
-					resource: 'trustProduct',
-					operation: 'getAll',
-					carrier: 'twilio',
-					returnAll: true,
-				},
-			}),
-			START,
-		);
-		const products = execution.outputs['Get trust products'];
-		expect(products).toHaveLength(3);
-		for (const product of products) expect(typeof product.sid).toBe('string');
-	});
-
-	test('sip: get, update and detach', async () => {
-		const execution = await run(
-			actionWorkflow('e2e sip', {
-				'Get SIP': { resource: 'sip', operation: 'get', phoneNumber: '+14155550101' },
-				'Update SIP': {
-					resource: 'sip',
-					operation: 'update',
-					phoneNumber: '+14155550102',
-					trunkName: 'acme-recall-fixed',
-					directions: {
-						inbound: {
-							sipEndpoint: 'sip:pbx.acme-dental.example',
-							port: 5060,
-							transport: 'udp',
-							secureMedia: true,
-						},
-					},
-				},
-				'Detach SIP': {
-					resource: 'sip',
-					operation: 'detach',
-					phoneNumber: '+14155550103',
-					directions: ['outbound'],
-				},
-			}),
-			START,
-		);
-		expect(execution.outputs['Get SIP']).toEqual([
-			expect.objectContaining({ phone_number: '+14155550101', trunkName: 'acme-main' }),
-		]);
-		expect(execution.outputs['Update SIP'][0]).toMatchObject({ phone_number: '+14155550102' });
-		expect(execution.outputs['Detach SIP'][0]).toMatchObject({
-			phone_number: '+14155550103',
-			detached: ['outbound'],
-		});
-
-		const sip = (await state()).sip;
-		const updated = sip.find((s) => s.phone_number === '+14155550102');
-		expect(updated).toMatchObject({ trunkName: 'acme-recall-fixed' });
-		expect(updated?.directions.find((d) => d.type === 'inbound')?.options.transport).toBe('udp');
-		const detached = sip.find((s) => s.phone_number === '+14155550103');
-		expect(detached?.directions.map((d) => d.type) ?? []).not.toContain('outbound');
-	});
-
-	test('webhook: set the account webhook', async () => {
-		const url = 'https://crm.example.com/hooks/voice-ai';
-		const execution = await run(
-			actionWorkflow('e2e webhook', {
-				'Set webhook': { resource: 'webhook', operation: 'set', webhookUrl: url },
-			}),
-			START,
-		);
-		expect(execution.outputs['Set webhook']).toHaveLength(1);
-		expect(typeof execution.outputs['Set webhook'][0].message).toBe('string');
-		expect((await state()).webhook).toBe(url);
-	});
-
-	test('chatbot: update with a chatbot image and a bubble icon made inside the workflow', async () => {
-		// A 1x1 PNG and a tiny SVG, turned into binary properties by a Code node.
-		const png =
-			'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-		const svg = Buffer.from(
-			'<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle r="4" cx="4" cy="4"/></svg>',
-		).toString('base64');
-		const workflow: WorkflowJson = {
-			name: 'e2e chatbot',
-			nodes: [
-				{
-					name: START,
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
-				{
-					name: 'Two images',
-					type: 'n8n-nodes-base.code',
-					typeVersion: 2,
-					position: [220, 0],
-					parameters: {
-						mode: 'runOnceForAllItems',
-						language: 'javaScript',
-						jsCode: [
-							'return [{',
-							'  json: {},',
-							'  binary: {',
-							`    avatar: { data: '${png}', mimeType: 'image/png', fileName: 'avatar.png' },`,
-							`    bubble: { data: '${svg}', mimeType: 'image/svg+xml', fileName: 'bubble.svg' },`,
-							'  },',
-							'}];',
-						].join('\n'),
-					},
-				},
-				voiceAiNode(
-					'Update chatbot',
-					{
-						resource: 'chatbot',
-						operation: 'update',
-						chatbotId: 'cb_acme_support',
-						updateFields: {
-							chatbotName: 'Acme Support (e2e)',
-							header_color: '#123456',
-							chatbotImageProperty: 'avatar',
-							bubbleIconImageProperty: 'bubble',
-						},
-					},
-					[440, 0],
-				),
-			],
-			connections: {
-				[START]: { main: [[{ node: 'Two images', type: 'main', index: 0 }]] },
-				'Two images': { main: [[{ node: 'Update chatbot', type: 'main', index: 0 }]] },
-			},
-			settings: { executionOrder: 'v1' },
-		};
-		const execution = await run(workflow, START);
-		const [updated] = execution.outputs['Update chatbot'];
-		expect(updated).toMatchObject({
-			id: 'cb_acme_support',
-			chatbotName: 'Acme Support (e2e)',
-			header_color: '#123456',
-		});
-		expect(String(updated.chatbot_image)).toMatch(/\.png$/);
-		expect(String(updated.bubble_icon_image)).toMatch(/\.svg$/);
-
-		const chatbot = (await state()).chatbots.find((c) => c.id === 'cb_acme_support');
-		expect(chatbot).toMatchObject({
-			chatbotName: 'Acme Support (e2e)',
-			chatbot_image: updated.chatbot_image,
-			bubble_icon_image: updated.bubble_icon_image,
-		});
-	});
+describe('every action operation through n8n, from the catalogue (test/support/catalogue.ts)', () => {
+	// Each example on a sandbox of its own, as in the wire test, so that no example's writes change
+	// what another one reads.
+	test.each(catalogue.map((entry) => ({ entry, name: entryName(entry) })))(
+		'$name: its example runs, its output and the sandbox hold',
+		async ({ entry, name }) => {
+			const sandbox = await startSandbox();
+			try {
+				const admin = new SandboxAdmin(sandbox);
+				const acme = sandbox.orgs.find((org) => org.id === 'org_acme')!;
+				const credential = await stack.api.createVoiceAiCredential(
+					{ baseUrl: sandbox.baseUrl, apiKey: acme.apiKey },
+					`Voice AI sandbox for ${name}`,
+				);
+				const { items } = entry.example;
+				const workflow = chain(`e2e ${name}`, [
+					...(items ? [itemsNode('Items', items)] : []),
+					voiceAiNode(name, exampleParameters(entry)),
+				]);
+				const before = await admin.state<SandboxState>(acme.id);
+				const execution = await run(workflow, START, credential);
+				const result = { items: execution.items[name] };
+				entry.example.check(result);
+				const after = await admin.state<SandboxState>(acme.id);
+				if (entry.example.holds) entry.example.holds(after, result);
+				else expect(after).toEqual(before);
+			} finally {
+				await sandbox.close();
+			}
+		},
+	);
 });

@@ -10,6 +10,7 @@ import type { RunNodeResult } from '../support/engine';
 import { runNode } from '../support/engine';
 import type { Loopback, SeenRequest } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
+import { sipUpdateWithLogin } from '../support/parameters';
 import { TriggerWorkflow } from '../support/triggerWorkflow';
 
 const API_KEY = 'ct_redaction_canary_key_0123456789';
@@ -49,23 +50,7 @@ const credentials = (baseUrl = service.url): Record<string, ICredentialDataDecry
 	voiceAiApi: { baseUrl, apiKey: API_KEY },
 });
 
-const sipUpdate: INodeParameters = {
-	resource: 'sip',
-	operation: 'update',
-	phoneNumber: '+14155550102',
-	unlistedDirections: 'detach',
-	directions: {
-		inbound: {
-			sipEndpoint: 'sip:pbx.example.com',
-			port: 5060,
-			transport: 'udp',
-			secureMedia: true,
-			sipUsername: 'frontdesk',
-			sipPassword: SIP_PASSWORD,
-		},
-	},
-	options: { maxAttempts: 1 },
-};
+const sipUpdate = sipUpdateWithLogin(SIP_PASSWORD, { options: { maxAttempts: 1 } });
 const webhookSet: INodeParameters = {
 	resource: 'webhook',
 	operation: 'set',
@@ -155,18 +140,20 @@ describe('a service that echoes what it received', () => {
 describe('user info in the base URL', () => {
 	const withUserInfo = (url: string) =>
 		url.replace('http://', `http://${URL_USER}:${URL_PASSWORD}@`);
-
-	it('never shows in an error about the service', async () => {
-		answerWith('text-500');
-		const result = await runNode({
+	const listNamesAt = (baseUrl: string) =>
+		runNode({
 			parameters: {
 				resource: 'contact',
 				operation: 'getListNames',
 				returnAll: true,
 				options: { maxAttempts: 1 },
 			},
-			credentials: credentials(withUserInfo(service.url)),
+			credentials: credentials(baseUrl),
 		});
+
+	it('never shows in an error about the service', async () => {
+		answerWith('text-500');
+		const result = await listNamesAt(withUserInfo(service.url));
 		expect(result.error?.message).toMatch(/The Voice AI service failed \(500\)/);
 		expectNoneOf(shown(result), [`${URL_USER}:${URL_PASSWORD}`, URL_PASSWORD]);
 	});
@@ -175,15 +162,7 @@ describe('user info in the base URL', () => {
 		const closed = await startLoopback();
 		const url = closed.url;
 		await closed.close();
-		const result = await runNode({
-			parameters: {
-				resource: 'contact',
-				operation: 'getListNames',
-				returnAll: true,
-				options: { maxAttempts: 1 },
-			},
-			credentials: credentials(withUserInfo(url)),
-		});
+		const result = await listNamesAt(withUserInfo(url));
 		expect(result.error?.message).toMatch(/refused the connection/);
 		expect(result.error?.description).toContain(`http://***@${url.slice('http://'.length)}`);
 		expectNoneOf(shown(result), [`${URL_USER}:${URL_PASSWORD}`, URL_PASSWORD]);

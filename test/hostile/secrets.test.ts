@@ -16,6 +16,7 @@ import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
 import { TriggerWorkflow } from '../support/triggerWorkflow';
 import { catalogue, entryName, exampleParameters } from '../support/catalogue';
 import { startRecorder, type RecordedRequest } from '../support/recorder';
+import { SIP_DIRECTION } from '../support/parameters';
 
 const fx = new SandboxFixture();
 let recorder: Awaited<ReturnType<typeof startRecorder>>;
@@ -150,14 +151,7 @@ const scenarios = (authHeader: 'bearer' | 'xApiKey'): Scenario[] => [
 			operation: 'update',
 			phoneNumber: '+14155550102',
 			directions: {
-				inbound: {
-					sipEndpoint: 'sip:pbx.example.com',
-					port: 5060,
-					transport: 'udp',
-					secureMedia: true,
-					sipUsername: 'u',
-					sipPassword: 'pw',
-				},
+				inbound: { ...SIP_DIRECTION, sipUsername: 'u', sipPassword: 'pw' },
 			},
 		},
 		fails: false,

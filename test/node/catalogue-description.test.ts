@@ -74,9 +74,10 @@ describe('the catalogue of operations', () => {
 	});
 
 	it.each(catalogue.map((entry) => [key(entry), entry] as const))(
-		'%s: retries and "changes data" agree with the operation and its request',
+		'%s: retries and "changes data" agree with the operation and its request; a change says what the sandbox then holds',
 		(_name, entry) => {
 			const { repeatable } = implemented[entry.resource][entry.operation];
+			expect(entry.example.holds !== undefined).toBe(entry.changesData);
 			if (entry.request === null) {
 				expect(entry.retried).toBe('noRequest');
 				expect(entry.example.sends).toEqual([]);

@@ -2,13 +2,14 @@
  * The wire test of every operation, from the catalogue (test/support/catalogue.ts): its example runs in
  * n8n-core's engine against a fresh sandbox, a recording proxy in between. The sandbox must receive
  * exactly the catalogue's requests (method, path, JSON body or multipart fields and files), each
- * answered with a 2xx, and the catalogue's check must hold for the output.
+ * answered with a 2xx; the catalogue's check must hold for the output, and its `holds` for what the
+ * sandbox then holds (an operation that changes no data must leave the sandbox as it was).
  */
 import busboy from 'busboy';
 import type { IncomingHttpHeaders } from 'node:http';
 
 import { startRecorder, type RecordedRequest } from '../support/recorder';
-import type { SentRequest } from '../support/catalogue';
+import type { SandboxState, SentRequest } from '../support/catalogue';
 import { catalogue, entryName, exampleParameters } from '../support/catalogue';
 import { SandboxFixture } from '../support/sandboxFixture';
 
@@ -70,7 +71,8 @@ describe.each(catalogue.map((entry) => ({ ...entry, name: entryName(entry) })))(
 			await fx.stop();
 		});
 
-		it(`sends ${entry.request ?? 'no request'} as the catalogue says, and its output holds`, async () => {
+		it(`sends ${entry.request ?? 'no request'} as the catalogue says, and its output and the sandbox hold`, async () => {
+			const before = await fx.state<SandboxState>();
 			const result = await fx.run(exampleParameters(entry), {
 				items: entry.example.items,
 				credentials: { baseUrl: recorder.url },
@@ -85,7 +87,10 @@ describe.each(catalogue.map((entry) => ({ ...entry, name: entryName(entry) })))(
 			expect(answered.filter((status) => status < 200 || status > 299)).toEqual([]);
 			expect(answered).toHaveLength(entry.example.sends.length);
 
-			entry.example.check(result);
+			(entry.example.checkInEngine ?? entry.example.check)(result);
+			const after = await fx.state<SandboxState>();
+			if (entry.example.holds) entry.example.holds(after, result);
+			else expect(after).toEqual(before);
 		});
 	},
 );

@@ -1,3 +1,5 @@
+import { imageItem } from '../support/images';
+import { agentCreate } from '../support/parameters';
 import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
@@ -7,13 +9,38 @@ beforeEach(async () => await fx.reset());
 
 const noRetries = { maxAttempts: 1 };
 
+/** Contact Get List Names with the given API key. */
+const listNamesWith = (apiKey: string) =>
+	fx.run(
+		{ resource: 'contact', operation: 'getListNames', returnAll: true },
+		{ credentials: { apiKey } },
+	);
+/** Contact Get List Names, without retries, after a fault on its request. */
+const listNamesAfter = async (kind: string) => {
+	await fx.fault({ kind, path: '/contacts/list-names', times: 1 });
+	return await fx.run({
+		resource: 'contact',
+		operation: 'getListNames',
+		returnAll: true,
+		options: noRetries,
+	});
+};
+/** Chatbot Update with the chatbot image `data` of one input item. */
+const updateImage = (data: Buffer | string, fileName: string) =>
+	fx.run(
+		{
+			resource: 'chatbot',
+			operation: 'update',
+			chatbotId: 'cb_acme_support',
+			updateFields: { chatbotImageProperty: 'data' },
+		},
+		{ items: [imageItem(data, fileName)] },
+	);
+
 describe('API errors become NodeApiError with an actionable message', () => {
 	it('401: an unknown key says to rotate it in the credential, and the key appears nowhere', async () => {
 		const apiKey = 'ct_unknown_key_0123456789';
-		const result = await fx.run(
-			{ resource: 'contact', operation: 'getListNames', returnAll: true },
-			{ credentials: { apiKey } },
-		);
+		const result = await listNamesWith(apiKey);
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error!.httpCode).toBe('401');
 		expect(result.error!.message).toMatch(/refused the API key \(401\)/);
@@ -26,16 +53,10 @@ describe('API errors become NodeApiError with an actionable message', () => {
 		const key = await fx.admin<{ id: string; apiKey: string }>('POST', '/orgs/org_acme/keys', {
 			name: 'soon revoked',
 		});
-		const first = await fx.run(
-			{ resource: 'contact', operation: 'getListNames', returnAll: true },
-			{ credentials: { apiKey: key.apiKey } },
-		);
+		const first = await listNamesWith(key.apiKey);
 		expect(first.error).toBeUndefined();
 		await fx.admin('POST', `/keys/${key.id}/revoke`);
-		const second = await fx.run(
-			{ resource: 'contact', operation: 'getListNames', returnAll: true },
-			{ credentials: { apiKey: key.apiKey } },
-		);
+		const second = await listNamesWith(key.apiKey);
 		expect(second.error!.httpCode).toBe('401');
 		expect(everything(second)).not.toContain(key.apiKey);
 	});
@@ -67,27 +88,15 @@ describe('API errors become NodeApiError with an actionable message', () => {
 	});
 
 	it('409: a duplicate agent name (case-insensitive) is a conflict', async () => {
-		const result = await fx.run({
-			resource: 'agent',
-			operation: 'create',
-			phoneNumber: '+14155550199',
-			agentName: 'reception',
-			task: 'x',
-			selectedVoice: 'ryan',
-		});
+		const result = await fx.run(agentCreate('reception', '+14155550199'));
 		expect(result.error!.httpCode).toBe('409');
 		expect(result.error!.message).toMatch(/conflict \(409\).*already exists/);
 	});
 
 	it("400: the service's own field message is shown", async () => {
-		const result = await fx.run({
-			resource: 'agent',
-			operation: 'create',
-			phoneNumber: '+14155550198',
-			agentName: 'Voice test',
-			task: 'x',
-			selectedVoice: 'Maya',
-		});
+		const result = await fx.run(
+			agentCreate('Voice test', '+14155550198', { selectedVoice: 'Maya' }),
+		);
 		expect(result.error!.httpCode).toBe('400');
 		expect(result.error!.message).toMatch(/^Voice AI rejected the request: .*selectedVoice/);
 		expect(result.error!.description).toMatch(/'selectedVoice'/);
@@ -95,54 +104,18 @@ describe('API errors become NodeApiError with an actionable message', () => {
 
 	it('413: an image over the upload limit', async () => {
 		const big = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 + 1)]);
-		const result = await fx.run(
-			{
-				resource: 'chatbot',
-				operation: 'update',
-				chatbotId: 'cb_acme_support',
-				updateFields: { chatbotImageProperty: 'data' },
-			},
-			{
-				items: [
-					{
-						json: {},
-						binary: { data: { data: big, mimeType: 'image/png', fileName: 'huge.png' } },
-					},
-				],
-			},
-		);
+		const result = await updateImage(big, 'huge.png');
 		expect(result.error!.httpCode).toBe('413');
 		expect(result.error!.description).toMatch(/smaller file/);
 	});
 
 	it('415: a file declared as an image whose content is not one', async () => {
-		const result = await fx.run(
-			{
-				resource: 'chatbot',
-				operation: 'update',
-				chatbotId: 'cb_acme_support',
-				updateFields: { chatbotImageProperty: 'data' },
-			},
-			{
-				items: [
-					{
-						json: {},
-						binary: { data: { data: 'just text', mimeType: 'image/png', fileName: 'fake.png' } },
-					},
-				],
-			},
-		);
+		const result = await updateImage('just text', 'fake.png');
 		expect(result.error!.httpCode).toBe('415');
 	});
 
 	it('429 with retries off: says how to slow down', async () => {
-		await fx.fault({ kind: 'rate-limit', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({
-			resource: 'contact',
-			operation: 'getListNames',
-			returnAll: true,
-			options: noRetries,
-		});
+		const result = await listNamesAfter('rate-limit');
 		expect(result.error!.httpCode).toBe('429');
 		expect(result.error!.description).toMatch(/Lower Concurrency/);
 	});
@@ -161,24 +134,12 @@ describe('API errors become NodeApiError with an actionable message', () => {
 	});
 
 	it('an HTML page instead of JSON on success is reported, not passed through', async () => {
-		await fx.fault({ kind: 'html', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({
-			resource: 'contact',
-			operation: 'getListNames',
-			returnAll: true,
-			options: noRetries,
-		});
+		const result = await listNamesAfter('html');
 		expect(result.error!.message).toMatch(/not JSON/);
 	});
 
 	it('a dropped connection is a NodeApiError naming the problem', async () => {
-		await fx.fault({ kind: 'reset', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({
-			resource: 'contact',
-			operation: 'getListNames',
-			returnAll: true,
-			options: noRetries,
-		});
+		const result = await listNamesAfter('reset');
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error!.message).toMatch(/dropped|failed/);
 	});

@@ -5,8 +5,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../support/engine';
+import type { InputItem } from '../support/engine';
+import { imageItem } from '../support/images';
+import { agentCreate } from '../support/parameters';
 import { parseRetryAfter } from '../../nodes/VoiceAi/transport';
 import { PNG, SandboxFixture } from '../support/sandboxFixture';
 
@@ -14,6 +17,41 @@ const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());
 afterAll(async () => await fx.stop());
 beforeEach(async () => await fx.reset());
+
+/** Agent Create of one agent (a write that may not be repeated after a 5xx or a timeout). */
+const createAgent = (agentName: string, phoneNumber: string, options: INodeParameters = {}) =>
+	fx.run(agentCreate(agentName, phoneNumber, { options }));
+/** A fault on the first request of Agent Create. */
+const faultCreate = async (kind: string) =>
+	await fx.fault({ kind, method: 'POST', path: '/callback/standardCampaign', times: 1 });
+const listNames = (options: INodeParameters = {}) =>
+	fx.run({ resource: 'contact', operation: 'getListNames', returnAll: true, options });
+/** SIP Get of each item's `phone`, `concurrency` at a time. */
+const getSipOf = (
+	items: InputItem[],
+	concurrency: number,
+	run: { continueOnFail?: boolean; credentials?: ICredentialDataDecryptedObject } = {},
+) =>
+	fx.run(
+		{
+			resource: 'sip',
+			operation: 'get',
+			phoneNumber: '={{ $json.phone }}',
+			options: { concurrency },
+		},
+		{ items, ...run },
+	);
+const getSip = (options: INodeParameters) =>
+	fx.run({ resource: 'sip', operation: 'get', phoneNumber: '+14155550101', options });
+/** The statuses the sandbox answered, in order. */
+const statuses = async () => (await fx.requests()).map((request) => request.status);
+/** How often the sandbox's one fault struck. */
+const faultHits = async () => (await fx.admin<Array<{ hits: number }>>('GET', '/faults'))[0].hits;
+const agentNames = async () =>
+	(await fx.state<{ agents: Array<{ agentName: string }> }>()).agents.map(
+		(agent) => agent.agentName,
+	);
+const paired = (items: unknown[]) => items.map((_, index) => ({ item: index }));
 
 const phones = (count: number) =>
 	Array.from({ length: count }, (_, i) => ({ json: { phone: `+1415555${String(1000 + i)}` } }));
@@ -70,24 +108,15 @@ describe('concurrency', () => {
 			const barrier = barrierServer(concurrency, items.length);
 			await barrier.start();
 			try {
-				const result = await runNode({
-					parameters: {
-						resource: 'sip',
-						operation: 'get',
-						phoneNumber: '={{ $json.phone }}',
-						options: { concurrency },
-					},
-					credentials: { voiceAiApi: { baseUrl: barrier.stats.url, apiKey: 'ct_barrier_test' } },
-					items,
+				const result = await getSipOf(items, concurrency, {
+					credentials: { baseUrl: barrier.stats.url, apiKey: 'ct_barrier_test' },
 				});
 				expect(result.error).toBeUndefined();
 				expect(barrier.stats.maxInFlight).toBe(concurrency);
 				expect(result.items.map((item) => item.json.phone_number)).toEqual(
 					items.map((item) => item.json.phone),
 				);
-				expect(result.items.map((item) => item.pairedItem)).toEqual(
-					items.map((_, index) => ({ item: index })),
-				);
+				expect(result.items.map((item) => item.pairedItem)).toEqual(paired(items));
 			} finally {
 				await barrier.stop();
 			}
@@ -104,19 +133,9 @@ describe('concurrency', () => {
 			{ json: { phone: '+14155550103' } },
 		];
 		await fx.admin('PUT', '/config', { latencyMs: 20 });
-		const result = await fx.run(
-			{
-				resource: 'sip',
-				operation: 'get',
-				phoneNumber: '={{ $json.phone }}',
-				options: { concurrency: 4 },
-			},
-			{ items, continueOnFail: true },
-		);
+		const result = await getSipOf(items, 4, { continueOnFail: true });
 		expect(result.items).toHaveLength(items.length);
-		expect(result.items.map((item) => item.pairedItem)).toEqual(
-			items.map((_, index) => ({ item: index })),
-		);
+		expect(result.items.map((item) => item.pairedItem)).toEqual(paired(items));
 		expect(
 			result.items.map((item) =>
 				item.json.error ? `error:${item.json.httpCode ?? 'input'}` : item.json.phone_number,
@@ -137,15 +156,7 @@ describe('concurrency', () => {
 			{ json: { phone: '+19995550003' } },
 			{ json: { phone: '+14155550102' } },
 		];
-		const result = await fx.run(
-			{
-				resource: 'sip',
-				operation: 'get',
-				phoneNumber: '={{ $json.phone }}',
-				options: { concurrency: 3 },
-			},
-			{ items },
-		);
+		const result = await getSipOf(items, 3);
 		expect(result.error?.httpCode).toBe('404');
 		expect(result.error?.context?.itemIndex).toBe(1);
 	});
@@ -174,14 +185,9 @@ describe('429 and Retry-After', () => {
 		expect(result.items.map((item) => item.json.agentName)).toEqual(
 			items.map((item) => item.json.name),
 		);
-		expect(result.items.map((item) => item.pairedItem)).toEqual(
-			items.map((_, index) => ({ item: index })),
-		);
+		expect(result.items.map((item) => item.pairedItem)).toEqual(paired(items));
 
-		const state = await fx.state<{ agents: Array<{ agentName: string }> }>();
-		const created = state.agents
-			.filter((agent) => agent.agentName.startsWith('Burst '))
-			.map((agent) => agent.agentName);
+		const created = (await agentNames()).filter((name) => name.startsWith('Burst '));
 		expect(created.sort()).toEqual(items.map((item) => item.json.name).sort());
 		const posts = (await fx.requests()).filter((request) => request.method === 'POST');
 		expect(posts.filter((request) => request.status === 201)).toHaveLength(count);
@@ -190,54 +196,28 @@ describe('429 and Retry-After', () => {
 
 	it('retries after a 429 that has no Retry-After header (backoff)', async () => {
 		await fx.fault({ kind: 'rate-limit-no-retry-after', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({
-			resource: 'contact',
-			operation: 'getListNames',
-			returnAll: true,
-		});
+		const result = await listNames();
 		expect(result.error).toBeUndefined();
-		expect((await fx.requests()).map((request) => request.status)).toEqual([429, 200]);
+		expect(await statuses()).toEqual([429, 200]);
 	});
 
 	it('a create limited by 429 is repeated: the service did nothing', async () => {
-		await fx.fault({
-			kind: 'rate-limit',
-			method: 'POST',
-			path: '/callback/standardCampaign',
-			times: 1,
-		});
-		const result = await fx.run({
-			resource: 'agent',
-			operation: 'create',
-			phoneNumber: '+14155550177',
-			agentName: 'After 429',
-			task: 'x',
-			selectedVoice: 'nat',
-		});
+		await faultCreate('rate-limit');
+		const result = await createAgent('After 429', '+14155550177');
 		expect(result.error).toBeUndefined();
-		expect((await fx.requests()).map((request) => request.status)).toEqual([429, 201]);
+		expect(await statuses()).toEqual([429, 201]);
 	});
 
 	it('Retry on Rate Limit off: one request, a 429 error', async () => {
 		await fx.fault({ kind: 'rate-limit', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({
-			resource: 'contact',
-			operation: 'getListNames',
-			returnAll: true,
-			options: { retryOnRateLimit: false },
-		});
+		const result = await listNames({ retryOnRateLimit: false });
 		expect(result.error?.httpCode).toBe('429');
 		expect(await fx.requests()).toHaveLength(1);
 	});
 
 	it('Max Attempts bounds the retries', async () => {
 		await fx.fault({ kind: 'rate-limit', path: '/contacts/list-names', times: 5 });
-		const result = await fx.run({
-			resource: 'contact',
-			operation: 'getListNames',
-			returnAll: true,
-			options: { maxAttempts: 2, maxWaitSeconds: 0 },
-		});
+		const result = await listNames({ maxAttempts: 2, maxWaitSeconds: 0 });
 		expect(result.error?.httpCode).toBe('429');
 		expect(result.error?.message).toMatch(/after 2 attempts/);
 		expect(await fx.requests()).toHaveLength(2);
@@ -257,87 +237,42 @@ describe('429 and Retry-After', () => {
 describe('5xx, timeouts and dropped connections', () => {
 	it('reads are retried after 5xx', async () => {
 		await fx.fault({ kind: 'status-503', path: '/sip/*', times: 2 });
-		const result = await fx.run({
-			resource: 'sip',
-			operation: 'get',
-			phoneNumber: '+14155550101',
-			options: { maxWaitSeconds: 0 },
-		});
+		const result = await getSip({ maxWaitSeconds: 0 });
 		expect(result.error).toBeUndefined();
-		expect((await fx.requests()).map((request) => request.status)).toEqual([503, 503, 200]);
+		expect(await statuses()).toEqual([503, 503, 200]);
 	});
 
 	it('a create that got a 5xx is never repeated, and the message says to check', async () => {
-		await fx.fault({
-			kind: 'status-500',
-			method: 'POST',
-			path: '/callback/standardCampaign',
-			times: 1,
-		});
-		const result = await fx.run({
-			resource: 'agent',
-			operation: 'create',
-			phoneNumber: '+14155550178',
-			agentName: 'Once only',
-			task: 'x',
-			selectedVoice: 'paige',
-		});
+		await faultCreate('status-500');
+		const result = await createAgent('Once only', '+14155550178');
 		expect(result.error?.httpCode).toBe('500');
 		expect(result.error?.description).toMatch(/may have been created.*Get Many.*not repeated/);
 		expect((await fx.requests()).filter((request) => request.method === 'POST')).toHaveLength(1);
 	});
 
 	it('a create whose connection dropped is never repeated', async () => {
-		await fx.fault({ kind: 'reset', method: 'POST', path: '/callback/standardCampaign', times: 1 });
-		const result = await fx.run({
-			resource: 'agent',
-			operation: 'create',
-			phoneNumber: '+14155550179',
-			agentName: 'Reset once',
-			task: 'x',
-			selectedVoice: 'paige',
-		});
+		await faultCreate('reset');
+		const result = await createAgent('Reset once', '+14155550179');
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.description).toMatch(/may have been created/);
-		const state = await fx.state<{ agents: Array<{ agentName: string }> }>();
-		expect(state.agents.some((agent) => agent.agentName === 'Reset once')).toBe(false);
+		expect(await agentNames()).not.toContain('Reset once');
 		const retried = await fx.run({ resource: 'agent', operation: 'getAll', returnAll: true });
 		expect(retried.items.some((item) => item.json.agentName === 'Reset once')).toBe(false);
 	});
 
 	it('a create that timed out is never repeated', async () => {
-		await fx.fault({
-			kind: 'timeout',
-			method: 'POST',
-			path: '/callback/standardCampaign',
-			times: 1,
-		});
-		const result = await fx.run({
-			resource: 'agent',
-			operation: 'create',
-			phoneNumber: '+14155550180',
-			agentName: 'Slow once',
-			task: 'x',
-			selectedVoice: 'paige',
-			options: { timeoutSeconds: 1 },
-		});
+		await faultCreate('timeout');
+		const result = await createAgent('Slow once', '+14155550180', { timeoutSeconds: 1 });
 		expect(result.error?.message).toMatch(/did not answer in time/);
-		const faults = await fx.admin<Array<{ hits: number }>>('GET', '/faults');
-		expect(faults[0].hits).toBe(1);
+		expect(await faultHits()).toBe(1);
 	});
 
 	it('a read that timed out is repeated', async () => {
 		await fx.fault({ kind: 'timeout', path: '/contacts/list-names', times: 1 });
-		const result = await fx.run({
-			resource: 'contact',
-			operation: 'getListNames',
-			returnAll: true,
-			options: { timeoutSeconds: 1, maxWaitSeconds: 0 },
-		});
+		const result = await listNames({ timeoutSeconds: 1, maxWaitSeconds: 0 });
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(3);
-		const faults = await fx.admin<Array<{ hits: number }>>('GET', '/faults');
-		expect(faults[0].hits).toBe(1);
+		expect(await faultHits()).toBe(1);
 	});
 
 	it('a chatbot update (sets a state) is repeated after a 502, with its images intact', async () => {
@@ -350,18 +285,11 @@ describe('5xx, timeouts and dropped connections', () => {
 				updateFields: { chatbot_title: 'Retried', chatbotImageProperty: 'data' },
 				options: { maxWaitSeconds: 0 },
 			},
-			{
-				items: [
-					{
-						json: {},
-						binary: { data: { data: PNG, mimeType: 'image/png', fileName: 'retry.png' } },
-					},
-				],
-			},
+			{ items: [imageItem(PNG, 'retry.png')] },
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.chatbot_title).toBe('Retried');
-		expect((await fx.requests()).map((request) => request.status)).toEqual([502, 200]);
+		expect(await statuses()).toEqual([502, 200]);
 		const state = await fx.state<{ uploads: Array<{ filename: string; size: number }> }>();
 		expect(
 			state.uploads
@@ -384,12 +312,7 @@ describe('5xx, timeouts and dropped connections', () => {
 
 	it('Retry on Server Errors off: one request, the 5xx error', async () => {
 		await fx.fault({ kind: 'status-503', path: '/sip/*', times: 1 });
-		const result = await fx.run({
-			resource: 'sip',
-			operation: 'get',
-			phoneNumber: '+14155550101',
-			options: { retryOnServerErrors: false },
-		});
+		const result = await getSip({ retryOnServerErrors: false });
 		expect(result.error?.httpCode).toBe('503');
 		expect(await fx.requests()).toHaveLength(1);
 	});

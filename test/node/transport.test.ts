@@ -10,6 +10,7 @@ import type { InputItem } from '../support/engine';
 import { runNode } from '../support/engine';
 import type { Handler, Loopback } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
+import { sipUpdateWithLogin } from '../support/parameters';
 import { buildPath } from '../../nodes/VoiceAi/transport/path';
 
 let service: Loopback;
@@ -42,23 +43,7 @@ const text =
 		res.end(body);
 	};
 
-const sipUpdate: INodeParameters = {
-	resource: 'sip',
-	operation: 'update',
-	phoneNumber: '+14155550102',
-	unlistedDirections: 'detach',
-	// Every field filled: SIP Update then writes without reading the current configuration first.
-	directions: {
-		inbound: {
-			sipEndpoint: 'sip:pbx.example.com',
-			port: 5060,
-			transport: 'udp',
-			secureMedia: true,
-			sipUsername: 'frontdesk',
-			sipPassword: 'a long random password',
-		},
-	},
-};
+const sipUpdate = sipUpdateWithLogin('a long random password');
 const sipDetach: INodeParameters = {
 	resource: 'sip',
 	operation: 'detach',

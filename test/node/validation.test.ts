@@ -2,6 +2,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import type { InputItem } from '../support/engine';
 import { PNG, SandboxFixture } from '../support/sandboxFixture';
+import { SIP_DIRECTION } from '../support/parameters';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());
@@ -22,12 +23,6 @@ const chatbot = (updateFields: INodeParameters) => ({
 	chatbotId: 'cb_acme_support',
 	updateFields,
 });
-const direction = {
-	sipEndpoint: 'sip:pbx.example.com',
-	port: 5060,
-	transport: 'udp',
-	secureMedia: true,
-};
 const sipUpdate = (inbound: INodeParameters, extra: INodeParameters = {}) => ({
 	resource: 'sip',
 	operation: 'update',
@@ -113,27 +108,27 @@ const cases: Case[] = [
 	},
 	{
 		name: 'SIP endpoint without sip:',
-		parameters: sipUpdate({ ...direction, sipEndpoint: 'pbx.example.com' }),
+		parameters: sipUpdate({ ...SIP_DIRECTION, sipEndpoint: 'pbx.example.com' }),
 		field: /'Inbound SIP Endpoint'.*SIP URI/,
 	},
 	{
 		name: 'SIP endpoint with a user part',
-		parameters: sipUpdate({ ...direction, sipEndpoint: 'sip:alice@pbx.example.com' }),
+		parameters: sipUpdate({ ...SIP_DIRECTION, sipEndpoint: 'sip:alice@pbx.example.com' }),
 		field: /'Inbound SIP Endpoint'/,
 	},
 	{
 		name: 'SIP port out of range',
-		parameters: sipUpdate({ ...direction, port: 70000 }),
+		parameters: sipUpdate({ ...SIP_DIRECTION, port: 70000 }),
 		field: /'Inbound Port'.*65535/,
 	},
 	{
 		name: 'SIP transport that is not text',
-		parameters: sipUpdate({ ...direction, transport: '={{ 6 }}' }),
+		parameters: sipUpdate({ ...SIP_DIRECTION, transport: '={{ 6 }}' }),
 		field: /'Inbound Transport'.*expected text/,
 	},
 	{
 		name: 'config id that is not a UUID',
-		parameters: sipUpdate(direction, { additionalFields: { uuid_config_id: 'abc' } }),
+		parameters: sipUpdate(SIP_DIRECTION, { additionalFields: { uuid_config_id: 'abc' } }),
 		field: /'Config ID'.*UUID/,
 	},
 	{
@@ -303,7 +298,7 @@ describe('invalid input is refused before anything is sent', () => {
 	});
 
 	it('a SIP password of the wrong type is not echoed in the message', async () => {
-		const result = await fx.run(sipUpdate({ ...direction, sipPassword: '={{ 424242 }}' }));
+		const result = await fx.run(sipUpdate({ ...SIP_DIRECTION, sipPassword: '={{ 424242 }}' }));
 		expect(result.error?.message).toMatch(/'Inbound SIP Password'.*expected text, got a number$/);
 		expect(`${result.error?.message} ${result.error?.description}`).not.toContain('424242');
 	});

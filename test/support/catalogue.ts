@@ -1,17 +1,21 @@
 /**
  * The catalogue of the Voice AI node's operations: one entry per operation. It drives
  * - the wire test (test/node/catalogue.test.ts): each example runs in n8n's engine against a fresh
- *   sandbox, which must see exactly `sends`, and `check` must hold for the output;
+ *   sandbox, which must see exactly `sends`; `check` must hold for the output and `holds` for what
+ *   the sandbox then holds (an operation that changes no data must leave it as it was);
+ * - the end-to-end run of every operation (test/e2e/workflows.e2e.test.ts): each example runs the
+ *   same way in a real n8n, the items coming from a Code node;
  * - the invalid-input test (test/hostile/bad-input.test.ts): every `invalid` case is refused before
  *   anything is sent, naming the field and the item;
  * - the operations table of README.md (scripts/operations-table.ts, `npm run docs:operations`).
  * test/node/catalogue-description.test.ts checks it against the node's description.
  * Adding an operation: docs/adding-an-operation.md.
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { InputItem, RunNodeResult } from './engine';
+import type { InputItem } from './engine';
 import { PNG, SVG } from './images';
+import { SIP_DIRECTION } from './parameters';
 
 type Json = string | number | boolean | null | object;
 
@@ -27,6 +31,24 @@ export interface SentRequest {
 	files?: Record<string, { filename: string; type: string; size: number }>;
 }
 
+/** A run's output items and error, from the engine harness or from a real n8n's execution data. */
+export interface ExampleResult {
+	items: Array<{ json: Record<string, unknown>; pairedItem?: unknown }>;
+	error?: { message: string };
+}
+
+/** What the sandbox holds for the organization (its admin `state`), as far as the examples read it. */
+export interface SandboxState {
+	agents: Array<{ agentName: string; phoneNumber: string; selectedVoice: string; task: string }>;
+	chatbots: Array<IDataObject & { id: string }>;
+	sip: Array<{
+		phone_number: string;
+		trunkName: string;
+		directions: Array<{ type: string; sip_endpoint: string; options: IDataObject }>;
+	}>;
+	webhook: string | null;
+}
+
 export interface Example {
 	/** The node's parameters besides resource and operation. */
 	parameters: INodeParameters;
@@ -34,7 +56,11 @@ export interface Example {
 	/** Every request, in order (with several input items, in any order: items run concurrently). */
 	sends: SentRequest[];
 	/** Jest assertions on the run's output. */
-	check(result: RunNodeResult): void;
+	check(result: ExampleResult): void;
+	/** Instead of `check` in the engine harness, where the operation needs what only n8n has. */
+	checkInEngine?(result: ExampleResult): void;
+	/** For an operation that changes data: Jest assertions on what the sandbox holds after the run. */
+	holds?(state: SandboxState, result: ExampleResult): void;
 }
 
 /**
@@ -136,12 +162,30 @@ const image = (mimeType: string, at = 0): InputItem[] =>
 			data: { data: 'hello', mimeType: index === at ? mimeType : 'image/png', fileName: 'file' },
 		},
 	}));
+/** The example's Chatbot Update fields that are text, as typed and as sent. */
+const CHATBOT_TEXT_FIELDS = {
+	chatbotName: 'Support',
+	chatbot_title: 'Ask us',
+	header_color: '#112233',
+	background_color: '#FFFFFF',
+	text_color: '#000000',
+	user_message_color: '#0A0B0C',
+	input_bg_color: '#EEEEEE',
+	pathway_id: 'pw_1',
+	welcome_message: 'Hello there',
+	template: 'glassmorphism',
+	bubble_icon: 'sparkles',
+	bubble_position: 'bottom-left',
+	bubble_size: 'large',
+	input_placeholder: 'Ask anything',
+	greeting_text: '',
+};
 /** Return All and Limit of a list operation. */
 const listInvalid = (limits: Json[], returnAlls: Json[]) => [
 	...bad('limit', 'Limit', limits),
 	...bad('returnAll', 'Return All', returnAlls),
 ];
-/** SIP Update and Compare read the same fields. */
+/** SIP Update and Compare read the same fields, and start their invalid cases from the same base. */
 const sipIntentInvalid: InvalidInput[] = [
 	...literal('directions.inbound.sipEndpoint', 'Inbound SIP Endpoint', ENDPOINTS),
 	...bad('directions.outbound.sipEndpoint', 'Outbound SIP Endpoint', [42, '', null], {
@@ -180,7 +224,49 @@ const sipIntentInvalid: InvalidInput[] = [
 	...literal('directions.inbound.port', 'Inbound Port', ['={{ "5060x" }}', '={{ [5060] }}']),
 ];
 
-const jsonOf = (result: RunNodeResult) => result.items.map((item) => item.json);
+/** The two agents Agent Create's example creates, as sent. */
+const ONBOARDING = [1, 2].map((n) => ({
+	phoneNumber: `+1415555012${n + 2}`,
+	agentName: `Onboarding ${n}`,
+	task: "Confirm tomorrow's appointments",
+	selectedVoice: 'maya',
+}));
+
+/** What SIP Update's example sends: the inbound direction it sets, and the outbound one it keeps. */
+const SIP_UPDATE_BODY = {
+	phone_number: '+14155550102',
+	trunkName: 'acme-recall-2',
+	directions: [
+		{
+			type: 'inbound',
+			sip_endpoint: 'sip:pbx2.acme-dental.example',
+			options: {
+				port: 5062,
+				transport: 'udp',
+				secure_media: true,
+				sip_username: 'acme',
+				sip_password: 's3cret',
+			},
+		},
+		{
+			type: 'outbound',
+			sip_endpoint: 'sip:pbx.acme-dental.example',
+			options: {
+				port: 5060,
+				transport: 'tcp',
+				secure_media: true,
+				sip_username: 'acme-recall',
+				sip_password: 'acme-recall-secret-outbound',
+			},
+		},
+	],
+};
+
+const sipValidBase = { phoneNumber: '+14155550101', directions: { inbound: SIP_DIRECTION } };
+
+const jsonOf = (result: ExampleResult) => result.items.map((item) => item.json);
+const sipOf = (state: SandboxState, phoneNumber: string) =>
+	state.sip.find((sip) => sip.phone_number === phoneNumber);
 
 export const catalogue: CatalogueEntry[] = [
 	{
@@ -203,15 +289,10 @@ export const catalogue: CatalogueEntry[] = [
 				{ json: { phone: '+14155550123', name: 'Onboarding 1' } },
 				{ json: { phone: '+14155550124', name: 'Onboarding 2' } },
 			],
-			sends: [1, 2].map((n) => ({
+			sends: ONBOARDING.map((json) => ({
 				method: 'POST',
 				url: '/callback/standardCampaign',
-				json: {
-					phoneNumber: `+1415555012${n + 2}`,
-					agentName: `Onboarding ${n}`,
-					task: "Confirm tomorrow's appointments",
-					selectedVoice: 'maya',
-				},
+				json,
 			})),
 			check(result) {
 				expect(
@@ -220,6 +301,19 @@ export const catalogue: CatalogueEntry[] = [
 					['Onboarding 1', '+14155550123', { item: 0 }],
 					['Onboarding 2', '+14155550124', { item: 1 }],
 				]);
+			},
+			holds(state) {
+				expect(
+					state.agents
+						.filter((agent) => agent.agentName.startsWith('Onboarding '))
+						.map(({ agentName, phoneNumber, task, selectedVoice }) => ({
+							agentName,
+							phoneNumber,
+							task,
+							selectedVoice,
+						}))
+						.sort((a, b) => a.agentName.localeCompare(b.agentName)),
+				).toEqual(ONBOARDING);
 			},
 		},
 		validBase: {
@@ -274,23 +368,9 @@ export const catalogue: CatalogueEntry[] = [
 			parameters: {
 				chatbotId: 'cb_acme_support',
 				updateFields: {
-					chatbotName: 'Support',
-					chatbot_title: 'Ask us',
-					header_color: '#112233',
-					background_color: '#FFFFFF',
-					text_color: '#000000',
-					user_message_color: '#0A0B0C',
-					input_bg_color: '#EEEEEE',
-					pathway_id: 'pw_1',
-					welcome_message: 'Hello there',
-					template: 'glassmorphism',
-					bubble_icon: 'sparkles',
-					bubble_position: 'bottom-left',
-					bubble_size: 'large',
+					...CHATBOT_TEXT_FIELDS,
 					auto_open: true,
 					show_branding: false,
-					input_placeholder: 'Ask anything',
-					greeting_text: '',
 					chatbotImageProperty: 'logo',
 					bubbleIconImageProperty: 'icon',
 				},
@@ -308,25 +388,8 @@ export const catalogue: CatalogueEntry[] = [
 				{
 					method: 'PATCH',
 					url: '/chatbot/cb_acme_support',
-					form: {
-						chatbotName: 'Support',
-						chatbot_title: 'Ask us',
-						header_color: '#112233',
-						background_color: '#FFFFFF',
-						text_color: '#000000',
-						user_message_color: '#0A0B0C',
-						input_bg_color: '#EEEEEE',
-						pathway_id: 'pw_1',
-						welcome_message: 'Hello there',
-						template: 'glassmorphism',
-						bubble_icon: 'sparkles',
-						bubble_position: 'bottom-left',
-						bubble_size: 'large',
-						auto_open: 'true',
-						show_branding: 'false',
-						input_placeholder: 'Ask anything',
-						greeting_text: '',
-					},
+					// each field a form field, the switches as text
+					form: { ...CHATBOT_TEXT_FIELDS, auto_open: 'true', show_branding: 'false' },
 					files: {
 						chatbot_image: { filename: 'logo.png', type: 'image/png', size: PNG.length },
 						bubbleIconImage: { filename: 'bubble.svg', type: 'image/svg+xml', size: SVG.length },
@@ -345,6 +408,16 @@ export const catalogue: CatalogueEntry[] = [
 					greeting_text: '',
 					chatbot_image: expect.stringMatching(/\.png$/),
 					bubble_icon_image: expect.stringMatching(/\.svg$/),
+				});
+			},
+			holds(state, result) {
+				const { chatbot_image, bubble_icon_image } = result.items[0].json;
+				expect(state.chatbots.find((chatbot) => chatbot.id === 'cb_acme_support')).toMatchObject({
+					...CHATBOT_TEXT_FIELDS,
+					auto_open: true,
+					show_branding: false,
+					chatbot_image,
+					bubble_icon_image,
 				});
 			},
 		},
@@ -419,13 +492,19 @@ export const catalogue: CatalogueEntry[] = [
 		changesData: false,
 		retried: 'noRequest',
 		summary: 'Passes each conversation once, across processes and restarts',
-		// The engine harness has no n8n database: the store's absence is all it can show. That a
-		// conversation passes once is proved on a real n8n (test/queue, test/e2e/crm-sync).
+		// The engine harness has no n8n database: the store's absence is all it can show. That a new
+		// conversation passes is shown on a real n8n (test/e2e/workflows), that it passes once too
+		// (test/queue, test/e2e/crm-sync).
 		example: {
 			parameters: {},
 			items: [{ json: { conversation_id: 'conv_1' } }],
 			sends: [],
 			check(result) {
+				expect(result.items).toEqual([
+					{ json: { conversation_id: 'conv_1' }, pairedItem: { item: 0 } },
+				]);
+			},
+			checkInEngine(result) {
 				expect(result.error?.message).toMatch(
 					/^Could not read or record conversation "conv_1" in n8n's processed-data store/,
 				);
@@ -466,17 +545,7 @@ export const catalogue: CatalogueEntry[] = [
 				]);
 			},
 		},
-		validBase: {
-			phoneNumber: '+14155550101',
-			directions: {
-				inbound: {
-					sipEndpoint: 'sip:pbx.example.com',
-					port: 5060,
-					transport: 'udp',
-					secureMedia: true,
-				},
-			},
-		},
+		validBase: sipValidBase,
 		invalid: [
 			...literal('phoneNumber', 'Phone Number', PHONES_LITERAL.slice(4)),
 			...bad('phoneNumber', 'Phone Number', [{ phone: '+1' }, '']),
@@ -505,6 +574,11 @@ export const catalogue: CatalogueEntry[] = [
 				expect(jsonOf(result)).toEqual([
 					expect.objectContaining({ phone_number: '+14155550101', detached: ['outbound'] }),
 				]);
+			},
+			holds(state) {
+				expect(sipOf(state, '+14155550101')?.directions.map((direction) => direction.type)).toEqual(
+					['inbound'],
+				);
 			},
 		},
 		invalid: [
@@ -579,39 +653,13 @@ export const catalogue: CatalogueEntry[] = [
 				{
 					method: 'PATCH',
 					url: '/sip/sip2',
-					json: {
-						phone_number: '+14155550102',
-						trunkName: 'acme-recall-2',
-						directions: [
-							{
-								type: 'inbound',
-								sip_endpoint: 'sip:pbx2.acme-dental.example',
-								options: {
-									port: 5062,
-									transport: 'udp',
-									secure_media: true,
-									sip_username: 'acme',
-									sip_password: 's3cret',
-								},
-							},
-							{
-								type: 'outbound',
-								sip_endpoint: 'sip:pbx.acme-dental.example',
-								options: {
-									port: 5060,
-									transport: 'tcp',
-									secure_media: true,
-									sip_username: 'acme-recall',
-									sip_password: 'acme-recall-secret-outbound',
-								},
-							},
-						],
-					},
+					json: SIP_UPDATE_BODY,
 				},
 			],
 			check(result) {
 				expect(result.items).toHaveLength(1);
 				expect(result.items[0].json).toMatchObject({
+					phone_number: '+14155550102',
 					sip: {
 						trunkName: 'acme-recall-2',
 						directions: expect.arrayContaining([
@@ -624,18 +672,12 @@ export const catalogue: CatalogueEntry[] = [
 				});
 				expect(JSON.stringify(result.items)).not.toContain('s3cret');
 			},
-		},
-		validBase: {
-			phoneNumber: '+14155550101',
-			directions: {
-				inbound: {
-					sipEndpoint: 'sip:pbx.example.com',
-					port: 5060,
-					transport: 'udp',
-					secureMedia: true,
-				},
+			holds(state) {
+				const { phone_number, ...written } = SIP_UPDATE_BODY;
+				expect(sipOf(state, phone_number)).toMatchObject(written);
 			},
 		},
+		validBase: sipValidBase,
 		invalid: sipIntentInvalid,
 	},
 	{
@@ -695,6 +737,9 @@ export const catalogue: CatalogueEntry[] = [
 			],
 			check(result) {
 				expect(jsonOf(result)).toEqual([{ message: 'Webhook updated' }]);
+			},
+			holds(state) {
+				expect(state.webhook).toBe('https://crm.example.com/hook');
 			},
 		},
 		invalid: [

@@ -8,3 +8,9 @@ export const PNG = Buffer.from(
 export const SVG = Buffer.from(
 	'<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle cx="4" cy="4" r="3"/></svg>',
 );
+
+/** An input item whose binary property `data` holds the given file. */
+export const imageItem = (data: Buffer | string, fileName: string, mimeType = 'image/png') => ({
+	json: {},
+	binary: { data: { data, mimeType, fileName } },
+});

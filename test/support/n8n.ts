@@ -406,6 +406,8 @@ export interface ExecutionSummary {
 export interface ExecutionDetail extends ExecutionSummary {
 	/** Output items (json only) of each node's last run. */
 	outputs: Record<string, Array<Record<string, unknown>>>;
+	/** The same items with the input item each is paired with. */
+	items: Record<string, Array<{ json: Record<string, unknown>; pairedItem?: unknown }>>;
 	/** Error message of the run, if it failed. */
 	error?: string;
 	lastNodeExecuted?: string;
@@ -650,18 +652,24 @@ export class N8nApi {
 			resultData: {
 				runData: Record<
 					string,
-					Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } }>
+					Array<{
+						data?: {
+							main?: Array<Array<{ json: Record<string, unknown>; pairedItem?: unknown }> | null>;
+						};
+					}>
 				>;
 				error?: { message?: string; description?: string };
 				lastNodeExecuted?: string;
 			};
 		};
 		const outputs: ExecutionDetail['outputs'] = {};
+		const items: ExecutionDetail['items'] = {};
 		for (const [node, runs] of Object.entries(data.resultData.runData ?? {})) {
 			const last = runs[runs.length - 1];
-			outputs[node] = (last?.data?.main ?? []).flatMap((branch) =>
-				(branch ?? []).map((item) => item.json),
+			items[node] = (last?.data?.main ?? []).flatMap((branch) =>
+				(branch ?? []).map(({ json, pairedItem }) => ({ json, pairedItem })),
 			);
+			outputs[node] = items[node].map((item) => item.json);
 		}
 		const error = data.resultData.error;
 		return {
@@ -672,6 +680,7 @@ export class N8nApi {
 			startedAt: raw.startedAt,
 			stoppedAt: raw.stoppedAt,
 			outputs,
+			items,
 			error: error ? [error.message, error.description].filter(Boolean).join(': ') : undefined,
 			lastNodeExecuted: data.resultData.lastNodeExecuted,
 		};

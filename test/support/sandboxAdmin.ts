@@ -36,6 +36,16 @@ export class SandboxAdmin {
 		return await this.request<T>('GET', `/__sandbox/orgs/${org}/state`);
 	}
 
+	/** Runs `task` while GET /sip answers the org in the given shape (sandbox/README.md), then the documented one. */
+	async withSipGetShape<T>(org: string, shape: string, task: () => Promise<T>): Promise<T> {
+		await this.request('PUT', `/__sandbox/orgs/${org}/sip-get-shape`, { shape });
+		try {
+			return await task();
+		} finally {
+			await this.request('PUT', `/__sandbox/orgs/${org}/sip-get-shape`, { shape: 'documented' });
+		}
+	}
+
 	/** The account webhook URL registered for the org (what the trigger set), or null. */
 	async accountWebhook(org: string): Promise<string | null> {
 		const state = await this.state<{ webhook: unknown }>(org);
