@@ -121,7 +121,7 @@ async function main(): Promise<void> {
 			else if (name === 'trigger')
 				result = await triggerVsWebhook({
 					settings: triggerSettings,
-					rounds: quick ? 2 : 4,
+					rounds: quick ? 2 : 8,
 					sequential: quick ? 5 : 10,
 					parallel: quick ? 20 : 40,
 				});

@@ -69,6 +69,9 @@ test('b. a webhook processor and a worker stopped with SIGTERM mid-load and star
 	expect(f.rows).toBe(f.distinct);
 	expect(f.writtenTwice).toBe(0);
 	expect(f.failed).toBe(0);
+	// Runs n8n created but never queued: the processor exited holding their request, the service saw
+	// it fail (502) and sent it again, and another run wrote the conversation.
+	expect(f.neverQueuedWrittenByAnother).toBe(f.neverQueued);
 });
 
 test('c. a worker killed (SIGKILL) mid-load, answering when finished, the service retrying: none missing', async () => {

@@ -89,25 +89,61 @@ export async function executionCounts(n8nDb: Client, workflowId: string): Promis
 	return { total: Object.values(byStatus).reduce((a, b) => a + b, 0), byStatus };
 }
 
-/** Waits until the workflow has no execution left new or running (n8n marks lost ones failed, ~90 s). */
+/**
+ * Waits until the workflow has no execution left running. Executions n8n created but never queued (a
+ * webhook processor that exited while it held the request) stay "new" until n8n's queue recovery marks
+ * them crashed, every 180 minutes by default (N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL): once only "new"
+ * ones are left and nothing has changed for `quietMs`, they are returned as never queued.
+ */
 export async function settledExecutions(
 	n8nDb: Client,
 	workflowId: string,
-	{ timeoutMs = 240_000 } = {},
-): Promise<ExecutionCounts> {
+	{ timeoutMs = 240_000, quietMs = 60_000 } = {},
+): Promise<ExecutionCounts & { neverQueued: string[] }> {
 	const deadline = Date.now() + timeoutMs;
+	let last = '';
+	let unchangedSince = Date.now();
 	for (;;) {
 		const counts = await executionCounts(n8nDb, workflowId);
-		const open =
-			(counts.byStatus.new ?? 0) + (counts.byStatus.running ?? 0) + (counts.byStatus.waiting ?? 0);
-		if (open === 0) return counts;
-		if (Date.now() > deadline) {
+		const fresh = counts.byStatus.new ?? 0;
+		const open = fresh + (counts.byStatus.running ?? 0) + (counts.byStatus.waiting ?? 0);
+		if (open === 0) return { ...counts, neverQueued: [] };
+		const now = Date.now();
+		const seen = JSON.stringify(counts.byStatus);
+		if (seen !== last) [last, unchangedSince] = [seen, now];
+		if (open === fresh && now - unchangedSince >= quietMs) {
+			const { rows } = await n8nDb.query<{ id: string }>(
+				`SELECT id FROM execution_entity WHERE "workflowId" = $1 AND status = 'new'`,
+				[workflowId],
+			);
+			return { ...counts, neverQueued: rows.map((row) => String(row.id)) };
+		}
+		if (now > deadline) {
 			throw new Error(
 				`${open} execution(s) still open after ${timeoutMs / 1000} s: ${JSON.stringify(counts.byStatus)}`,
 			);
 		}
 		await new Promise((r) => setTimeout(r, 1_000));
 	}
+}
+
+/** The conversation (an id starting with `prefix`) each execution was started with, from its stored data. */
+export async function conversationsOf(
+	n8nDb: Client,
+	executionIds: string[],
+	prefix: string,
+): Promise<Map<string, string>> {
+	const pattern = new RegExp(`${prefix}-\\d+`);
+	const { rows } = await n8nDb.query<{ id: string; data: string }>(
+		`SELECT "executionId" AS id, data FROM execution_data WHERE "executionId" = ANY($1::int[])`,
+		[executionIds.map(Number)],
+	);
+	const found = new Map<string, string>();
+	for (const row of rows) {
+		const match = pattern.exec(row.data);
+		if (match) found.set(String(row.id), match[0]);
+	}
+	return found;
 }
 
 export interface ExecutionTimings {

@@ -21,6 +21,7 @@ import {
 import type { Delivery } from '../sandboxAdmin';
 import {
 	deliverLoad,
+	conversationsOf,
 	executionCounts,
 	executionTimings,
 	failedExecutionIds,
@@ -74,6 +75,13 @@ export interface ScenarioFigures {
 	failedUnwritten: number;
 	/** Missing conversations that were not the conversation of a failed run. */
 	missingNotFailed: number;
+	/**
+	 * Executions n8n created but never queued (left "new": a webhook processor exited holding the
+	 * request, which the service saw fail and sent again).
+	 */
+	neverQueued: number;
+	/** Of them, those whose conversation another run wrote. */
+	neverQueuedWrittenByAnother: number;
 	/** Repeated conversations whose copies reached different webhook processors. */
 	repeatsAcrossProcessors: number;
 	/** From the first delivery until the service had its last answer. */
@@ -237,7 +245,7 @@ export class QueueRig {
 			? sampleOpenExecutions(this.n8nDb, workflow.id, prefix, conversationOf)
 			: undefined;
 		let deliveries: Delivery[];
-		let counts: ExecutionCounts;
+		let counts: ExecutionCounts & { neverQueued: string[] };
 		let seconds: number;
 		try {
 			deliveries = await deliverLoad(this.sandbox, this.org, this.agentId, order);
@@ -252,6 +260,7 @@ export class QueueRig {
 		const ids = new Set(order);
 		const missingIds = [...ids].filter((id) => !crm.ids.has(id));
 		const failedIds = await failedExecutionIds(this.n8nDb, workflow.id);
+		const neverQueued = await conversationsOf(this.n8nDb, counts.neverQueued, prefix);
 		const failedConversations = new Set(
 			failedIds.flatMap((id) => (conversationOf.has(id) ? [conversationOf.get(id) as string] : [])),
 		);
@@ -303,6 +312,8 @@ export class QueueRig {
 				.length,
 			failedUnwritten: [...failedConversations].filter((id) => !crm.ids.has(id)).length,
 			missingNotFailed: missingIds.filter((id) => !failedConversations.has(id)).length,
+			neverQueued: counts.neverQueued.length,
+			neverQueuedWrittenByAnother: [...neverQueued.values()].filter((id) => crm.ids.has(id)).length,
 			repeatsAcrossProcessors: [...processorsOf.values()].filter((set) => set.size > 1).length,
 			seconds: Math.round(seconds * 10) / 10,
 			settledSeconds: Math.round(settledSeconds * 10) / 10,
@@ -325,7 +336,7 @@ export function formatFigures(f: ScenarioFigures): string {
 		`scenario ${f.scenario}: delivered ${f.delivered}/${f.deliveries} (gave up ${f.undelivered}, retries ${f.retries}), ` +
 		`distinct ${f.distinct}, executions ${f.executions} ${JSON.stringify(f.executionsByStatus)}, rows ${f.rows}, ` +
 		`written twice ${f.writtenTwice} (of them delivered once ${f.writtenTwiceDeliveredOnce}), missing ${f.missing}, ` +
-		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), repeats across processors ${f.repeatsAcrossProcessors}, ` +
+		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), never queued ${f.neverQueued} (written by another run ${f.neverQueuedWrittenByAnother}), repeats across processors ${f.repeatsAcrossProcessors}, ` +
 		`answered in ${f.seconds} s, all executions done in ${f.settledSeconds} s (${f.deliveriesPerSecond} deliveries/s), ` +
 		`queue wait median ${f.timings.queueWaitMs.median} ms (p90 ${f.timings.queueWaitMs.p90} ms), run median ${f.timings.runMs} ms`
 	);
