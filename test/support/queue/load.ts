@@ -127,21 +127,30 @@ export async function settledExecutions(
 	}
 }
 
+/**
+ * Finds the conversation id (`prefix`-digits) in an execution's stored data. Prefixes are letters,
+ * digits and hyphens (loadOrder), so they need no escaping.
+ */
+function conversationFinder(prefix: string): (data: string) => string | undefined {
+	const pattern = new RegExp(`${prefix}-\\d+`);
+	return (data) => pattern.exec(data)?.[0];
+}
+
 /** The conversation (an id starting with `prefix`) each execution was started with, from its stored data. */
 export async function conversationsOf(
 	n8nDb: Client,
 	executionIds: string[],
 	prefix: string,
 ): Promise<Map<string, string>> {
-	const pattern = new RegExp(`${prefix}-\\d+`);
+	const conversationIn = conversationFinder(prefix);
 	const { rows } = await n8nDb.query<{ id: string; data: string }>(
 		`SELECT "executionId" AS id, data FROM execution_data WHERE "executionId" = ANY($1::int[])`,
 		[executionIds.map(Number)],
 	);
 	const found = new Map<string, string>();
 	for (const row of rows) {
-		const match = pattern.exec(row.data);
-		if (match) found.set(String(row.id), match[0]);
+		const conversation = conversationIn(row.data);
+		if (conversation) found.set(String(row.id), conversation);
 	}
 	return found;
 }
@@ -194,8 +203,7 @@ export function sampleOpenExecutions(
 	prefix: string,
 	into: Map<string, string>,
 ): { stop: () => Promise<void> } {
-	// Prefixes are letters, digits and hyphens (loadOrder).
-	const pattern = new RegExp(`${prefix}-\\d+`);
+	const conversationIn = conversationFinder(prefix);
 	let stopped = false;
 	const loop = (async () => {
 		while (!stopped) {
@@ -206,8 +214,8 @@ export function sampleOpenExecutions(
 					[workflowId, [...into.keys()].map(Number)],
 				);
 				for (const row of rows) {
-					const match = pattern.exec(row.data);
-					if (match) into.set(String(row.id), match[0]);
+					const conversation = conversationIn(row.data);
+					if (conversation) into.set(String(row.id), conversation);
 				}
 			} catch {
 				// the next round reads them again

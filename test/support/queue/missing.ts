@@ -8,31 +8,31 @@ import { createHash } from 'node:crypto';
 import type { Client } from 'pg';
 
 import type { Delivery } from '../sandboxAdmin';
-import { balancerLog } from './servers';
+import type { BalancerEntry } from './servers';
 
 export async function explainMissing(options: {
 	missingIds: string[];
 	deliveries: Delivery[];
 	n8nDb: Client;
 	workflowId: string;
-	root: string;
+	/** The balancer's log of the scenario's requests. */
+	balancer: BalancerEntry[];
 	processorOf: (upstream: string) => string;
 	startedAt: number;
 	limit?: number;
 }): Promise<string[]> {
-	const { missingIds, deliveries, n8nDb, workflowId, root, processorOf, startedAt } = options;
-	const log = balancerLog(root);
+	const { missingIds, deliveries, n8nDb, workflowId, balancer, processorOf, startedAt } = options;
 	const seconds = (msec: number) => `${(msec - startedAt / 1000).toFixed(1)} s`;
 	const lines: string[] = [];
 	for (const id of missingIds.slice(0, options.limit ?? 10)) {
 		const attempts = deliveries
 			.filter((d) => d.conversationId === id)
 			.map((d) => {
-				const answers = log
+				const answers = balancer
 					.filter((entry) => entry.delivery === d.id)
 					.map(
 						(entry) =>
-							`${entry.status} from ${entry.upstream.split(', ').map(processorOf).join('>')} at ${seconds(entry.msec)}`,
+							`${entry.status} from ${entry.upstreams.map(processorOf).join('>') || 'no upstream'} at ${seconds(entry.msec)}`,
 					);
 				return `${d.status} after ${d.attempts} attempt(s) [${d.responseCodes.join(',')}]: ${answers.join('; ') || 'not in the balancer log'}`;
 			});

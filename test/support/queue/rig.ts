@@ -266,11 +266,8 @@ export class QueueRig {
 		);
 
 		// Which processor answered each delivery: nginx logs the sandbox's delivery id.
-		const upstreamOf = new Map(
-			balancerLog(this.deployment.root)
-				.slice(logStart)
-				.map((e) => [e.delivery, e.upstream.split(', ').at(-1) ?? e.upstream]),
-		);
+		const balancer = balancerLog(this.deployment.root).slice(logStart);
+		const upstreamOf = new Map(balancer.map((e) => [e.delivery, e.upstreams.at(-1)]));
 		const processorsOf = new Map<string, Set<string>>();
 		for (const delivery of deliveries) {
 			const upstream = upstreamOf.get(delivery.id);
@@ -281,15 +278,18 @@ export class QueueRig {
 		}
 
 		const portOf = new Map(this.deployment.servers.map((s) => [`127.0.0.1:${s.port}`, s.name]));
-		const missingExplained = await explainMissing({
-			missingIds,
-			deliveries,
-			n8nDb: this.n8nDb,
-			workflowId: workflow.id,
-			root: this.deployment.root,
-			processorOf: (upstream) => portOf.get(upstream) ?? upstream,
-			startedAt: started,
-		});
+		const missingExplained =
+			missingIds.length === 0
+				? []
+				: await explainMissing({
+						missingIds,
+						deliveries,
+						n8nDb: this.n8nDb,
+						workflowId: workflow.id,
+						balancer,
+						processorOf: (upstream) => portOf.get(upstream) ?? upstream,
+						startedAt: started,
+					});
 
 		return {
 			scenario: options.name,

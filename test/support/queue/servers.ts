@@ -381,10 +381,19 @@ ${routes.webhookProcessors.map((port) => `    server 127.0.0.1:${port} max_fails
 	return server;
 }
 
+export interface BalancerEntry {
+	/** When nginx finished the request, in seconds since the epoch (with ms). */
+	msec: number;
+	status: number;
+	uri: string;
+	/** Every upstream nginx tried for the request, in order; the last one gave the answer. */
+	upstreams: string[];
+	/** The sandbox's delivery id (X-VoiceAi-Delivery). */
+	delivery: string;
+}
+
 /** Which upstream answered each webhook request, from nginx's access log. */
-export function balancerLog(
-	root: string,
-): Array<{ msec: number; status: number; uri: string; upstream: string; delivery: string }> {
+export function balancerLog(root: string): BalancerEntry[] {
 	const file = join(root, 'nginx', 'access.log');
 	if (!existsSync(file)) return [];
 	return readFileSync(file, 'utf8')
@@ -394,12 +403,15 @@ export function balancerLog(
 			// $upstream_addr lists every upstream tried ("a, b"), so it is read between the fixed fields.
 			const fields = line.split(' ');
 			const [msec, status, , uri] = fields;
-			const upstream = fields.slice(4, -2).join(' ');
 			return {
 				msec: Number(msec),
 				status: Number(status),
 				uri,
-				upstream,
+				upstreams: fields
+					.slice(4, -2)
+					.join(' ')
+					.split(', ')
+					.filter((upstream) => upstream !== '' && upstream !== '-'),
 				delivery: fields.at(-2) ?? '',
 			};
 		});
