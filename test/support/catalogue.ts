@@ -497,11 +497,17 @@ export const catalogue: CatalogueEntry[] = [
 		// (test/queue, test/e2e/crm-sync).
 		example: {
 			parameters: {},
-			items: [{ json: { conversation_id: 'conv_1' } }],
+			// A conversation twice in one run (items run 5 at a time, so both reach the store together).
+			items: [
+				{ json: { conversation_id: 'conv_1' } },
+				{ json: { conversation_id: 'conv_2' } },
+				{ json: { conversation_id: 'conv_1' } },
+			],
 			sends: [],
 			check(result) {
 				expect(result.items).toEqual([
 					{ json: { conversation_id: 'conv_1' }, pairedItem: { item: 0 } },
+					{ json: { conversation_id: 'conv_2' }, pairedItem: { item: 1 } },
 				]);
 			},
 			checkInEngine(result) {
