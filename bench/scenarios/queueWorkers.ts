@@ -21,6 +21,9 @@ interface Run {
 	runMs: number;
 	workerMsPerExecution: number;
 	busiest: string;
+	missing: number;
+	writtenTwice: number;
+	failed: number;
 }
 
 const PLANS = [
@@ -71,6 +74,9 @@ export async function queueWorkers({
 				runMs: figures.timings.runMs,
 				workerMsPerExecution: (workerSeconds * 1000) / Math.max(1, figures.executions),
 				busiest: `${used[0][0]} (${used[0][1].toFixed(1)} s)`,
+				missing: figures.missing,
+				writtenTwice: figures.writtenTwice,
+				failed: figures.failed,
 			};
 			runs.push(run);
 			rows.push([
@@ -99,6 +105,14 @@ export async function queueWorkers({
 		`The third row is the same workflow without Pass Once (trigger -> Postgres upsert): what n8n itself costs a worker per execution. Pass Once's share of the workers' CPU at two workers: ${Math.round(passOnceShare * 100)}%.`,
 	];
 	const checks: Check[] = [
+		{
+			name: 'Every conversation written to the CRM once, in every run',
+			target: 'missing 0, written twice 0, failed runs 0',
+			measured: runs
+				.map((run) => `${run.label}: ${run.missing}, ${run.writtenTwice}, ${run.failed}`)
+				.join('; '),
+			pass: runs.every((run) => run.missing + run.writtenTwice + run.failed === 0),
+		},
 		{
 			name: 'Deliveries per second, two workers vs one',
 			target: 'measured (ratio)',

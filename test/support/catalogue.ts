@@ -497,11 +497,12 @@ export const catalogue: CatalogueEntry[] = [
 		// (test/queue, test/e2e/crm-sync).
 		example: {
 			parameters: {},
-			// A conversation twice in one run (items run 5 at a time, so both reach the store together).
+			// Items run 5 at a time: the first goes to the store alone, the next two wait for its write and
+			// go together, so conv_2 comes twice in one write and passes once.
 			items: [
 				{ json: { conversation_id: 'conv_1' } },
 				{ json: { conversation_id: 'conv_2' } },
-				{ json: { conversation_id: 'conv_1' } },
+				{ json: { conversation_id: 'conv_2' } },
 			],
 			sends: [],
 			check(result) {

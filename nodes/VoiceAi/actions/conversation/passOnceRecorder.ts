@@ -27,6 +27,7 @@ const LOCK = 'pass-once lock';
 const LOCK_LAPSES_AFTER_MS = 30_000;
 const LOCK_WAIT_MS = 60_000;
 const ATTEMPTS = 3;
+const RECHECK_MS = 1_000;
 
 /** Per workflow and history size: the conversations waiting for the next write. */
 const queues = new Map<string, Waiting[]>();
@@ -87,7 +88,7 @@ async function drain(key: string, historySize: number): Promise<void> {
  * Creating the record succeeds for one caller only; a caller that finds it adds its token, so a
  * record that still holds a caller's token on its next try is the same record, held by the same
  * holder. A record held that long (LOCK_LAPSES_AFTER_MS) was left by a process that died, and is
- * cleared. The holder sees the waiters' tokens before it lets go.
+ * cleared. The holder sees the waiters' tokens before it lets go. Between tries a waiter only reads.
  */
 async function underLock<T>(
 	store: Store,
@@ -99,6 +100,7 @@ async function underLock<T>(
 	let failures = 0;
 	let lastError: unknown;
 	for (;;) {
+		let raced = false;
 		try {
 			const tried = await store.checkProcessedAndRecord([LOCK, token], 'node', ENTRIES);
 			failures = 0;
@@ -110,18 +112,27 @@ async function underLock<T>(
 				heldSince = Date.now();
 			}
 		} catch (error) {
-			// Another caller created the record at the same moment (unique key), or the database failed:
-			// a database that keeps failing fails the conversations now, not after LOCK_WAIT_MS.
+			// Another caller created the record at the same moment (unique key): the record is there. Or
+			// the database failed: three failures in a row fail the conversations now.
 			lastError = error;
-			failures++;
+			const held = await store.getProcessedDataCount('node', ENTRIES).then(
+				(entries) => entries > 0,
+				() => false,
+			);
+			if (!held) failures++;
+			raced = true;
 		}
-		if (failures >= ATTEMPTS) throw new Error((lastError as Error).message);
+		if (failures >= ATTEMPTS) {
+			throw new Error(`could not take the lock of Pass Once: ${(lastError as Error).message}`);
+		}
 		if (Date.now() - started > LOCK_WAIT_MS) {
 			throw new Error(
 				`the lock of Pass Once stayed taken for ${LOCK_WAIT_MS / 1000} s${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
 			);
 		}
-		await sleep(5 + Math.floor(Math.random() * 20));
+		// After a lost race the next try finds the winner's record and puts this caller's token in it.
+		if (raced) await sleep(5 + Math.floor(Math.random() * 20));
+		else await untilWorthTrying(store);
 	}
 	try {
 		const value = await task();
@@ -129,6 +140,28 @@ async function underLock<T>(
 		return { value, othersWaiting: entries > 2 };
 	} finally {
 		await release(store);
+	}
+}
+
+/**
+ * Waits by reading only, while the record this caller put its token in is held. A record with fewer
+ * than 3 entries (the lock, its holder's token, this caller's) or fewer than last read is another
+ * one: the next try puts this caller's token in it, so that its holder sees someone waiting. After
+ * RECHECK_MS a try also tells whether the same holder still has it.
+ */
+async function untilWorthTrying(store: Store): Promise<void> {
+	const since = Date.now();
+	let last: number | undefined;
+	while (Date.now() - since < RECHECK_MS) {
+		await sleep(5 + Math.floor(Math.random() * 20));
+		let entries: number;
+		try {
+			entries = await store.getProcessedDataCount('node', ENTRIES);
+		} catch {
+			return;
+		}
+		if (entries < 3 || (last !== undefined && entries < last)) return;
+		last = entries;
 	}
 }
 
