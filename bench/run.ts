@@ -128,7 +128,7 @@ async function main(): Promise<void> {
 			else if (name === 'queueTrigger')
 				result = await queueTrigger({
 					settings: triggerSettings,
-					rounds: quick ? 2 : 3,
+					rounds: quick ? 2 : 5,
 					sequential: quick ? 5 : 10,
 					parallel: quick ? 20 : 40,
 				});

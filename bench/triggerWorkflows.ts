@@ -25,12 +25,16 @@ export const TRIGGER_SETTINGS = {
 export type TriggerSetting = keyof typeof TRIGGER_SETTINGS;
 
 export const WEBHOOK = 'webhook';
+export const WEBHOOK_HEADER_AUTH = 'webhook-header-auth';
+const HEADER_AUTH = { name: 'x-bench-auth', value: 'bench-header-auth-value' };
 
 export interface Receiver {
 	key: string;
 	label: string;
 	/** Trigger receivers: the node version in the workflow. */
 	typeVersion?: number;
+	/** n8n's Webhook node with Header Auth: a credential on the start node, as the trigger has. */
+	headerAuth?: boolean;
 }
 
 /** The versions of the built Voice AI Trigger, and the one n8n's editor gives a newly added node. */
@@ -59,8 +63,23 @@ export function receivers(): Receiver[] {
 	];
 }
 
+/**
+ * n8n's Webhook node checking a header against a credential. Any workflow whose nodes hold a
+ * credential costs n8n a few database reads per run that the bare Webhook node does not; this
+ * reference pays them too.
+ */
+export function headerAuthReceiver(): Receiver {
+	return {
+		key: WEBHOOK_HEADER_AUTH,
+		label: "n8n's Webhook node 2.1 with Header Auth (a credential, as the trigger) → No Op",
+		headerAuth: true,
+	};
+}
+
 export interface Published {
 	urls: Record<string, string>;
+	/** Headers a receiver needs besides the delivery's (Header Auth). */
+	headers: Record<string, Record<string, string>>;
 	workflowIds: Record<string, string>;
 }
 
@@ -111,10 +130,17 @@ function delivery(): { body: string; headers: Record<string, string> } {
 export const answered = new Map<string, { ok: number; failed: number; lastFailure?: number }>();
 
 /** Posts one delivery; returns the time to n8n's answer (ms), or undefined when it was not 200. */
-export async function post(url: string): Promise<number | undefined> {
+export async function post(
+	url: string,
+	extraHeaders: Record<string, string> = {},
+): Promise<number | undefined> {
 	const { body, headers } = delivery();
 	const started = performance.now();
-	const response = await fetch(url, { method: 'POST', headers, body });
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: { ...headers, ...extraHeaders },
+		body,
+	});
 	await response.arrayBuffer();
 	const count = answered.get(url) ?? { ok: 0, failed: 0 };
 	answered.set(url, count);
@@ -146,20 +172,35 @@ export async function executionCount(stack: Stack, workflowId: string): Promise<
  */
 export async function publish(stack: PublishTarget, list: Receiver[]): Promise<Published> {
 	const urls: Record<string, string> = {};
+	const headers: Record<string, Record<string, string>> = {};
 	const workflowIds: Record<string, string> = {};
 	let account = 0;
 	for (const receiver of list) {
 		if (receiver.typeVersion === undefined) {
 			const path = `bench-webhook-${randomUUID()}`;
+			const auth = receiver.headerAuth
+				? await stack.api.createCredential('Bench Header Auth', 'httpHeaderAuth', HEADER_AUTH)
+				: undefined;
 			const node = {
 				name: 'Webhook',
 				type: 'n8n-nodes-base.webhook',
 				typeVersion: 2.1,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+				parameters: {
+					httpMethod: 'POST',
+					path,
+					responseMode: 'onReceived',
+					...(auth ? { authentication: 'headerAuth' } : {}),
+					options: {},
+				},
+				...(auth ? { credentials: { httpHeaderAuth: auth } } : {}),
 			};
-			const saved = await stack.api.importWorkflow(noOpWorkflow("Bench: n8n's Webhook node", node));
+			const saved = await stack.api.importWorkflow(
+				noOpWorkflow(`Bench: ${receiver.label}`, node),
+				auth ? { httpHeaderAuth: auth } : {},
+			);
+			if (auth) headers[receiver.key] = { [HEADER_AUTH.name]: HEADER_AUTH.value };
 			await stack.api.activateWorkflow(saved);
 			urls[receiver.key] = `${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`;
 			workflowIds[receiver.key] = saved.id;
@@ -201,11 +242,14 @@ export async function publish(stack: PublishTarget, list: Receiver[]): Promise<P
 		workflowIds[receiver.key] = saved.id;
 	}
 	for (const receiver of list) {
-		await pollUntil(async () => (await post(urls[receiver.key])) !== undefined, {
-			what: `${receiver.label} to answer 200`,
-		});
+		await pollUntil(
+			async () => (await post(urls[receiver.key], headers[receiver.key])) !== undefined,
+			{
+				what: `${receiver.label} to answer 200`,
+			},
+		);
 		// The 404s before the URL went live are not n8n failing a delivery.
 		answered.set(urls[receiver.key], { ok: answered.get(urls[receiver.key])?.ok ?? 0, failed: 0 });
 	}
-	return { urls, workflowIds };
+	return { urls, headers, workflowIds };
 }

@@ -21,10 +21,12 @@ import {
 	answered,
 	post,
 	publish,
+	headerAuthReceiver,
 	receivers,
 	TRIGGER_SETTINGS,
 	triggerVersions,
 	WEBHOOK,
+	WEBHOOK_HEADER_AUTH,
 	type Receiver,
 	type TriggerSetting,
 } from '../triggerWorkflows';
@@ -105,7 +107,7 @@ async function measureSetting(
 	try {
 		const org = rig.sandbox.orgs.find((o) => o.id === rig.org);
 		if (!org) throw new Error(`the sandbox has no organization ${rig.org}`);
-		const { urls, workflowIds } = await publish(
+		const { urls, headers, workflowIds } = await publish(
 			{
 				api: rig.deployment.api,
 				admin: rig.sandbox.admin,
@@ -120,7 +122,7 @@ async function measureSetting(
 		const sendSequential = async (receiver: Receiver, count: number): Promise<number[]> => {
 			const times: number[] = [];
 			for (let i = 0; i < count; i++) {
-				const ms = await post(urls[receiver.key]);
+				const ms = await post(urls[receiver.key], headers[receiver.key]);
 				if (ms !== undefined) times.push(ms);
 			}
 			await untilFinished(rig, workflowIds[receiver.key], sent(receiver));
@@ -131,7 +133,7 @@ async function measureSetting(
 			const lane = async () => {
 				while (next < count) {
 					next++;
-					await post(urls[receiver.key]);
+					await post(urls[receiver.key], headers[receiver.key]);
 				}
 			};
 			await Promise.all(Array.from({ length: CONCURRENCY }, lane));
@@ -174,7 +176,9 @@ async function measureSetting(
 }
 
 export async function queueTrigger(options: QueueTriggerOptions): Promise<ScenarioResult> {
-	const list = receivers();
+	// The Header Auth reference holds a credential as the trigger does (n8n reads its credentials per run).
+	const [bare, ...triggers] = receivers();
+	const list = [bare, headerAuthReceiver(), ...triggers];
 	const newNode = `trigger-${triggerVersions().defaultVersion}`;
 	const rows: string[][] = [];
 	const checks: Check[] = [];
@@ -191,6 +195,7 @@ export async function queueTrigger(options: QueueTriggerOptions): Promise<Scenar
 			other: figures.rounds[key].map((r) => (r.cpu.other * 1000) / options.parallel),
 		});
 		const webhook = series(WEBHOOK);
+		const withCredential = series(WEBHOOK_HEADER_AUTH);
 		const own: string[][] = [];
 		for (const receiver of list) {
 			const s = series(receiver.key);
@@ -215,6 +220,14 @@ export async function queueTrigger(options: QueueTriggerOptions): Promise<Scenar
 			if (receiver.key === newNode) {
 				const name = `Queue mode, trigger (a new node) / Webhook node, ${label}`;
 				checks.push(...triggerTargetChecks(setting, name, ratio, 'deployment CPU'));
+				const latency = pairedRatio(s.latency, withCredential.latency);
+				const cpu = pairedRatio(s.cpu, withCredential.cpu);
+				checks.push({
+					name: `Queue mode, trigger (a new node) / Webhook node with Header Auth, ${label}: latency at concurrency 1, deployment CPU per delivery`,
+					target: 'measured (both hold a credential)',
+					measured: `${fmt.ratio(latency)}, ${fmt.ratio(cpu)}`,
+					pass: Number.isFinite(latency) && Number.isFinite(cpu),
+				});
 			}
 		}
 		own.push([
@@ -244,7 +257,7 @@ export async function queueTrigger(options: QueueTriggerOptions): Promise<Scenar
 	}
 	return {
 		title: "Queue mode: Voice AI Trigger against n8n's Webhook node, per delivery",
-		setup: `Per setting, the queue deployment (nginx, two webhook processors, two workers with concurrency 10, main, Postgres, Redis; n8n 2.40.7 with this package installed as users install it), the setting in every n8n process. Published: n8n's Webhook node (POST, Respond Immediately) → No Op and Voice AI Trigger → No Op at each of its versions (each on its own account), as in the trigger scenario. The same one-conversation delivery (fresh id each time) posted through the balancer. After a warm-up of ${WARM_UP} each, ${options.rounds} rounds in rotating order: ${options.sequential} deliveries one at a time, then ${options.parallel} with ${CONCURRENCY} in flight.`,
+		setup: `Per setting, the queue deployment (nginx, two webhook processors, two workers with concurrency 10, main, Postgres, Redis; n8n 2.40.7 with this package installed as users install it), the setting in every n8n process. Published: n8n's Webhook node (POST, Respond Immediately) → No Op, the same with Header Auth, and Voice AI Trigger → No Op at each of its versions (each on its own account), as in the trigger scenario. The same one-conversation delivery (fresh id each time) posted through the balancer. After a warm-up of ${WARM_UP} each, ${options.rounds} rounds in rotating order: ${options.sequential} deliveries one at a time, then ${options.parallel} with ${CONCURRENCY} in flight.`,
 		header: [
 			'Setting',
 			'Receiver',
@@ -258,6 +271,7 @@ export async function queueTrigger(options: QueueTriggerOptions): Promise<Scenar
 		notes: [
 			"Latency is the time to the webhook processor's answer (both answer when the delivery is received; the workflow then runs on a worker). Throughput counts from the first post until Postgres shows every execution finished. CPU is utime + stime of every process of the deployment and its children (task runners) from /proc over the parallel window, divided by the deliveries.",
 			'The trigger does its work (token check, filters, duplicate check) in the webhook processor; a worker then runs the same No Op workflow for both receivers. Targets are those of the trigger speed scenario (issue 20) for the version a new node gets.',
+			"The Webhook node with Header Auth is the reference that holds a credential, as the trigger must (its API key registers the webhook). For a workflow whose nodes hold a credential, n8n's webhook processor reads the credentials table before it answers (seen in Postgres' statement log, n8n 2.40.7: the dynamic-credentials context hook and the credentials permission check in WorkflowRunner.run), two database round trips the bare Webhook node does not make; Header Auth adds a third, reading its credential.",
 			'Run this scenario alone: `npm run bench -- --only queueTrigger` (add `--trigger-settings likeForLike` to pick settings).',
 		],
 	};
