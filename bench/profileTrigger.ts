@@ -22,13 +22,7 @@ import { Inspector } from './inspector';
 import { cpuBetween, sampleCpu, waitUntilQuiet } from './procCpu';
 import { summarize } from './profileSummary';
 import { markdownTable } from './report';
-import {
-	post,
-	publish,
-	receivers,
-	TRIGGER_SETTINGS,
-	type TriggerSetting,
-} from './triggerWorkflows';
+import { publish, receivers, TRIGGER_SETTINGS, type TriggerSetting } from './triggerWorkflows';
 
 const CONCURRENCY = 10;
 
@@ -62,9 +56,9 @@ async function main(): Promise<void> {
 			const pid = stack.n8n.pid();
 			if (pid === undefined) throw new Error('n8n is not running');
 			const list = receivers();
-			const { urls } = await publish(stack, list);
+			const { send } = await publish(stack, list);
 			for (const receiver of list)
-				for (let index = 0; index < 20; index++) await post(urls[receiver.key]);
+				for (let index = 0; index < 20; index++) await send[receiver.key]();
 			await waitUntilQuiet(pid);
 			const inspector = await Inspector.connect('127.0.0.1', inspectPort);
 			const lines = [
@@ -78,7 +72,7 @@ async function main(): Promise<void> {
 				const worker = async () => {
 					while (next < deliveries) {
 						next++;
-						await post(urls[receiver.key]);
+						await send[receiver.key]();
 					}
 				};
 				await Promise.all(Array.from({ length: CONCURRENCY }, worker));

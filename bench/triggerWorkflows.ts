@@ -78,8 +78,8 @@ export function headerAuthReceiver(): Receiver {
 
 export interface Published {
 	urls: Record<string, string>;
-	/** Headers a receiver needs besides the delivery's (Header Auth). */
-	headers: Record<string, Record<string, string>>;
+	/** Posts one delivery to the receiver (with the headers it needs): see post(). */
+	send: Record<string, () => Promise<number | undefined>>;
 	workflowIds: Record<string, string>;
 }
 
@@ -130,7 +130,7 @@ function delivery(): { body: string; headers: Record<string, string> } {
 export const answered = new Map<string, { ok: number; failed: number; lastFailure?: number }>();
 
 /** Posts one delivery; returns the time to n8n's answer (ms), or undefined when it was not 200. */
-export async function post(
+async function post(
 	url: string,
 	extraHeaders: Record<string, string> = {},
 ): Promise<number | undefined> {
@@ -172,7 +172,7 @@ export async function executionCount(stack: Stack, workflowId: string): Promise<
  */
 export async function publish(stack: PublishTarget, list: Receiver[]): Promise<Published> {
 	const urls: Record<string, string> = {};
-	const headers: Record<string, Record<string, string>> = {};
+	const send: Record<string, () => Promise<number | undefined>> = {};
 	const workflowIds: Record<string, string> = {};
 	let account = 0;
 	for (const receiver of list) {
@@ -200,9 +200,11 @@ export async function publish(stack: PublishTarget, list: Receiver[]): Promise<P
 				noOpWorkflow(`Bench: ${receiver.label}`, node),
 				auth ? { httpHeaderAuth: auth } : {},
 			);
-			if (auth) headers[receiver.key] = { [HEADER_AUTH.name]: HEADER_AUTH.value };
 			await stack.api.activateWorkflow(saved);
-			urls[receiver.key] = `${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`;
+			const url = `${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`;
+			const headers = auth ? { [HEADER_AUTH.name]: HEADER_AUTH.value } : {};
+			urls[receiver.key] = url;
+			send[receiver.key] = () => post(url, headers);
 			workflowIds[receiver.key] = saved.id;
 			continue;
 		}
@@ -232,24 +234,23 @@ export async function publish(stack: PublishTarget, list: Receiver[]): Promise<P
 		await stack.api.activateWorkflow(saved);
 		const webhookId = saved.nodes.find((n) => n.name === 'Voice AI Trigger')?.webhookId ?? '';
 		// Publishing returns before the trigger has registered its URL (with the token) at the service.
-		urls[receiver.key] = await pollUntil(
+		const url = await pollUntil(
 			async () => {
 				const registered = await stack.admin.accountWebhook(org.id);
 				return registered?.includes(webhookId) ? registered : undefined;
 			},
 			{ what: `trigger ${receiver.typeVersion} to register its URL at the sandbox` },
 		);
+		urls[receiver.key] = url;
+		send[receiver.key] = () => post(url);
 		workflowIds[receiver.key] = saved.id;
 	}
 	for (const receiver of list) {
-		await pollUntil(
-			async () => (await post(urls[receiver.key], headers[receiver.key])) !== undefined,
-			{
-				what: `${receiver.label} to answer 200`,
-			},
-		);
+		await pollUntil(async () => (await send[receiver.key]()) !== undefined, {
+			what: `${receiver.label} to answer 200`,
+		});
 		// The 404s before the URL went live are not n8n failing a delivery.
 		answered.set(urls[receiver.key], { ok: answered.get(urls[receiver.key])?.ok ?? 0, failed: 0 });
 	}
-	return { urls, headers, workflowIds };
+	return { urls, send, workflowIds };
 }

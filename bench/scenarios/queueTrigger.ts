@@ -19,7 +19,6 @@ import type { Check, ScenarioResult } from '../report';
 import { fmt, median, pairedRatio, rotate } from '../stats';
 import {
 	answered,
-	post,
 	publish,
 	headerAuthReceiver,
 	receivers,
@@ -107,7 +106,7 @@ async function measureSetting(
 	try {
 		const org = rig.sandbox.orgs.find((o) => o.id === rig.org);
 		if (!org) throw new Error(`the sandbox has no organization ${rig.org}`);
-		const { urls, headers, workflowIds } = await publish(
+		const { urls, send, workflowIds } = await publish(
 			{
 				api: rig.deployment.api,
 				admin: rig.sandbox.admin,
@@ -122,7 +121,7 @@ async function measureSetting(
 		const sendSequential = async (receiver: Receiver, count: number): Promise<number[]> => {
 			const times: number[] = [];
 			for (let i = 0; i < count; i++) {
-				const ms = await post(urls[receiver.key], headers[receiver.key]);
+				const ms = await send[receiver.key]();
 				if (ms !== undefined) times.push(ms);
 			}
 			await untilFinished(rig, workflowIds[receiver.key], sent(receiver));
@@ -133,7 +132,7 @@ async function measureSetting(
 			const lane = async () => {
 				while (next < count) {
 					next++;
-					await post(urls[receiver.key], headers[receiver.key]);
+					await send[receiver.key]();
 				}
 			};
 			await Promise.all(Array.from({ length: CONCURRENCY }, lane));

@@ -22,7 +22,6 @@ import { fmt, median, pairedRatio, rotate } from '../stats';
 import {
 	answered,
 	executionCount,
-	post,
 	publish,
 	receivers,
 	TRIGGER_SETTINGS,
@@ -117,12 +116,12 @@ async function measureSetting(
 	try {
 		const pid = stack.n8n.pid();
 		if (pid === undefined) throw new Error('n8n is not running');
-		const { urls, workflowIds } = await publish(stack, list);
+		const { urls, send, workflowIds } = await publish(stack, list);
 
 		const sendSequential = async (receiver: Receiver, count: number): Promise<number[]> => {
 			const times: number[] = [];
 			for (let index = 0; index < count; index++) {
-				const ms = await post(urls[receiver.key]);
+				const ms = await send[receiver.key]();
 				if (ms !== undefined) times.push(ms);
 			}
 			return times;
@@ -132,7 +131,7 @@ async function measureSetting(
 			const worker = async () => {
 				while (next < count) {
 					next++;
-					await post(urls[receiver.key]);
+					await send[receiver.key]();
 				}
 			};
 			await Promise.all(Array.from({ length: CONCURRENCY }, worker));
