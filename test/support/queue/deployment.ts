@@ -24,6 +24,7 @@ import { DEFAULT_OWNER, N8nApi, freePort, installPackage, n8nDir, packPackage } 
 import {
 	ChildServer,
 	startNginx,
+	type Balancer,
 	startPostgres,
 	startRedis,
 	waitFor,
@@ -40,12 +41,16 @@ export interface N8nServer {
 	/** HTTP port: the editor/REST (main), webhooks (webhook processor), health (worker). */
 	port: number;
 	userFolder: string;
+	/** Its stdout and stderr. */
+	logFile: string;
 	readonly pid: number | undefined;
 	start(): Promise<void>;
 	/** SIGTERM waits for n8n's graceful shutdown; SIGKILL takes the process group down like a crash. */
 	stop(signal?: NodeJS.Signals): Promise<void>;
 	/** CPU seconds (user + system) of the process and its children so far. */
 	cpuSeconds(): number;
+	/** Each start: when the process was spawned and when /healthz/readiness first answered 200 (ms). */
+	readonly starts: ReadonlyArray<{ spawned: number; ready?: number }>;
 	tail(lines?: number): string;
 }
 
@@ -94,11 +99,11 @@ export async function startQueueDeployment(
 	const tarball = process.env.VOICEAI_QUEUE_TARBALL ?? (await packPackage());
 	const backing: ChildServer[] = [];
 	const n8nServers: N8nServer[] = [];
-	let balancer: ChildServer | undefined;
+	let balancer: Balancer | undefined;
 	let closing = false;
 	const close = async () => {
 		closing = true;
-		await balancer?.stop('SIGTERM').catch(() => undefined);
+		await balancer?.server.stop('SIGTERM').catch(() => undefined);
 		await Promise.allSettled(n8nServers.map((server) => server.stop('SIGTERM')));
 		// SIGINT is Postgres's fast shutdown (SIGTERM would wait for every client to leave).
 		await Promise.allSettled(
@@ -202,15 +207,22 @@ export async function startQueueDeployment(
 			child.onUnexpectedExit((code, signal) => {
 				if (!closing) options.onUnexpectedExit?.(name, code, signal);
 			});
+			const starts: Array<{ spawned: number; ready?: number }> = [];
 			const server: N8nServer = {
 				name,
 				role,
 				port: httpPort,
 				userFolder,
+				logFile: child.logFile,
+				starts,
 				get pid() {
 					return child.pid;
 				},
 				start: async () => {
+					// A webhook processor that starts again gets traffic only once it is ready.
+					if (role === 'webhook') await balancer?.setInRotation(httpPort, false);
+					const start: { spawned: number; ready?: number } = { spawned: Date.now() };
+					starts.push(start);
 					child.spawn(process.execPath, args, { env, cwd: userFolder });
 					const ready = async () =>
 						(await fetch(`http://127.0.0.1:${httpPort}/healthz/readiness`)).ok;
@@ -220,6 +232,8 @@ export async function startQueueDeployment(
 						`/healthz/readiness answering 200 on port ${httpPort}`,
 						120_000,
 					);
+					start.ready = Date.now();
+					if (role === 'webhook') await balancer?.setInRotation(httpPort, true);
 				},
 				stop: async (signal = 'SIGTERM') => await child.stop(signal),
 				cpuSeconds: () => (child.pid ? treeCpuSeconds(child.pid) : 0),
@@ -268,7 +282,7 @@ export async function startQueueDeployment(
 			cpuSeconds: () => {
 				const byName: Record<string, number> = {};
 				for (const server of servers) byName[server.name] = server.cpuSeconds();
-				for (const server of [...backing, ...(balancer ? [balancer] : [])]) {
+				for (const server of [...backing, ...(balancer ? [balancer.server] : [])]) {
 					byName[server.name] = server.pid ? treeCpuSeconds(server.pid) : 0;
 				}
 				return byName;

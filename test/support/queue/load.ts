@@ -90,16 +90,17 @@ export async function executionCounts(n8nDb: Client, workflowId: string): Promis
 }
 
 /**
- * Waits until the workflow has no execution left running. Executions n8n created but never queued (a
- * webhook processor that exited while it held the request) stay "new" until n8n's queue recovery marks
- * them crashed, every 180 minutes by default (N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL): once only "new"
- * ones are left and nothing has changed for `quietMs`, they are returned as never queued.
+ * Waits until the workflow has no execution left running. Executions no worker ever started (never
+ * queued by a webhook processor that exited holding the request, or queued and stranded by a worker
+ * that stopped) stay "new" until n8n's queue recovery marks them crashed, every 180 minutes by
+ * default (N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL): once only "new" ones are left and nothing has
+ * changed for `quietMs`, they are returned as left new.
  */
 export async function settledExecutions(
 	n8nDb: Client,
 	workflowId: string,
 	{ timeoutMs = 240_000, quietMs = 60_000 } = {},
-): Promise<ExecutionCounts & { neverQueued: string[] }> {
+): Promise<ExecutionCounts & { leftNew: string[] }> {
 	const deadline = Date.now() + timeoutMs;
 	let last = '';
 	let unchangedSince = Date.now();
@@ -107,7 +108,7 @@ export async function settledExecutions(
 		const counts = await executionCounts(n8nDb, workflowId);
 		const fresh = counts.byStatus.new ?? 0;
 		const open = fresh + (counts.byStatus.running ?? 0) + (counts.byStatus.waiting ?? 0);
-		if (open === 0) return { ...counts, neverQueued: [] };
+		if (open === 0) return { ...counts, leftNew: [] };
 		const now = Date.now();
 		const seen = JSON.stringify(counts.byStatus);
 		if (seen !== last) [last, unchangedSince] = [seen, now];
@@ -116,7 +117,7 @@ export async function settledExecutions(
 				`SELECT id FROM execution_entity WHERE "workflowId" = $1 AND status = 'new'`,
 				[workflowId],
 			);
-			return { ...counts, neverQueued: rows.map((row) => String(row.id)) };
+			return { ...counts, leftNew: rows.map((row) => String(row.id)) };
 		}
 		if (now > deadline) {
 			throw new Error(

@@ -6,7 +6,7 @@
  *   const figures = await rig.run({ name: 'a', passOnce: true, total: 2000, repeatShare: 0.1 });
  *   await rig.close();
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'pg';
@@ -34,7 +34,7 @@ import {
 	type QueueSandbox,
 } from './load';
 import { explainMissing } from './missing';
-import { balancerLog } from './servers';
+import { balancerLog, balancerLogEnd } from './servers';
 
 const TRIGGER = 'Conversation completed';
 
@@ -76,12 +76,28 @@ export interface ScenarioFigures {
 	/** Missing conversations that were not the conversation of a failed run. */
 	missingNotFailed: number;
 	/**
-	 * Executions n8n created but never queued (left "new": a webhook processor exited holding the
-	 * request, which the service saw fail and sent again).
+	 * Executions n8n created but never queued (left "new", and no webhook processor logged enqueuing
+	 * them): a webhook processor exited holding the request, which the service saw fail and sent again.
 	 */
 	neverQueued: number;
 	/** Of them, those whose conversation another run wrote. */
 	neverQueuedWrittenByAnother: number;
+	/**
+	 * Executions a webhook processor queued that no worker ever started (left "new"): Bull handed the
+	 * job to a worker in the instant that worker paused for its shutdown (see docs/scaling.md).
+	 */
+	stranded: number;
+	/** Of them, those whose conversation another run wrote. */
+	strandedWrittenByAnother: number;
+	/** Distinct conversations of stranded runs that no run wrote. */
+	strandedUnwritten: number;
+	/** Missing conversations that were not the conversation of a stranded run. */
+	missingNotStranded: number;
+	/**
+	 * Webhook requests a processor answered while it was starting (spawned, /healthz/readiness not yet
+	 * 200): n8n answers them 200 "n8n is starting up" or 404 and runs nothing.
+	 */
+	answeredWhileStarting: number;
 	/** Repeated conversations whose copies reached different webhook processors. */
 	repeatsAcrossProcessors: number;
 	/** From the first delivery until the service had its last answer. */
@@ -98,6 +114,8 @@ export interface ScenarioFigures {
 
 export class QueueRig {
 	private active?: SavedWorkflow;
+	/** The account's API key and every webhook token the trigger registered, by name. */
+	readonly secrets: Record<string, string> = {};
 
 	private constructor(
 		readonly deployment: QueueDeployment,
@@ -158,7 +176,7 @@ export class QueueRig {
 				deployment.sql(CRM_DATABASE),
 			]);
 			await createCrmTable(crmDb);
-			return new QueueRig(
+			const rig = new QueueRig(
 				deployment,
 				sandbox,
 				acme.id,
@@ -169,6 +187,8 @@ export class QueueRig {
 				crmDb,
 				ownsRoot,
 			);
+			rig.secrets['API key'] = acme.apiKey;
+			return rig;
 		} catch (error) {
 			await Promise.allSettled([deployment.close(), sandbox.close()]);
 			throw error;
@@ -192,13 +212,18 @@ export class QueueRig {
 		);
 		await api.activateWorkflow(workflow);
 		const url = api.productionWebhookUrl(this.deployment.balancerUrl, workflow, TRIGGER);
-		await pollUntil(
-			async () => (await this.sandbox.admin.accountWebhook(this.org))?.startsWith(`${url}?`),
+		const registered = await pollUntil(
+			async () => {
+				const webhook = await this.sandbox.admin.accountWebhook(this.org);
+				return webhook?.startsWith(`${url}?`) ? webhook : undefined;
+			},
 			{
 				timeoutMs: 60_000,
 				what: `the account webhook to point at ${url}`,
 			},
 		);
+		this.secrets[`webhook token of ${options.name}`] =
+			new URL(registered).searchParams.get('token') ?? '';
 		this.active = workflow;
 		return workflow;
 	}
@@ -215,7 +240,7 @@ export class QueueRig {
 			repeatShare: options.repeatShare,
 			prefix,
 		});
-		const logStart = balancerLog(this.deployment.root).length;
+		const logStart = balancerLogEnd(this.deployment.root);
 		const started = Date.now();
 
 		let fault: Promise<void> | undefined;
@@ -245,7 +270,7 @@ export class QueueRig {
 			? sampleOpenExecutions(this.n8nDb, workflow.id, prefix, conversationOf)
 			: undefined;
 		let deliveries: Delivery[];
-		let counts: ExecutionCounts & { neverQueued: string[] };
+		let counts: ExecutionCounts & { leftNew: string[] };
 		let seconds: number;
 		try {
 			deliveries = await deliverLoad(this.sandbox, this.org, this.agentId, order);
@@ -260,13 +285,21 @@ export class QueueRig {
 		const ids = new Set(order);
 		const missingIds = [...ids].filter((id) => !crm.ids.has(id));
 		const failedIds = await failedExecutionIds(this.n8nDb, workflow.id);
-		const neverQueued = await conversationsOf(this.n8nDb, counts.neverQueued, prefix);
+		const enqueued = enqueuedExecutions(this.deployment);
+		const leftNew = await conversationsOf(this.n8nDb, counts.leftNew, prefix);
+		const writtenByAnother = (ids: string[]) =>
+			ids.filter((id) => crm.ids.has(leftNew.get(id) ?? '')).length;
+		const neverQueued = counts.leftNew.filter((id) => !enqueued.has(id));
+		const stranded = counts.leftNew.filter((id) => enqueued.has(id));
+		const strandedConversations = new Set(
+			stranded.flatMap((id) => (leftNew.has(id) ? [leftNew.get(id) as string] : [])),
+		);
 		const failedConversations = new Set(
 			failedIds.flatMap((id) => (conversationOf.has(id) ? [conversationOf.get(id) as string] : [])),
 		);
 
 		// Which processor answered each delivery: nginx logs the sandbox's delivery id.
-		const balancer = balancerLog(this.deployment.root).slice(logStart);
+		const balancer = balancerLog(this.deployment.root, logStart);
 		const upstreamOf = new Map(balancer.map((e) => [e.delivery, e.upstreams.at(-1)]));
 		const processorsOf = new Map<string, Set<string>>();
 		for (const delivery of deliveries) {
@@ -278,6 +311,12 @@ export class QueueRig {
 		}
 
 		const portOf = new Map(this.deployment.servers.map((s) => [`127.0.0.1:${s.port}`, s.name]));
+		const serverAt = new Map(this.deployment.servers.map((s) => [`127.0.0.1:${s.port}`, s]));
+		const answeredWhileStarting = balancer.filter((entry) => {
+			const starts = serverAt.get(entry.upstreams.at(-1) ?? '')?.starts ?? [];
+			const at = entry.msec * 1000;
+			return starts.some((start) => at >= start.spawned && at < (start.ready ?? Infinity));
+		}).length;
 		const missingExplained =
 			missingIds.length === 0
 				? []
@@ -312,8 +351,13 @@ export class QueueRig {
 				.length,
 			failedUnwritten: [...failedConversations].filter((id) => !crm.ids.has(id)).length,
 			missingNotFailed: missingIds.filter((id) => !failedConversations.has(id)).length,
-			neverQueued: counts.neverQueued.length,
-			neverQueuedWrittenByAnother: [...neverQueued.values()].filter((id) => crm.ids.has(id)).length,
+			neverQueued: neverQueued.length,
+			neverQueuedWrittenByAnother: writtenByAnother(neverQueued),
+			stranded: stranded.length,
+			strandedWrittenByAnother: writtenByAnother(stranded),
+			strandedUnwritten: [...strandedConversations].filter((id) => !crm.ids.has(id)).length,
+			missingNotStranded: missingIds.filter((id) => !strandedConversations.has(id)).length,
+			answeredWhileStarting,
 			repeatsAcrossProcessors: [...processorsOf.values()].filter((set) => set.size > 1).length,
 			seconds: Math.round(seconds * 10) / 10,
 			settledSeconds: Math.round(settledSeconds * 10) / 10,
@@ -336,8 +380,20 @@ export function formatFigures(f: ScenarioFigures): string {
 		`scenario ${f.scenario}: delivered ${f.delivered}/${f.deliveries} (gave up ${f.undelivered}, retries ${f.retries}), ` +
 		`distinct ${f.distinct}, executions ${f.executions} ${JSON.stringify(f.executionsByStatus)}, rows ${f.rows}, ` +
 		`written twice ${f.writtenTwice} (of them delivered once ${f.writtenTwiceDeliveredOnce}), missing ${f.missing}, ` +
-		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), never queued ${f.neverQueued} (written by another run ${f.neverQueuedWrittenByAnother}), repeats across processors ${f.repeatsAcrossProcessors}, ` +
+		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), never queued ${f.neverQueued} (written by another run ${f.neverQueuedWrittenByAnother}), stranded in the queue ${f.stranded} (written by another run ${f.strandedWrittenByAnother}, conversations lost ${f.strandedUnwritten}), answered by a starting processor ${f.answeredWhileStarting}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
 		`answered in ${f.seconds} s, all executions done in ${f.settledSeconds} s (${f.deliveriesPerSecond} deliveries/s), ` +
 		`queue wait median ${f.timings.queueWaitMs.median} ms (p90 ${f.timings.queueWaitMs.p90} ms), run median ${f.timings.runMs} ms`
 	);
+}
+
+/** Execution IDs the deployment's webhook processors and main logged as enqueued ("Enqueued execution N"). */
+function enqueuedExecutions(deployment: QueueDeployment): Set<string> {
+	const ids = new Set<string>();
+	for (const server of deployment.servers) {
+		if (server.role === 'worker') continue;
+		if (!existsSync(server.logFile)) continue;
+		for (const match of readFileSync(server.logFile, 'utf8').matchAll(/Enqueued execution (\d+) /g))
+			ids.add(match[1]);
+	}
+	return ids;
 }

@@ -9,10 +9,15 @@ import { once } from 'node:events';
 import {
 	chmodSync,
 	chownSync,
+	closeSync,
 	createWriteStream,
 	existsSync,
+	fstatSync,
 	mkdirSync,
+	openSync,
 	readFileSync,
+	readSync,
+	statSync,
 	symlinkSync,
 	writeFileSync,
 } from 'node:fs';
@@ -320,23 +325,63 @@ export interface BalancerRoutes {
 	webhookProcessors: number[];
 }
 
+/** nginx in front of the deployment, and the one change a running deployment needs from it. */
+export interface Balancer {
+	server: ChildServer;
+	/**
+	 * Takes a webhook processor out of rotation or puts it back, and returns when nginx's workers run
+	 * the new configuration. A processor is out of rotation while it starts: until its
+	 * /healthz/readiness answers 200, n8n answers webhook requests 200 "n8n is starting up" or 404 and
+	 * runs nothing.
+	 */
+	setInRotation(port: number, inRotation: boolean): Promise<void>;
+}
+
 /**
- * nginx in the foreground. Production webhook paths go round-robin to the webhook processors, the rest
- * (editor, REST, push, test webhooks) to main. The access log names the process that answered each
- * request ($upstream_addr) and the sandbox's delivery id, and leaves out the query string, which carries
+ * nginx in the foreground. Production webhook paths go round-robin to the webhook processors in
+ * rotation, the rest (editor, REST, push, test webhooks) to main. nginx open source has no active
+ * health checks, so a processor leaves and rejoins the rotation by a rewrite of the configuration
+ * and a reload (SIGHUP). The access log names the process that answered each request
+ * ($upstream_addr) and the sandbox's delivery id, and leaves out the query string, which carries
  * the trigger's token.
  */
-export async function startNginx(root: string, routes: BalancerRoutes): Promise<ChildServer> {
+export async function startNginx(root: string, routes: BalancerRoutes): Promise<Balancer> {
 	const dir = join(root, 'nginx');
 	mkdirSync(join(dir, 'temp'), { recursive: true });
 	chmodSync(join(dir, 'temp'), 0o777);
 	const conf = join(dir, 'nginx.conf');
-	writeFileSync(
-		conf,
-		`daemon off;
+	const out = new Set<number>();
+	writeFileSync(conf, nginxConf(dir, routes, out));
+	const server = new ChildServer('nginx', join(root, 'nginx.log'));
+	server.spawn(
+		debianBinary('nginx', true),
+		['-c', conf, '-p', dir, '-e', join(dir, 'error.log')],
+		{},
+	);
+	await waitFor(server, () => tcpOpen(routes.port), `listening on port ${routes.port}`, 15_000);
+
+	let changes = Promise.resolve();
+	const setInRotation = (port: number, inRotation: boolean): Promise<void> => {
+		const change = changes.then(async () => {
+			if (out.has(port) !== inRotation) return;
+			if (inRotation) out.delete(port);
+			else out.add(port);
+			writeFileSync(conf, nginxConf(dir, routes, out));
+			await reloadNginx(server, join(dir, 'error.log'));
+		});
+		changes = change.catch(() => undefined);
+		return change;
+	};
+	return { server, setInRotation };
+}
+
+function nginxConf(dir: string, routes: BalancerRoutes, out: Set<number>): string {
+	return `daemon off;
 worker_processes 1;
 pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} warn;
+# crit: nginx writes the request line, query string included (the trigger's token), into its
+# [error] lines; the access log names each request's status and upstream without it.
+error_log ${join(dir, 'error.log')} crit;
 events { worker_connections 1024; }
 http {
   client_body_temp_path ${join(dir, 'temp', 'body')};
@@ -351,9 +396,10 @@ http {
   # keepalive_timeout below Node's 5 s: nginx must not reuse a connection n8n is closing (a POST
   # sent on it fails with 502 and is not retried). max_fails=0: a single failed request under load
   # must not take a processor out of rotation (with both out, nginx answers 502 at once).
+  # "down": out of rotation while it starts (see Balancer.setInRotation).
   upstream n8n_main { server 127.0.0.1:${routes.main}; keepalive 16; keepalive_timeout 4s; }
   upstream n8n_webhooks {
-${routes.webhookProcessors.map((port) => `    server 127.0.0.1:${port} max_fails=0;`).join('\n')}
+${routes.webhookProcessors.map((port) => `    server 127.0.0.1:${port} max_fails=0${out.has(port) ? ' down' : ''};`).join('\n')}
     keepalive 64;
     keepalive_timeout 4s;
   }
@@ -369,16 +415,48 @@ ${routes.webhookProcessors.map((port) => `    server 127.0.0.1:${port} max_fails
     location / { proxy_pass http://n8n_main; }
   }
 }
-`,
-	);
-	const server = new ChildServer('nginx', join(root, 'nginx.log'));
-	server.spawn(
-		debianBinary('nginx', true),
-		['-c', conf, '-p', dir, '-e', join(dir, 'error.log')],
-		{},
-	);
-	await waitFor(server, () => tcpOpen(routes.port), `listening on port ${routes.port}`, 15_000);
-	return server;
+`;
+}
+
+/**
+ * SIGHUP, then wait until nginx runs a worker that was not there before (it starts workers on the new
+ * configuration only when it parsed) and every old worker has either exited or taken the title
+ * "worker process is shutting down", which it does as it closes its listening sockets; it then
+ * finishes the requests it holds.
+ */
+async function reloadNginx(server: ChildServer, errorLog: string): Promise<void> {
+	const master = server.pid;
+	if (!master || !server.running) throw new Error('nginx is not running, so it cannot reload');
+	const before = new Set(childPids(master));
+	process.kill(master, 'SIGHUP');
+	const reloaded = () => {
+		const now = childPids(master);
+		return (
+			now.some((pid) => !before.has(pid)) && now.every((pid) => !before.has(pid) || leaving(pid))
+		);
+	};
+	const deadline = Date.now() + 15_000;
+	while (!reloaded()) {
+		if (Date.now() > deadline)
+			throw new Error(`nginx did not reload within 15 s: its reasons are in ${errorLog}`);
+		await new Promise((r) => setTimeout(r, 25));
+	}
+	// The old workers close their listening sockets right after they take the title.
+	await new Promise((r) => setTimeout(r, 50));
+}
+
+/** An old nginx worker that accepts no more connections. */
+function leaving(pid: number): boolean {
+	try {
+		return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('shutting down');
+	} catch {
+		return true; // exited meanwhile
+	}
+}
+
+function childPids(pid: number): number[] {
+	const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+	return children ? children.split(' ').map(Number) : [];
 }
 
 export interface BalancerEntry {
@@ -392,11 +470,26 @@ export interface BalancerEntry {
 	delivery: string;
 }
 
-/** Which upstream answered each webhook request, from nginx's access log. */
-export function balancerLog(root: string): BalancerEntry[] {
+/** Where the balancer's access log ends now: pass it to balancerLog() to read what comes after. */
+export function balancerLogEnd(root: string): number {
+	const file = join(root, 'nginx', 'access.log');
+	return existsSync(file) ? statSync(file).size : 0;
+}
+
+/** Which upstream answered each request, from nginx's access log (from byte `from` on). */
+export function balancerLog(root: string, from = 0): BalancerEntry[] {
 	const file = join(root, 'nginx', 'access.log');
 	if (!existsSync(file)) return [];
-	return readFileSync(file, 'utf8')
+	const fd = openSync(file, 'r');
+	let text: string;
+	try {
+		const bytes = Buffer.alloc(Math.max(0, fstatSync(fd).size - from));
+		readSync(fd, bytes, 0, bytes.length, from);
+		text = bytes.toString('utf8');
+	} finally {
+		closeSync(fd);
+	}
+	return text
 		.split('\n')
 		.filter(Boolean)
 		.map((line) => {

@@ -96,10 +96,15 @@ export async function testListenInQueueMode(rig: QueueRig): Promise<TestListenFi
 		.replace('/webhook/', '/webhook-test/');
 
 	await api.listenForTestEvent(draft, TRIGGER);
-	await pollUntil(
-		async () => (await rig.sandbox.admin.accountWebhook(rig.org))?.startsWith(`${testUrl}?`),
+	const registered = await pollUntil(
+		async () => {
+			const url = await rig.sandbox.admin.accountWebhook(rig.org);
+			return url?.startsWith(`${testUrl}?`) ? url : undefined;
+		},
 		{ timeoutMs: 60_000, what: `the account webhook on the draft's test URL ${testUrl}` },
 	);
+	rig.secrets['webhook token of the test listen'] =
+		new URL(registered).searchParams.get('token') ?? '';
 	const stamp = Date.now();
 	const testRun = await deliverOne(rig, draft.id, `conv-e-test-${stamp}`);
 
