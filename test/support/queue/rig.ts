@@ -310,7 +310,6 @@ export class QueueRig {
 			processorsOf.set(delivery.conversationId, set);
 		}
 
-		const portOf = new Map(this.deployment.servers.map((s) => [`127.0.0.1:${s.port}`, s.name]));
 		const serverAt = new Map(this.deployment.servers.map((s) => [`127.0.0.1:${s.port}`, s]));
 		const answeredWhileStarting = balancer.filter((entry) => {
 			const starts = serverAt.get(entry.upstreams.at(-1) ?? '')?.starts ?? [];
@@ -326,7 +325,7 @@ export class QueueRig {
 						n8nDb: this.n8nDb,
 						workflowId: workflow.id,
 						balancer,
-						processorOf: (upstream) => portOf.get(upstream) ?? upstream,
+						processorOf: (upstream) => serverAt.get(upstream)?.name ?? upstream,
 						startedAt: started,
 					});
 
