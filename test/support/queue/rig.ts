@@ -212,20 +212,25 @@ export class QueueRig {
 		);
 		await api.activateWorkflow(workflow);
 		const url = api.productionWebhookUrl(this.deployment.balancerUrl, workflow, TRIGGER);
+		await this.accountWebhookAt(url, `webhook token of ${options.name}`);
+		this.active = workflow;
+		return workflow;
+	}
+
+	/**
+	 * Waits until the account webhook points at `url` (with its token), and returns what is registered.
+	 * `tokenName`: records the token in `secrets` under that name.
+	 */
+	async accountWebhookAt(url: string, tokenName?: string): Promise<string> {
 		const registered = await pollUntil(
 			async () => {
 				const webhook = await this.sandbox.admin.accountWebhook(this.org);
 				return webhook?.startsWith(`${url}?`) ? webhook : undefined;
 			},
-			{
-				timeoutMs: 60_000,
-				what: `the account webhook to point at ${url}`,
-			},
+			{ timeoutMs: 60_000, what: `the account webhook to point at ${url}` },
 		);
-		this.secrets[`webhook token of ${options.name}`] =
-			new URL(registered).searchParams.get('token') ?? '';
-		this.active = workflow;
-		return workflow;
+		if (tokenName) this.secrets[tokenName] = new URL(registered).searchParams.get('token') ?? '';
+		return registered;
 	}
 
 	async run(
@@ -285,7 +290,10 @@ export class QueueRig {
 		const ids = new Set(order);
 		const missingIds = [...ids].filter((id) => !crm.ids.has(id));
 		const failedIds = await failedExecutionIds(this.n8nDb, workflow.id);
-		const enqueued = enqueuedExecutions(this.deployment);
+		// Read only when runs were left new: the processors' logs are megabytes.
+		const enqueued = counts.leftNew.length
+			? enqueuedExecutions(this.deployment)
+			: new Set<string>();
 		const leftNew = await conversationsOf(this.n8nDb, counts.leftNew, prefix);
 		const writtenByAnother = (ids: string[]) =>
 			ids.filter((id) => crm.ids.has(leftNew.get(id) ?? '')).length;

@@ -96,25 +96,11 @@ export async function testListenInQueueMode(rig: QueueRig): Promise<TestListenFi
 		.replace('/webhook/', '/webhook-test/');
 
 	await api.listenForTestEvent(draft, TRIGGER);
-	const registered = await pollUntil(
-		async () => {
-			const url = await rig.sandbox.admin.accountWebhook(rig.org);
-			return url?.startsWith(`${testUrl}?`) ? url : undefined;
-		},
-		{ timeoutMs: 60_000, what: `the account webhook on the draft's test URL ${testUrl}` },
-	);
-	rig.secrets['webhook token of the test listen'] =
-		new URL(registered).searchParams.get('token') ?? '';
+	await rig.accountWebhookAt(testUrl, 'webhook token of the test listen');
 	const stamp = Date.now();
 	const testRun = await deliverOne(rig, draft.id, `conv-e-test-${stamp}`);
 
-	const accountAfterTest = await pollUntil(
-		async () => {
-			const url = await rig.sandbox.admin.accountWebhook(rig.org);
-			return url?.startsWith(`${publishedUrl}?`) ? url : undefined;
-		},
-		{ timeoutMs: 60_000, what: `the account webhook back on ${publishedUrl}` },
-	);
+	const accountAfterTest = await rig.accountWebhookAt(publishedUrl);
 	const publishedRun = await deliverOne(rig, published.id, `conv-e-after-${stamp}`);
 	return {
 		testUrl,
