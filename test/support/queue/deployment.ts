@@ -16,13 +16,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 
 import { DEFAULT_OWNER, N8nApi, freePort, installPackage, n8nDir, packPackage } from '../n8n';
 import {
 	ChildServer,
+	childPids,
 	startNginx,
 	type Balancer,
 	startPostgres,
@@ -309,10 +310,7 @@ export function treeCpuSeconds(pid: number): number {
 			const stat = readFileSync(`/proc/${id}/stat`, 'utf8');
 			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 			total += (Number(fields[11]) + Number(fields[12])) / ticks;
-			for (const task of readdirSync(`/proc/${id}/task`)) {
-				const children = readFileSync(`/proc/${id}/task/${task}/children`, 'utf8').trim();
-				for (const child of children ? children.split(' ') : []) visit(Number(child));
-			}
+			for (const child of childPids(id)) visit(child);
 		} catch {
 			// the process ended meanwhile
 		}

@@ -3,7 +3,7 @@
  * n8n process, n8n's user folders. Postgres' data (n8n's database, where credentials are stored
  * encrypted and the suite reads executions through n8n) and installed packages are not scanned.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const NOT_SCANNED = new Set(['postgres', 'node_modules']);
@@ -18,7 +18,7 @@ export function filesHoldingSecrets(root: string, secrets: Record<string, string
 				if (!NOT_SCANNED.has(entry.name)) visit(path);
 				continue;
 			}
-			if (!entry.isFile() || statSync(path).size > 256 * 1024 * 1024) continue;
+			if (!entry.isFile()) continue;
 			const text = readFileSync(path, 'latin1');
 			for (const [name, value] of Object.entries(secrets))
 				if (value && text.includes(value)) found.push(`${relative(root, path)}: ${name}`);

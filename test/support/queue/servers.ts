@@ -17,6 +17,7 @@ import {
 	openSync,
 	readFileSync,
 	readSync,
+	readdirSync,
 	statSync,
 	symlinkSync,
 	writeFileSync,
@@ -454,9 +455,12 @@ function leaving(pid: number): boolean {
 	}
 }
 
-function childPids(pid: number): number[] {
-	const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-	return children ? children.split(' ').map(Number) : [];
+/** The child processes of a process, from each of its threads' /proc children list. */
+export function childPids(pid: number): number[] {
+	return readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+		const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+		return children ? children.split(' ').map(Number) : [];
+	});
 }
 
 export interface BalancerEntry {
@@ -470,15 +474,17 @@ export interface BalancerEntry {
 	delivery: string;
 }
 
+const accessLog = (root: string) => join(root, 'nginx', 'access.log');
+
 /** Where the balancer's access log ends now: pass it to balancerLog() to read what comes after. */
 export function balancerLogEnd(root: string): number {
-	const file = join(root, 'nginx', 'access.log');
+	const file = accessLog(root);
 	return existsSync(file) ? statSync(file).size : 0;
 }
 
 /** Which upstream answered each request, from nginx's access log (from byte `from` on). */
 export function balancerLog(root: string, from = 0): BalancerEntry[] {
-	const file = join(root, 'nginx', 'access.log');
+	const file = accessLog(root);
 	if (!existsSync(file)) return [];
 	const fd = openSync(file, 'r');
 	let text: string;
