@@ -265,6 +265,81 @@ describe('values the spec leaves open are sent, and the sandbox accepts them', (
 	});
 });
 
+/** The four colours the spec calls "hex colour" without a form; header_color alone is pinned to #RRGGBB. */
+const FREE_HEX_COLOURS: Array<[string, string]> = [
+	['background_color', 'Background Color'],
+	['text_color', 'Text Color'],
+	['user_message_color', 'User Message Color'],
+	['input_bg_color', 'Input Background Color'],
+];
+
+describe('colour fields: every hex form is sent, anything else is refused before sending', () => {
+	const chatbotState = async () =>
+		(await fx.state<{ chatbots: Array<Record<string, unknown>> }>()).chatbots.find(
+			(c) => c.id === 'cb_acme_support',
+		)!;
+
+	it.each(FREE_HEX_COLOURS)('%s: "red" in item 2 is refused, naming %s', async (name, label) => {
+		const result = await fx.run(chatbot({ [name]: '={{ $json.colour }}' }), {
+			items: [
+				{ json: { colour: '#abc' } },
+				{ json: { colour: '#AABBCC' } },
+				{ json: { colour: 'red' } },
+			],
+		});
+		expect(result.error?.name).toBe('NodeOperationError');
+		expect(result.error?.message).toBe(
+			`Invalid '${label}' in item 2: "red" is not a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA)`,
+		);
+		expect(result.error?.context?.itemIndex).toBe(2);
+		expect(await fx.requests()).toEqual([]);
+	});
+
+	it.each(
+		FREE_HEX_COLOURS.flatMap(([name, label]) =>
+			[
+				'',
+				' ',
+				'#12',
+				'#12345',
+				'#1234567',
+				'112233',
+				'#GGGGGG',
+				'rgb(1,2,3)',
+				'#abc;x',
+				'##abc',
+				'#ａｂｃ',
+			].map((value) => ({ name, label, value })),
+		),
+	)('$name: $value is refused', async ({ name, label, value }) => {
+		const result = await fx.run(chatbot({ [name]: value }));
+		expect(result.error?.name).toBe('NodeOperationError');
+		expect(result.error?.message).toMatch(new RegExp(`^Invalid '${label}' in item 0: `));
+		expect(await fx.requests()).toEqual([]);
+	});
+
+	it.each(['#abc', '#ABCD', '#a1B2c3', '#AABBCCDD'])(
+		'%s is sent as written in every colour field but header_color',
+		async (value) => {
+			const fields = Object.fromEntries(FREE_HEX_COLOURS.map(([name]) => [name, value]));
+			const result = await fx.run(chatbot(fields));
+			expect(result.error).toBeUndefined();
+			expect(await chatbotState()).toMatchObject(fields);
+		},
+	);
+
+	it.each(['#abc', '#AABBCCDD', 'red'])(
+		'header_color stays #RRGGBB: %j is refused',
+		async (value) => {
+			const result = await fx.run(chatbot({ header_color: value }));
+			expect(result.error?.message).toBe(
+				`Invalid 'Header Color' in item 0: ${JSON.stringify(value)} is not a #RRGGBB colour`,
+			);
+			expect(await fx.requests()).toEqual([]);
+		},
+	);
+});
+
 describe('invalid input is refused before anything is sent', () => {
 	it.each(cases)('$name', async ({ parameters, field, items, credentials }) => {
 		const result = await fx.run(parameters, { items, credentials });

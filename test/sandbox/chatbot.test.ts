@@ -89,6 +89,25 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 		);
 	});
 
+	it('takes every hex form in the colours the spec does not pin, and only #RRGGBB in header_color', async () => {
+		const colours = {
+			background_color: '#abc',
+			text_color: '#ABCD',
+			user_message_color: '#a1B2c3',
+			input_bg_color: '#AABBCCDD',
+		};
+		const reply = await patch('cb_acme_support', form(colours));
+		expect(reply.status).toBe(200);
+		expect(reply.body).toMatchObject(colours);
+		for (const value of ['#abc', '#AABBCCDD', ''])
+			expectError(
+				await patch('cb_acme_support', form({ header_color: value })),
+				400,
+				'invalid_field',
+				'header_color',
+			);
+	});
+
 	it('accepts both image files and records what arrived', async () => {
 		const reply = await patch(
 			'cb_acme_booking',
@@ -235,6 +254,8 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 		['text_color', '#GGGGGG'],
 		['user_message_color', '112233'],
 		['input_bg_color', '#1122334'],
+		['text_color', ''],
+		['background_color', 'rgb(1,2,3)'],
 		['template', 'retro'],
 		['bubble_icon', 'smile'],
 		['bubble_position', 'top-left'],

@@ -5,6 +5,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 const E164 = /^\+[1-9]\d{1,14}$/;
 const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+/** The hex notations of CSS Color 4: #RGB, #RGBA, #RRGGBB, #RRGGBBAA. */
+const ANY_HEX_COLOUR = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
@@ -162,6 +164,25 @@ export function checkHexColour(
 			field,
 			`${show(value)} is not a #RRGGBB colour`,
 			'Use a hex colour such as #1A73E8.',
+		);
+	}
+	return value;
+}
+
+/** A colour the spec calls only "hex colour": every hex form goes on as written, anything else is refused. */
+export function checkAnyHexColour(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+): string {
+	if (!ANY_HEX_COLOUR.test(value)) {
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`${show(value)} is not a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA)`,
+			'Use a hex colour such as #1A73E8 or #FFF; colour names and rgb() are not hex colours.',
 		);
 	}
 	return value;

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { FieldRef } from '../validation';
 import {
+	checkAnyHexColour,
 	checkHexColour,
 	checkOneOf,
 	invalidField,
@@ -29,14 +30,15 @@ const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
 
 // The update form of the spec lists these fields and the two files, nothing else: webhook_url and
 // persistent_buttons belong to the Chatbot object but not to the form, so this operation never sends them.
-// Only the rules the spec states are checked here (header_color is #RRGGBB, the enumerations); every other
-// value, an empty one included, goes to the service as given (docs/service-assumptions.md).
+// Only the rules the spec states are checked here (header_color is #RRGGBB, the other colours are hex
+// colours, the enumerations); every other value, an empty one included, goes to the service as given
+// (docs/service-assumptions.md).
 
 /** One entry of the update form: how the editor shows it and how its value is read and sent. */
 type FormField = { name: string; displayName: string; description?: string } & (
 	| { kind: 'text'; rows?: number }
-	/** `checked`: the spec states the #RRGGBB rule for this colour. */
-	| { kind: 'colour'; checked?: boolean }
+	/** `rrggbbOnly`: the spec pins this colour to #RRGGBB; the others take any hex form. */
+	| { kind: 'colour'; rrggbbOnly?: boolean }
 	| { kind: 'choice'; values: readonly string[]; default: string }
 	| { kind: 'boolean'; default: boolean }
 	/** The field names the input item's binary property; the file goes as the form's `upload` part. */
@@ -114,7 +116,7 @@ const FORM_FIELDS: FormField[] = [
 		name: 'header_color',
 		displayName: 'Header Color',
 		description: 'Header colour of the widget',
-		checked: true,
+		rrggbbOnly: true,
 	},
 	{
 		kind: 'colour',
@@ -197,9 +199,9 @@ function toProperty(field: FormField): INodeProperties {
 				...shown,
 				type: 'color',
 				default: '#000000',
-				description: field.checked
+				description: field.rrggbbOnly
 					? `${description}, as #RRGGBB`
-					: `${description}: a hex colour, sent as written`,
+					: `${description}: a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA), sent as written`,
 			};
 		case 'choice':
 			return { ...shown, type: 'options', options: choice(field.values), default: field.default };
@@ -291,12 +293,9 @@ export const update = defineOperation<UpdateChatbotInput>({
 					fields.push([name, readString(this, itemIndex, field)]);
 					break;
 				case 'colour': {
-					if (!form.checked) {
-						fields.push([name, readString(this, itemIndex, field)]);
-						break;
-					}
 					const value = readString(this, itemIndex, field, { required: true });
-					fields.push([name, checkHexColour(this, itemIndex, field, value)]);
+					const check = form.rrggbbOnly ? checkHexColour : checkAnyHexColour;
+					fields.push([name, check(this, itemIndex, field, value)]);
 					break;
 				}
 				case 'choice': {
