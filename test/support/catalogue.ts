@@ -7,6 +7,8 @@
  *   same way in a real n8n, the items coming from a Code node;
  * - the invalid-input test (test/hostile/bad-input.test.ts): every `invalid` case is refused before
  *   anything is sent, naming the field and the item;
+ * - the error-output test (test/node/node-settings.test.ts): with On Error "Continue (using error
+ *   output)", the `failing` item leaves on the error output and the others on the success output;
  * - the operations table of README.md (scripts/operations-table.ts, `npm run docs:operations`).
  * test/node/catalogue-description.test.ts checks it against the node's description.
  * Adding an operation: docs/adding-an-operation.md.
@@ -86,6 +88,20 @@ export interface InvalidInput {
 	notShown?: string;
 }
 
+/** Items of which one fails (a service error or an invalid value), for the error output. */
+export interface FailingItem {
+	/** Merged over the example's parameters. */
+	parameters?: INodeParameters;
+	items: InputItem[];
+	/** The item that fails. */
+	at: number;
+	/** What its error's message must match, and its HTTP code when the service answered. */
+	message: RegExp;
+	httpCode?: string;
+	/** In the engine harness, which has no n8n database, when more items fail there. */
+	failsInEngine?: number[];
+}
+
 export interface CatalogueEntry {
 	resource: string;
 	operation: string;
@@ -105,6 +121,7 @@ export interface CatalogueEntry {
 	/** Valid parameters the invalid cases start from (default: the example's). */
 	validBase?: INodeParameters;
 	invalid: InvalidInput[];
+	failing: FailingItem;
 }
 
 const bad = (path: string, label: string, values: Json[], extra: Partial<InvalidInput> = {}) =>
@@ -331,6 +348,14 @@ export const catalogue: CatalogueEntry[] = [
 			// expressions typed straight into the parameter, resolving to the wrong type
 			...literal('agentName', 'Agent Name', ['={{ 42 }}', '={{ { a: 1 } }}']),
 		],
+		failing: {
+			items: [
+				{ json: { phone: '+14155550123', name: 'Onboarding 1' } },
+				{ json: { phone: '555-0101', name: 'Onboarding 2' } },
+			],
+			at: 1,
+			message: /Phone Number/,
+		},
 	},
 	{
 		resource: 'agent',
@@ -354,6 +379,12 @@ export const catalogue: CatalogueEntry[] = [
 			},
 		},
 		invalid: listInvalid([0, -1, 1.5, 'ten', { a: 1 }, 1_000_001], ['yes', 1]),
+		failing: {
+			parameters: { limit: '={{ $json.limit }}' },
+			items: [{ json: { limit: 1 } }, { json: { limit: 0 } }],
+			at: 1,
+			message: /Limit/,
+		},
 	},
 	{
 		resource: 'chatbot',
@@ -460,6 +491,13 @@ export const catalogue: CatalogueEntry[] = [
 				items: image('image/png', 2),
 			}),
 		],
+		failing: {
+			parameters: { chatbotId: '={{ $json.id }}', updateFields: { chatbot_title: 'Ask us' } },
+			items: [{ json: { id: 'cb_acme_support' } }, { json: { id: 'cb_missing' } }],
+			at: 1,
+			message: /cb_missing/,
+			httpCode: '404',
+		},
 	},
 	{
 		resource: 'contact',
@@ -481,6 +519,12 @@ export const catalogue: CatalogueEntry[] = [
 			...listInvalid([0, -5, 2.5, [3]], ['maybe', { all: true }]),
 			...literal('limit', 'Limit', ['={{ { a: 1 } }}']),
 		],
+		failing: {
+			parameters: { limit: '={{ $json.limit }}' },
+			items: [{ json: { limit: 2 } }, { json: { limit: 'two' } }],
+			at: 1,
+			message: /Limit/,
+		},
 	},
 	{
 		resource: 'conversation',
@@ -524,6 +568,12 @@ export const catalogue: CatalogueEntry[] = [
 			}),
 			...bad('historySize', 'History Size', [0, -1, 1.5, 'many', 1_000_001], { good: 100 }),
 		],
+		failing: {
+			items: [{ json: { conversation_id: 'conv_9' } }, { json: { conversation_id: '' } }],
+			at: 1,
+			message: /Conversation ID/,
+			failsInEngine: [0, 1],
+		},
 	},
 	{
 		resource: 'sip',
@@ -558,6 +608,13 @@ export const catalogue: CatalogueEntry[] = [
 			...bad('phoneNumber', 'Phone Number', [{ phone: '+1' }, '']),
 			...sipIntentInvalid,
 		],
+		failing: {
+			parameters: { phoneNumber: '={{ $json.phone }}' },
+			items: [{ json: { phone: '+14155550103' } }, { json: { phone: '+14155550199' } }],
+			at: 1,
+			message: /\+14155550199/,
+			httpCode: '404',
+		},
 	},
 	{
 		resource: 'sip',
@@ -600,6 +657,13 @@ export const catalogue: CatalogueEntry[] = [
 				['inbound', 'Outbound'],
 			]),
 		],
+		failing: {
+			parameters: { phoneNumber: '={{ $json.phone }}' },
+			// Detach counts a 404 as detached (the wanted state holds): an invalid number fails instead.
+			items: [{ json: { phone: '+14155550101' } }, { json: { phone: '555-0101' } }],
+			at: 1,
+			message: /Phone Number/,
+		},
 	},
 	{
 		resource: 'sip',
@@ -629,6 +693,13 @@ export const catalogue: CatalogueEntry[] = [
 			...literal('phoneNumber', 'Phone Number', PHONES_LITERAL.slice(0, 4)),
 			...bad('phoneNumber', 'Phone Number', [14155550101, null, { phone: '+1' }]),
 		],
+		failing: {
+			parameters: { phoneNumber: '={{ $json.phone }}' },
+			items: [{ json: { phone: '+14155550199' } }, { json: { phone: '+14155550101' } }],
+			at: 0,
+			message: /\+14155550199/,
+			httpCode: '404',
+		},
 	},
 	{
 		resource: 'sip',
@@ -686,6 +757,13 @@ export const catalogue: CatalogueEntry[] = [
 		},
 		validBase: sipValidBase,
 		invalid: sipIntentInvalid,
+		failing: {
+			parameters: { phoneNumber: '={{ $json.phone }}' },
+			items: [{ json: { phone: '+14155550102' } }, { json: { phone: '+14155550199' } }],
+			at: 1,
+			message: /\+14155550199/,
+			httpCode: '404',
+		},
 	},
 	{
 		resource: 'trustProduct',
@@ -723,6 +801,13 @@ export const catalogue: CatalogueEntry[] = [
 			]),
 			...bad('carrier', 'Carrier', [42, '', { carrier: 'twilio' }]),
 		],
+		failing: {
+			parameters: { carrier: '={{ $json.carrier }}' },
+			items: [{ json: { carrier: 'twilio' } }, { json: { carrier: 'telnyx' } }],
+			at: 1,
+			message: /telnyx|carrier/i,
+			httpCode: '404',
+		},
 	},
 	{
 		resource: 'webhook',
@@ -767,6 +852,15 @@ export const catalogue: CatalogueEntry[] = [
 				['https://example.com'],
 			]),
 		],
+		failing: {
+			parameters: { webhookUrl: '={{ $json.url }}' },
+			items: [
+				{ json: { url: 'ftp://crm.example.com/hook' } },
+				{ json: { url: 'https://crm.example.com/hook' } },
+			],
+			at: 0,
+			message: /Webhook URL/,
+		},
 	},
 ];
 

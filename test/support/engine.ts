@@ -12,10 +12,12 @@
  *                          (default: one empty item); binary goes through `prepareBinaryData` like a Read File node,
  *                          or stays in the item as base64 with `inline: true` (n8n's memory binary mode)
  *     options.continueOnFail  sets the node's onError to 'continueRegularOutput'
+ *     options.settings     the node's Settings as a workflow file holds them: onError, retryOnFail, maxTries,
+ *                          waitBetweenTries, alwaysOutputData, executeOnce (override continueOnFail)
  *     options.nodeTypes    extra node types { 'pkg.name': instance } (e.g. n8n's HTTP Request node)
  *     options.typeVersion  version of the node under test (default: its latest)
  *     → items    the node's first output (what the next node would get), [] when it failed
- *       outputs  every output of the node
+ *       outputs  every output of the node (with onError 'continueErrorOutput', [1] is the error output)
  *       error    the node's error as n8n records it (a plain object: name 'NodeApiError' / 'NodeOperationError',
  *                message, description, httpCode, context.itemIndex ...) when it failed, else undefined
  *       run      the whole IRun, for anything else (absent when n8n refused to start the workflow because
@@ -106,6 +108,20 @@ export interface InputItem {
 	binary?: Record<string, BinaryInput>;
 }
 
+/** The node's Settings tab, as n8n stores them on the node. */
+export type NodeSettings = Partial<
+	Pick<
+		INode,
+		| 'onError'
+		| 'retryOnFail'
+		| 'maxTries'
+		| 'waitBetweenTries'
+		| 'alwaysOutputData'
+		| 'executeOnce'
+		| 'continueOnFail'
+	>
+>;
+
 export interface RunNodeOptions {
 	nodeType?: string;
 	typeVersion?: number;
@@ -113,6 +129,7 @@ export interface RunNodeOptions {
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	items?: InputItem[];
 	continueOnFail?: boolean;
+	settings?: NodeSettings;
 	nodeTypes?: Record<string, AnyNodeType>;
 	/** Name of the node under test in the workflow (default 'Voice AI'). */
 	nodeName?: string;
@@ -420,6 +437,7 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 		),
 	};
 	if (options.continueOnFail) node.onError = 'continueRegularOutput';
+	Object.assign(node, options.settings);
 
 	const workflowData = {
 		id: 'harness',

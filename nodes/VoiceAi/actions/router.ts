@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { readRequestOptions } from './requestOptions';
@@ -11,6 +11,8 @@ import {
 	voiceAiCredential,
 } from '../transport';
 import { agentOperations } from './agent';
+import { earlierTries } from './earlierTries';
+import { failedItem, unusableResult } from './failedItem';
 import { chatbotOperations } from './chatbot';
 import { contactOperations } from './contact';
 import { conversationOperations } from './conversation';
@@ -39,23 +41,13 @@ function asNodeError(
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
-function errorItem(
-	error: Error & { description?: unknown; httpCode?: unknown },
-	itemIndex: number,
-): INodeExecutionData {
-	const json: IDataObject = { error: error.message };
-	if (typeof error.description === 'string' && error.description)
-		json.description = error.description;
-	if (typeof error.httpCode === 'string' && error.httpCode) json.httpCode = error.httpCode;
-	return { json, pairedItem: { item: itemIndex } };
-}
-
 /**
  * Validates every item first (nothing is sent while any item is invalid, unless Continue On Fail turns
  * it into an error item), then sends up to Concurrency items at once. Output keeps input order.
  * A hard failure (no Continue On Fail) closes the gate: requests not yet started are not sent.
  * Every secret of the execution (the key, the base URL's user info, SIP passwords and tokens in the
  * items and in what was sent) is removed from every output item and error.
+ * With n8n's Retry On Fail, a later try of the same run sends only the items that did not succeed.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -73,6 +65,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const continueOnFail = this.continueOnFail();
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const secrets = new Secrets();
+	const earlier = earlierTries(this, items);
 
 	const inputs: unknown[] = new Array(items.length);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -82,9 +75,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (caught) {
 			const error = asNodeError(this, caught, itemIndex);
 			if (!continueOnFail) throw secrets.redactError(error);
-			results[itemIndex] = [errorItem(error, itemIndex)];
+			results[itemIndex] = [failedItem(this, error, itemIndex)];
 		}
 	}
+
+	// Sent successfully by an earlier try of this run (Retry On Fail): not sent again.
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++)
+		results[itemIndex] ??= earlier.success(itemIndex) as INodeExecutionData[];
 
 	// Checked once per execution: a bad credential stops the node before any request.
 	const toSend = items.length - results.filter(Boolean).length;
@@ -104,7 +101,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			});
 		try {
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
+			const unusable = unusableResult(this, resource, operationName, records, itemIndex);
+			if (unusable) throw unusable;
 			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+			earlier.record(itemIndex, results[itemIndex]);
 		} catch (caught) {
 			// Stopped because another item failed (an operation may have wrapped that): the other failure is what the node reports.
 			if (
@@ -117,7 +117,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				gate.close();
 				throw secrets.redactError(error);
 			}
-			results[itemIndex] = [errorItem(error, itemIndex)];
+			results[itemIndex] = [failedItem(this, error, itemIndex)];
 		}
 	});
 

@@ -1,0 +1,37 @@
+import type { IExecuteData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+interface Tries {
+	executeData: IExecuteData;
+	successes: Array<INodeExecutionData[] | undefined>;
+}
+
+/**
+ * n8n's Retry On Fail runs the node again inside the same run of it: WorkflowExecute's try loop (1.x and
+ * 2.x, main process and queue worker alike) hands every try the very same IExecuteData and input array.
+ * A new run of the node, another execution or an AI tool call gets new ones, so nothing is shared with
+ * them, and an entry is collected with its execution's data.
+ */
+const triesOfRun = new WeakMap<INodeExecutionData[], Tries>();
+
+/** What earlier tries of this run of the node sent successfully: per input item, its output items. */
+export interface EarlierTries {
+	success(itemIndex: number): INodeExecutionData[] | undefined;
+	record(itemIndex: number, output: INodeExecutionData[]): void;
+}
+
+const nothingKept: EarlierTries = { success: () => undefined, record: () => {} };
+
+export function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): EarlierTries {
+	const executeData = typeof ctx.getExecuteData === 'function' ? ctx.getExecuteData() : undefined;
+	if (ctx.getNode().retryOnFail !== true || !executeData) return nothingKept;
+	let tries = triesOfRun.get(items);
+	if (tries?.executeData !== executeData || tries.successes.length !== items.length) {
+		tries = { executeData, successes: new Array(items.length) };
+		triesOfRun.set(items, tries);
+	}
+	const { successes } = tries;
+	return {
+		success: (itemIndex) => successes[itemIndex],
+		record: (itemIndex, output) => (successes[itemIndex] = output),
+	};
+}
