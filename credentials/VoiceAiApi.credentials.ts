@@ -3,7 +3,6 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
-	IHttpRequestMethods,
 	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
@@ -11,12 +10,26 @@ import type {
 /** What a Voice AI API key looks like; the node checks the credential against it before sending. */
 export const API_KEY_PATTERN = /^ct_\S+$/;
 
-// For a base URL that is not http(s), n8n's credential test would show only the HTTP client's error code
-// (ERR_BAD_REQUEST, ERR_INVALID_URL). Such a test is sent to a data: URL instead, which never leaves n8n:
-// the HTTP client answers a POST to it with 405, and the 405 rule below says what is wrong. The data: URL
-// is malformed on purpose, so a client that someday accepted the POST would still fail, never pass.
+// The credential test goes to this path of the base URL when the base URL is http(s), and to this
+// stand-in URL otherwise; `authenticate` refuses the stand-in, so that test sends nothing and says what
+// is wrong on every n8n line (n8n's own text would be the HTTP client's error code).
 const BASE_URL_OK = '/^https?:\\/\\/[^\\s/?#]+/i.test(String($credentials.baseUrl ?? "").trim())';
+const TEST_PATH = '/contacts/list-names';
 const NOT_HTTP_URL = 'data:not-an-http-base-url';
+
+const KEY_REFUSED =
+	'The API key was refused: it is missing, malformed (keys start with ct_) or revoked. Paste a current key from the Voice AI dashboard (Integrations, API access).';
+const BASE_URL_NOT_HTTP =
+	'The Base URL is not an http:// or https:// address of the Voice AI API. Enter the base address from your account documentation.';
+
+/**
+ * Test requests this credential has put its key on. n8n hands a request back to `authenticate` only to
+ * send it again after a 401 (its re-authentication for expiring tokens, on 1.x and 2.x alike). A
+ * static key refused once is refused again, so the test stops there with the package's message: on
+ * n8n 1.x the test's response-code rules never apply (its NodeApiError drops the HTTP client's error,
+ * so n8n would show its generic "Authorization failed" text).
+ */
+const keyedTests = new WeakSet<IHttpRequestOptions>();
 
 /** n8n reports a status without a rule by its status text only ("Found"); these say what a redirect means here. */
 const REDIRECT_RULES: IAuthenticateRuleResponseCode[] = [301, 302, 303, 307, 308].map((status) => ({
@@ -85,6 +98,12 @@ export class VoiceAiApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
+		// Plain errors: n8n shows their message as it is, on 1.x and 2.x.
+		if (requestOptions.url === NOT_HTTP_URL) throw new Error(BASE_URL_NOT_HTTP);
+		if (requestOptions.url === TEST_PATH) {
+			if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
+			keyedTests.add(requestOptions);
+		}
 		const key = String(credentials.apiKey ?? '').trim();
 		const value = API_KEY_PATTERN.test(key) ? key : '';
 		requestOptions.headers = { ...requestOptions.headers };
@@ -96,8 +115,8 @@ export class VoiceAiApi implements ICredentialType {
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: `={{ ${BASE_URL_OK} ? String($credentials.baseUrl).trim().replace(/\\/+$/, "") : "" }}`,
-			url: `={{ ${BASE_URL_OK} ? "/contacts/list-names" : "${NOT_HTTP_URL}" }}`,
-			method: `={{ ${BASE_URL_OK} ? "GET" : "POST" }}` as IHttpRequestMethods,
+			url: `={{ ${BASE_URL_OK} ? "${TEST_PATH}" : "${NOT_HTTP_URL}" }}`,
+			method: 'GET',
 			// n8n would follow a redirect to any origin with the key in its header.
 			disableFollowRedirect: true,
 		},
@@ -107,16 +126,7 @@ export class VoiceAiApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message:
-						'The API key was refused: it is missing, malformed (keys start with ct_) or revoked. Paste a current key from the Voice AI dashboard (Integrations, API access).',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 405,
-					message:
-						'The Base URL is not an http:// or https:// address of the Voice AI API. Enter the base address from your account documentation.',
+					message: KEY_REFUSED,
 				},
 			},
 			{

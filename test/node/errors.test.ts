@@ -1,3 +1,4 @@
+import { testCredential } from '../support/engine';
 import { imageItem } from '../support/images';
 import { agentCreate } from '../support/parameters';
 import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
@@ -142,6 +143,26 @@ describe('API errors become NodeApiError with an actionable message', () => {
 		const result = await listNamesAfter('reset');
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error!.message).toMatch(/dropped|failed/);
+	});
+});
+
+describe("the credential dialog's test", () => {
+	it('a revoked key is asked about once: the test names the key as refused instead of sending it again', async () => {
+		const key = await fx.admin<{ id: string; apiKey: string }>('POST', '/orgs/org_acme/keys', {
+			name: 'revoked before its test',
+		});
+		await fx.admin('POST', `/keys/${key.id}/revoke`);
+		const result = await testCredential('voiceAiApi', {
+			baseUrl: fx.sandbox.baseUrl,
+			apiKey: key.apiKey,
+		});
+		expect(result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^The API key was refused: .*revoked/),
+		});
+		expect((await fx.requests()).map((r) => [r.path, r.status])).toEqual([
+			['/contacts/list-names', 401],
+		]);
 	});
 });
 

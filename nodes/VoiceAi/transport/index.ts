@@ -163,11 +163,19 @@ export async function voiceAiCredential(
 	};
 }
 
+const SYSTEM_ERROR_CODE = /^E[A-Z_]+$/;
+
+/**
+ * The system error code of a failed request (ECONNRESET, ECONNABORTED, ...), in each n8n line's shape.
+ * n8n-core 2.x keeps the HTTP client's error as the `cause` of the NodeApiError it throws. n8n-workflow
+ * 1.x loses that cause (a class field resets it) and keeps the code only as the error's `httpCode`.
+ */
 function errorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-		const { code } = current as { code?: unknown };
-		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
+		for (const candidate of [code, httpCode])
+			if (typeof candidate === 'string' && SYSTEM_ERROR_CODE.test(candidate)) return candidate;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
