@@ -20,9 +20,9 @@ import {
 	lendForTest,
 	releaseOnUnpublish,
 } from './lifecycle';
-import { noteDelivery } from './ownership';
+import { claim, identityOf, isKnown, knowsKey } from './ownership';
 import {
-	accountOf,
+	apiKeyOf,
 	hashToken,
 	productionToken,
 	readRegistration,
@@ -106,7 +106,7 @@ export class VoiceAiTrigger implements INodeType {
 		const record = readRegistration(this.getWorkflowStaticData('node'));
 		if (!(await hasValidToken.call(this, record))) return refuse(401, 'Missing or wrong token');
 		if (record?.kind === 'production' && record.accountKey !== undefined)
-			noteReceiver.call(this, record);
+			await noteReceiver.call(this, record);
 
 		const headers = this.getHeaderData();
 		const request = this.getRequestObject() as {
@@ -205,25 +205,37 @@ async function hasValidToken(
 	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
 	if (this.getMode() === 'manual') return false;
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
-	return tokenMatches(
-		given,
-		hashToken(productionToken((await accountOf.call(this)).apiKey, webhookUrl)),
-	);
+	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
 }
 
-/** After a restart, the first delivery to a published trigger tells this process who holds the account. */
-function noteReceiver(this: IWebhookFunctions, record: Registration): void {
-	// Built only when the account is unknown: getNode() deep-copies the node.
-	noteDelivery(record.accountKey!, () => {
-		const workflow = this.getWorkflow();
-		return {
+/**
+ * After a restart, the first delivery to a published trigger tells this process who holds the
+ * organization. Only then is the credential read (and its agents listed, to tell organizations apart).
+ */
+async function noteReceiver(this: IWebhookFunctions, record: Registration): Promise<void> {
+	if (knowsKey(record.accountKey!)) return;
+	let identity;
+	try {
+		identity = (await identityOf.call(this, 'always')).identity;
+	} catch {
+		return; // The next delivery tries again; this one is served all the same.
+	}
+	if (isKnown(identity)) return;
+	const workflow = this.getWorkflow();
+	const token = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
+	claim(
+		identity,
+		{
 			id: `${workflow.id}/${this.getNode().id}`,
 			workflowId: String(workflow.id),
 			workflowName: workflow.name ?? String(workflow.id),
 			productionUrl: record.webhookUrl,
+			// The token the service delivered with: the one it holds, valid whatever key is current.
+			token: String(token),
 			claimedAt: record.claimedAt ?? 0,
-		};
-	});
+		},
+		{ takeOver: false, restoring: true },
+	);
 }
 
 /** n8n has already consumed a multipart body (its form parser), so it cannot be read again. */

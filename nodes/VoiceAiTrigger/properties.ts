@@ -4,8 +4,9 @@ import { respondWhenProperty } from './respondWhen';
 
 export const triggerProperties: INodeProperties[] = [
 	{
+		// At most three lines in the panel; the rules are in the linked page.
 		displayName:
-			'The service keeps one webhook URL per account, and one published workflow holds it. Publish points it at this workflow; publishing a second workflow for the same account fails and names the first, unless you choose to take it over below. Unpublish hands it back to the published workflow that held it before. "Execute step" / "Listen for test event" borrows it for the test URL and, when the test ends (a delivery, Stop listening or the timeout), gives it back to the published workflow; with none published, it is left on the test URL. Treat the registered URL as a secret: it carries the token that proves a delivery is genuine.',
+			'The account has one webhook: publishing points it here, and a second workflow is refused. <a href="https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/trigger-ownership.md" target="_blank">Details</a>',
 		name: 'accountWebhookNotice',
 		type: 'notice',
 		default: '',
@@ -31,12 +32,12 @@ export const triggerProperties: INodeProperties[] = [
 	},
 	respondWhenProperty,
 	{
-		displayName: 'If Another Workflow Holds the Account',
+		displayName: 'If Another Workflow Holds It',
 		name: 'whenHeld',
 		type: 'options',
 		default: 'fail',
 		description:
-			"What publishing does when another published workflow already receives this account's deliveries",
+			"What publishing does when another published workflow already receives this organization's deliveries, whatever key or credential it uses",
 		options: [
 			{
 				name: 'Fail to Publish',
@@ -52,7 +53,7 @@ export const triggerProperties: INodeProperties[] = [
 		],
 	},
 	{
-		displayName: 'Test Listen When the Holder Is Unknown',
+		displayName: 'Test Listen If Holder Unknown',
 		name: 'whenOwnerUnknown',
 		type: 'options',
 		default: 'refuse',
@@ -113,6 +114,14 @@ export const triggerProperties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
+				displayName: 'Allow a Local Webhook URL',
+				name: 'allowLocalUrl',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to publish and listen even though n8n's webhook URL is local (localhost, a private or link-local address, .local, a name without a dot) while the Voice AI base URL is not. Turn on only when the service runs on n8n's network.",
+			},
+			{
 				displayName: 'Deduplicate By Field',
 				name: 'dedupeField',
 				type: 'string',
@@ -127,22 +136,6 @@ export const triggerProperties: INodeProperties[] = [
 				default: 60,
 				typeOptions: { minValue: 0 },
 				description: 'How long a conversation ID is remembered. 0 turns deduplication off.',
-			},
-			{
-				displayName: 'Deliveries Without Agent or Chatbot ID',
-				name: 'withoutSourceId',
-				type: 'options',
-				default: 'drop',
-				description:
-					'With Only Agent or Only Chatbot IDs set: what happens to a delivery that names neither an agent nor a chatbot. The answer to the service counts dropped ones as "unidentified".',
-				options: [
-					{
-						name: 'Drop',
-						value: 'drop',
-						description: 'Start nothing for it; it cannot be matched to the filter',
-					},
-					{ name: 'Start the Workflow', value: 'start', description: 'Let it through the filter' },
-				],
 			},
 			{
 				// Named agentIds as before: workflows saved when this was a plain comma-separated string still read.
@@ -176,6 +169,22 @@ export const triggerProperties: INodeProperties[] = [
 				placeholder: 'cb_support, cb_booking',
 				description:
 					'Start only for deliveries from these chatbots (comma-separated). With agent IDs too, a delivery matching either list starts the workflow.',
+			},
+			{
+				displayName: 'Without Agent or Chatbot ID',
+				name: 'withoutSourceId',
+				type: 'options',
+				default: 'drop',
+				description:
+					'With Only Agent or Only Chatbot IDs set: what happens to a delivery that names neither an agent nor a chatbot. The answer to the service counts dropped ones as "unidentified".',
+				options: [
+					{
+						name: 'Drop',
+						value: 'drop',
+						description: 'Start nothing for it; it cannot be matched to the filter',
+					},
+					{ name: 'Start the Workflow', value: 'start', description: 'Let it through the filter' },
+				],
 			},
 		],
 	},

@@ -2,8 +2,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { normalisedBaseUrl } from '../VoiceAi/accountOwnership/identity';
 import { voiceAiApiRequest } from '../VoiceAi/transport';
-import { accountKey } from './ownership';
 
 /** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
@@ -20,7 +20,7 @@ export interface Registration {
 	registeredAt: string;
 	/** Production only: when this trigger first claimed the account (ms), to order claims after a restart. */
 	claimedAt?: number;
-	/** Production only: the account's ownership key (a hash of base URL and API key, see ownership.ts). */
+	/** Production only: the hash of base URL and API key it was claimed with (docs/trigger-ownership.md). */
 	accountKey?: string;
 }
 
@@ -82,16 +82,9 @@ function isHttpUrl(value: string): boolean {
 	}
 }
 
-/** The account a trigger's credential points at: its API key and the key of its ownership entry. */
-export async function accountOf(
-	this: IHookFunctions | IWebhookFunctions,
-): Promise<{ apiKey: string; key: string }> {
-	const credentials = await this.getCredentials('voiceAiApi');
-	const apiKey = String(credentials.apiKey ?? '');
-	const baseUrl = String(credentials.baseUrl ?? '')
-		.trim()
-		.replace(/\/+$/, '');
-	return { apiKey, key: accountKey(baseUrl, apiKey) };
+/** The API key of the trigger's credential as it is now. */
+export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promise<string> {
+	return String((await this.getCredentials('voiceAiApi')).apiKey ?? '');
 }
 
 /**
@@ -114,4 +107,83 @@ export function assertHttpUrl(this: IHookFunctions, value: string, what: string)
 	if (!isHttpUrl(value)) {
 		throw new NodeOperationError(this.getNode(), `${what} must be an http:// or https:// URL`);
 	}
+}
+
+/** 127/8, 10/8, 172.16/12, 192.168/16, 169.254/16 (link-local), 100.64/10 (shared) and 0/8. */
+function isLocalIpv4(parts: number[]): boolean {
+	const [a, b] = parts;
+	return (
+		a === 127 ||
+		a === 10 ||
+		a === 0 ||
+		(a === 172 && b >= 16 && b <= 31) ||
+		(a === 192 && b === 168) ||
+		(a === 169 && b === 254) ||
+		(a === 100 && b >= 64 && b <= 127)
+	);
+}
+
+function ipv4Parts(host: string): number[] | undefined {
+	const parts = host.split('.');
+	if (parts.length !== 4 || parts.some((part) => part === '' || String(Number(part)) !== part))
+		return undefined;
+	return parts.map(Number);
+}
+
+/**
+ * Whether a host (as WHATWG URL gives it: lower-case, IPv4 in dotted form, IPv6 in brackets) is one a
+ * service elsewhere cannot reach: loopback, private, link-local, `.local`, or a name without a dot.
+ */
+export function isLocalHost(hostname: string): boolean {
+	const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+	if (host.startsWith('[')) {
+		const ip = host.slice(1, -1);
+		if (ip === '::1' || ip === '::') return true;
+		const groups = ip.split(':');
+		if (ip.startsWith('::ffff:') && groups.length === 5) {
+			const [high, low] = [parseInt(groups[3], 16), parseInt(groups[4], 16)];
+			return isLocalIpv4([high >> 8, high & 255, low >> 8, low & 255]);
+		}
+		const first = parseInt(groups[0] || '0', 16);
+		// fc00::/7 (unique local) and fe80::/10 (link-local).
+		return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
+	}
+	const ipv4 = ipv4Parts(host);
+	if (ipv4 !== undefined) return isLocalIpv4(ipv4);
+	return (
+		!host.includes('.') ||
+		host === 'localhost' ||
+		host.endsWith('.localhost') ||
+		host.endsWith('.local')
+	);
+}
+
+function hostOf(url: string): string | undefined {
+	try {
+		return new URL(url).hostname;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Publishing or listening registers n8n's webhook URL: refuse one the service cannot reach (a local
+ * host) while the base URL names a host elsewhere, unless the user says the service is on n8n's network.
+ */
+export async function assertServiceCanReach(
+	this: IHookFunctions,
+	webhookUrl: string,
+): Promise<void> {
+	if (this.getNodeParameter('options.allowLocalUrl', false) === true) return;
+	const n8nHost = hostOf(webhookUrl);
+	const serviceHost = hostOf(normalisedBaseUrl((await this.getCredentials('voiceAiApi')).baseUrl));
+	if (n8nHost === undefined || serviceHost === undefined) return;
+	if (!isLocalHost(n8nHost) || isLocalHost(serviceHost)) return;
+	throw new NodeOperationError(
+		this.getNode(),
+		`Voice AI at ${serviceHost} cannot reach n8n at ${webhookUrl}: set n8n's WEBHOOK_URL to an address the service can reach (a public host name, a reverse proxy or a tunnel)`,
+		{
+			description: `n8n builds its webhook URLs from the WEBHOOK_URL environment variable; unset, they read http://localhost:5678/. Set it to this n8n's public address (for example WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy, or a tunnel's address), restart n8n and try again. If the Voice AI service really runs on the same network as n8n, turn on Options > Allow a Local Webhook URL.`,
+		},
+	);
 }

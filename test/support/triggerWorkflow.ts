@@ -20,7 +20,7 @@
  */
 import 'reflect-metadata';
 
-import { randomUUID } from 'crypto';
+import { createHash, randomUUID } from 'crypto';
 import express from 'express';
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
@@ -77,6 +77,11 @@ export interface TriggerSetup {
 	name?: string;
 	/** The node's version in the workflow; default the one the editor gives a new node. */
 	typeVersion?: number;
+	/**
+	 * n8n's id of the credential; default one per API key, as when each key has its own credential.
+	 * Give two workflows the same id to share one credential (a key rotation changes `credential`).
+	 */
+	credentialId?: string;
 }
 
 /** One workflow holding one Voice AI Trigger, in an n8n that keeps its static data in `saved`. */
@@ -109,7 +114,14 @@ export class TriggerWorkflow {
 			position: [0, 0],
 			webhookId: randomUUID(),
 			parameters: setup.parameters ?? {},
-			credentials: { voiceAiApi: { id: 'cred1', name: 'Voice AI account' } },
+			credentials: {
+				voiceAiApi: {
+					id:
+						setup.credentialId ??
+						`cred_${createHash('sha256').update(setup.apiKey).digest('hex').slice(0, 8)}`,
+					name: 'Voice AI account',
+				},
+			},
 		};
 	}
 

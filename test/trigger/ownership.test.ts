@@ -12,83 +12,139 @@ import {
 	forgetAllAccounts,
 	giveBack,
 	holderOf,
+	type KeyIdentity,
 	lend,
 	release,
 } from '../../nodes/VoiceAiTrigger/ownership';
-import { TriggerWorkflow } from '../support/triggerWorkflow';
+import { runNode } from '../support/engine';
+import { type TriggerSetup, TriggerWorkflow } from '../support/triggerWorkflow';
+
+type TriggerSetupMore = Omit<TriggerSetup, 'baseUrl' | 'apiKey' | 'name'>;
 
 describe('the ownership module', () => {
-	const key = accountKey('https://api.example.com', 'ct_key');
-	const at = (id: string, claimedAt: number): Claim => ({
-		id,
-		workflowId: id,
-		workflowName: `Flow ${id}`,
-		productionUrl: `https://n8n.example.com/webhook/${id}/webhook`,
+	const BASE = 'https://api.example.com';
+	const key = accountKey(BASE, 'ct_key');
+	const id: KeyIdentity = { baseUrl: BASE, keyHash: key };
+	const at = (claimId: string, claimedAt: number): Claim => ({
+		id: claimId,
+		workflowId: claimId,
+		workflowName: `Flow ${claimId}`,
+		productionUrl: `https://n8n.example.com/webhook/${claimId}/webhook`,
+		token: `token-${claimId}`,
 		claimedAt,
 	});
 	const plain = { takeOver: false, restoring: false };
+	const released = (outcome: string, next?: string) =>
+		next === undefined
+			? expect.objectContaining({ outcome })
+			: expect.objectContaining({ outcome, next: expect.objectContaining({ id: next }) });
 
 	beforeEach(() => forgetAllAccounts());
 
 	test('keys accounts by base URL and key, and never holds the key itself', () => {
 		expect(key).toMatch(/^[0-9a-f]{64}$/);
 		expect(key).not.toContain('ct_key');
-		expect(accountKey('https://api.example.com', 'ct_other')).not.toBe(key);
+		expect(accountKey(BASE, 'ct_other')).not.toBe(key);
 		expect(accountKey('https://eu.example.com', 'ct_key')).not.toBe(key);
 	});
 
 	test('the first claim holds; a second is refused naming the holder; a take-over stacks and unwinds', () => {
-		expect(claim(key, at('A', 1), plain)).toEqual({ outcome: 'register' });
-		expect(claim(key, at('B', 2), plain)).toEqual({
+		expect(claim(id, at('A', 1), plain)).toEqual({ outcome: 'register' });
+		expect(claim(id, at('B', 2), plain)).toEqual({
 			outcome: 'refused',
 			holder: expect.objectContaining({ workflowName: 'Flow A' }),
+			unsure: false,
 		});
-		expect(holderOf(key)?.id).toBe('A');
-		expect(claim(key, at('B', 2), { takeOver: true, restoring: false })).toEqual({
+		expect(holderOf(id)?.id).toBe('A');
+		expect(claim(id, at('B', 2), { takeOver: true, restoring: false })).toEqual({
 			outcome: 'register',
 		});
-		expect(release(key, 'B')).toEqual({
-			outcome: 'handOver',
-			next: expect.objectContaining({ id: 'A' }),
-		});
-		expect(release(key, 'A')).toEqual({ outcome: 'lastOut' });
-		expect(release(key, 'A')).toEqual({ outcome: 'none' });
+		expect(release('B')).toEqual(released('handOver', 'A'));
+		expect(release('A')).toEqual(released('lastOut'));
+		expect(release('A')).toEqual({ outcome: 'none' });
 	});
 
 	test('releasing a claim that does not hold the account changes nothing', () => {
-		claim(key, at('A', 1), plain);
-		claim(key, at('B', 2), { takeOver: true, restoring: false });
-		expect(release(key, 'A')).toEqual({ outcome: 'none' });
-		expect(holderOf(key)?.id).toBe('B');
+		claim(id, at('A', 1), plain);
+		claim(id, at('B', 2), { takeOver: true, restoring: false });
+		expect(release('A')).toEqual({ outcome: 'none' });
+		expect(holderOf(id)?.id).toBe('B');
 	});
 
 	test('a claim made again (re-publish) keeps its place and registers only if it holds', () => {
-		claim(key, at('A', 1), plain);
-		claim(key, at('B', 2), { takeOver: true, restoring: false });
-		expect(claim(key, at('A', 1), plain)).toEqual({ outcome: 'wait' });
-		expect(claim(key, at('B', 2), plain)).toEqual({ outcome: 'register' });
+		claim(id, at('A', 1), plain);
+		claim(id, at('B', 2), { takeOver: true, restoring: false });
+		expect(claim(id, at('A', 1), plain)).toEqual({ outcome: 'wait' });
+		expect(claim(id, at('B', 2), plain)).toEqual({ outcome: 'register' });
 	});
 
 	test('restoring after a restart, in any order, ends with the latest claim holding', () => {
 		const restoring = { takeOver: false, restoring: true };
-		expect(claim(key, at('B', 2), restoring)).toEqual({ outcome: 'register' });
-		expect(claim(key, at('A', 1), restoring)).toEqual({ outcome: 'wait' });
-		expect(holderOf(key)?.id).toBe('B');
+		expect(claim(id, at('B', 2), restoring)).toEqual({ outcome: 'register' });
+		expect(claim(id, at('A', 1), restoring)).toEqual({ outcome: 'wait' });
+		expect(holderOf(id)?.id).toBe('B');
 	});
 
 	test('a test listen borrows the account and gives it back to whoever holds it when it ends', () => {
-		expect(lend(key, 'Y/test')).toBeUndefined();
-		expect(claim(key, at('A', 1), plain)).toEqual({ outcome: 'wait' }); // published during the test: registered when it ends
-		expect(giveBack(key, 'Y/test')?.id).toBe('A');
-		expect(giveBack(key, 'Y/test')).toBeUndefined();
+		expect(lend(id, 'Y/test')).toBeUndefined();
+		expect(claim(id, at('A', 1), plain)).toEqual({ outcome: 'wait' }); // published during the test: registered when it ends
+		expect(giveBack('Y/test')).toEqual({ holder: expect.objectContaining({ id: 'A' }) });
+		expect(giveBack('Y/test')).toBeUndefined();
 	});
 
 	test('unpublishing the holder during a test listen leaves the hand-back to the end of the test', () => {
-		claim(key, at('A', 1), plain);
-		claim(key, at('B', 2), { takeOver: true, restoring: false });
-		lend(key, 'Y/test');
-		expect(release(key, 'B')).toEqual({ outcome: 'none' });
-		expect(giveBack(key, 'Y/test')?.id).toBe('A');
+		claim(id, at('A', 1), plain);
+		claim(id, at('B', 2), { takeOver: true, restoring: false });
+		lend(id, 'Y/test');
+		expect(release('B')).toEqual({ outcome: 'none' });
+		expect(giveBack('Y/test')).toEqual({ holder: expect.objectContaining({ id: 'A' }) });
+	});
+
+	describe('one organization, several keys', () => {
+		const keyOf = (apiKey: string, more: Partial<KeyIdentity> = {}): KeyIdentity => ({
+			baseUrl: BASE,
+			keyHash: accountKey(BASE, apiKey),
+			...more,
+		});
+
+		test('two keys listing a common agent are one organization: the second is refused', () => {
+			claim(keyOf('ct_1', { agentIds: ['ag_1', 'ag_2'] }), at('A', 1), plain);
+			expect(claim(keyOf('ct_2', { agentIds: ['ag_2'] }), at('Z', 2), plain)).toEqual({
+				outcome: 'refused',
+				holder: expect.objectContaining({ id: 'A' }),
+				unsure: false,
+			});
+		});
+
+		test('keys whose agents differ are two organizations (an agency): both hold their own', () => {
+			claim(keyOf('ct_1', { agentIds: ['ag_1'] }), at('A', 1), plain);
+			expect(claim(keyOf('ct_2', { agentIds: ['ag_9'] }), at('G', 2), plain)).toEqual({
+				outcome: 'register',
+			});
+			expect(claim(keyOf('ct_3', { agentIds: [] }), at('E', 3), plain)).toEqual({
+				outcome: 'register',
+			});
+			expect(holderOf(keyOf('ct_1'))?.id).toBe('A');
+		});
+
+		test('a new key in the same credential (a rotation) stays with its organization', () => {
+			claim(keyOf('ct_old', { credentialId: 'c1', agentIds: [] }), at('A', 1), plain);
+			expect(
+				claim(keyOf('ct_new', { credentialId: 'c1', agentIds: [] }), at('B', 2), plain),
+			).toEqual(expect.objectContaining({ outcome: 'refused', unsure: false }));
+		});
+
+		test('when nothing tells them apart, the claim is refused, even a take-over', () => {
+			claim(keyOf('ct_1', { credentialId: 'c1', agentIds: [] }), at('A', 1), plain);
+			const other = keyOf('ct_2', { credentialId: 'c2', agentIds: [] });
+			for (const takeOver of [false, true]) {
+				expect(claim(other, at('Z', 2), { takeOver, restoring: false })).toEqual({
+					outcome: 'refused',
+					holder: expect.objectContaining({ id: 'A' }),
+					unsure: true,
+				});
+			}
+		});
 	});
 });
 
@@ -230,5 +286,198 @@ describe('several workflows of one n8n process, one account', () => {
 			await admin.request('DELETE', '/__sandbox/faults');
 		}
 		expect(await pointsAt()).toBe(b.productionUrl);
+	});
+});
+
+describe('one organization, several keys or credentials (issue 32.1)', () => {
+	const ORG = 'org_acme';
+	let sandbox: Sandbox;
+	let admin: SandboxAdmin;
+
+	beforeAll(async () => {
+		sandbox = await startSandbox();
+		admin = new SandboxAdmin(sandbox);
+	});
+	afterAll(async () => {
+		await sandbox.close();
+	});
+	beforeEach(() => forgetAllAccounts());
+
+	async function newKey(org = ORG): Promise<{ id: string; apiKey: string }> {
+		return await admin.request('POST', `/__sandbox/orgs/${org}/keys`, { name: 'n8n' });
+	}
+
+	function flow(name: string, apiKey: string, more: Partial<TriggerSetupMore> = {}) {
+		return new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey, name, ...more });
+	}
+
+	async function pointsAt(org = ORG): Promise<string> {
+		const url = new URL((await admin.accountWebhook(org))!);
+		url.searchParams.delete('token');
+		return url.toString();
+	}
+
+	async function registeredToken(org = ORG): Promise<string | null> {
+		return new URL((await admin.accountWebhook(org))!).searchParams.get('token');
+	}
+
+	test('a second key of the organization with Fail to Publish is refused, naming the holder', async () => {
+		const a = flow('Sync A', (await newKey()).apiKey);
+		await a.activate();
+		const z = flow('Sync Z', (await newKey()).apiKey);
+		await expect(z.activate()).rejects.toThrow(
+			`held by the published workflow "Sync A" (ID ${a.workflowId})`,
+		);
+		expect(await pointsAt()).toBe(a.productionUrl);
+	});
+
+	test('with Take Over the second key takes it, and unpublishing gives it back with the holder’s own token', async () => {
+		const a = flow('Sync A', (await newKey()).apiKey);
+		await a.activate();
+		const aToken = await registeredToken();
+		const z = flow('Sync Z', (await newKey()).apiKey, { parameters: { whenHeld: 'takeOver' } });
+		await z.activate();
+		expect(await pointsAt()).toBe(z.productionUrl);
+		await z.deactivate();
+		expect(await pointsAt()).toBe(a.productionUrl);
+		expect(await registeredToken()).toBe(aToken);
+	});
+
+	test('organizations on one base URL (an agency) each keep their own holder', async () => {
+		const a = flow('Acme sync', sandbox.orgs[0].apiKey);
+		await a.activate();
+		const g = flow('Globex sync', sandbox.orgs[1].apiKey);
+		await g.activate();
+		expect(await pointsAt('org_acme')).toBe(a.productionUrl);
+		expect(await pointsAt('org_globex')).toBe(g.productionUrl);
+	});
+
+	test('two organizations without agents cannot be told apart: the second publish is refused and says why', async () => {
+		const first = await admin.request<{ id: string }>('POST', '/__sandbox/orgs', { name: 'E1' });
+		const second = await admin.request<{ id: string }>('POST', '/__sandbox/orgs', { name: 'E2' });
+		const a = flow('Empty A', (await newKey(first.id)).apiKey);
+		await a.activate();
+		const z = flow('Empty Z', (await newKey(second.id)).apiKey, {
+			parameters: { whenHeld: 'takeOver' },
+		});
+		await expect(z.activate()).rejects.toThrow(
+			/may be held by the published workflow "Empty A".*cannot tell whether this credential's key reaches the same organization/,
+		);
+		expect(await pointsAt(first.id)).toBe(a.productionUrl);
+		expect(await admin.accountWebhook(second.id)).toBeNull();
+	});
+
+	test('key rotation in one credential: a second workflow on it is still refused, and unpublishing the holder applies On Unpublish', async () => {
+		const oldKey = await newKey();
+		const a = flow('Sync A', oldKey.apiKey, {
+			credentialId: 'shared',
+			parameters: {
+				onDeactivation: 'replacementUrl',
+				replacementUrl: 'https://crm.example.com/voice',
+			},
+		});
+		await a.activate();
+		// docs/credentials.md: paste the new key into the credential, then revoke the old one.
+		const rotated = await newKey();
+		a.credential.apiKey = rotated.apiKey;
+		await admin.request('POST', `/__sandbox/keys/${oldKey.id}/revoke`);
+		const b = flow('Sync B', rotated.apiKey, { credentialId: 'shared' });
+		await expect(b.activate()).rejects.toThrow(`held by the published workflow "Sync A"`);
+		expect(await pointsAt()).toBe(a.productionUrl);
+		await a.deactivate();
+		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
+		// The claim went with the unpublish: B can publish now.
+		await b.activate();
+		expect(await pointsAt()).toBe(b.productionUrl);
+	});
+});
+
+describe('Webhook Set while a published trigger holds the organization (issue 35.1)', () => {
+	const ORG = 'org_acme';
+	let sandbox: Sandbox;
+	let admin: SandboxAdmin;
+
+	beforeAll(async () => {
+		sandbox = await startSandbox();
+		admin = new SandboxAdmin(sandbox);
+	});
+	afterAll(async () => {
+		await sandbox.close();
+	});
+	beforeEach(() => forgetAllAccounts());
+
+	async function setWebhook(apiKey: string, parameters: Record<string, string> = {}) {
+		return await runNode({
+			parameters: {
+				resource: 'webhook',
+				operation: 'set',
+				webhookUrl: 'https://crm.example.com/voice',
+				...parameters,
+			},
+			credentials: { voiceAiApi: { baseUrl: sandbox.baseUrl, apiKey, authHeader: 'bearer' } },
+		});
+	}
+
+	async function inserts(): Promise<number> {
+		const log = await admin.request<{ method: string; path: string }[]>(
+			'GET',
+			`/__sandbox/requests?org=${ORG}`,
+		);
+		return log.filter((e) => e.method === 'POST' && e.path === '/webhook/insert-webhook').length;
+	}
+
+	async function pointsAt(): Promise<string> {
+		const url = new URL((await admin.accountWebhook(ORG))!);
+		url.searchParams.delete('token');
+		return url.toString();
+	}
+
+	test('by default it is refused, naming the holding workflow and what to do, and sends nothing', async () => {
+		const key2 = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {});
+		const a = new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.orgs[0].apiKey,
+			name: 'Sync A',
+		});
+		await a.activate();
+		const before = await inserts();
+		const result = await setWebhook(key2.apiKey);
+		expect(result.error?.message).toContain(
+			`held by the published workflow "Sync A" (ID ${a.workflowId})`,
+		);
+		expect(result.error?.description).toContain(
+			'"If a Published Trigger Holds It" to "Take It Over"',
+		);
+		expect(await inserts()).toBe(before);
+		expect(await pointsAt()).toBe(a.productionUrl);
+	});
+
+	test('with Take It Over it sets the URL; a test listen then gives it back to that URL, and re-publishing the holder takes it back', async () => {
+		const a = new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.orgs[0].apiKey,
+			name: 'Sync A',
+		});
+		await a.activate();
+		const result = await setWebhook(sandbox.orgs[0].apiKey, { whenTriggerHolds: 'takeOver' });
+		expect(result.error).toBeUndefined();
+		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
+		const y = new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.orgs[0].apiKey,
+			name: 'Draft',
+		});
+		await y.startTestListen();
+		await y.endTestListen();
+		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
+		// n8n asks checkExists when the holder is published again: it no longer holds, so it registers.
+		expect(await a.activate('update')).toBe(true);
+		expect(await pointsAt()).toBe(a.productionUrl);
+	});
+
+	test('with no published trigger for the organization it sets the URL as before', async () => {
+		const result = await setWebhook(sandbox.orgs[1].apiKey);
+		expect(result.error).toBeUndefined();
+		expect(await admin.accountWebhook('org_globex')).toBe('https://crm.example.com/voice');
 	});
 });

@@ -1,6 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { identityOf } from '../../accountOwnership/identity';
+import { holderForSet, noteSet } from '../../accountOwnership/state';
 import { checkHttpUrl, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
 
@@ -15,9 +17,35 @@ const properties: INodeProperties[] = [
 		description:
 			'Address that receives the variables of every completed conversation. Replaces the one registered before; a Voice AI Trigger node registers its own address this way.',
 	},
+	{
+		displayName: 'If a Published Trigger Holds It',
+		name: 'whenTriggerHolds',
+		type: 'options',
+		default: 'refuse',
+		description:
+			"What happens when a published workflow's Voice AI Trigger receives this organization's conversations (as far as this n8n process knows)",
+		options: [
+			{
+				name: 'Refuse',
+				value: 'refuse',
+				description: 'Fail, naming the workflow, and send nothing',
+			},
+			{
+				name: 'Take It Over',
+				value: 'takeOver',
+				description:
+					'Point the webhook here; that workflow receives nothing until it is published again',
+			},
+		],
+	},
 ];
 
-export const set = defineOperation<{ webhook: string }>({
+interface SetInput {
+	webhook: string;
+	takeOver: boolean;
+}
+
+export const set = defineOperation<SetInput>({
 	description: updateDisplayOptions(
 		{ show: { resource: ['webhook'], operation: ['set'] } },
 		properties,
@@ -33,9 +61,31 @@ export const set = defineOperation<{ webhook: string }>({
 				field,
 				readString(this, itemIndex, field, { required: true }),
 			),
+			takeOver: this.getNodeParameter('whenTriggerHolds', itemIndex, 'refuse') === 'takeOver',
 		};
 	},
-	async execute(input, api) {
-		return toRecords(await api('POST', '/webhook/insert-webhook', { webhook: input.webhook }));
+	async execute(input, api, itemIndex) {
+		const { identity } = await identityOf.call(this, 'ifNeeded', itemIndex);
+		const held = holderForSet(identity);
+		if (held !== undefined && !input.takeOver) {
+			const { workflowName, workflowId } = held.holder;
+			const holds = held.unsure ? 'may be held' : 'is held';
+			throw new NodeOperationError(
+				this.getNode(),
+				`The Voice AI account's webhook ${holds} by the published workflow "${workflowName}" (ID ${workflowId}): setting it would cut that workflow off`,
+				{
+					itemIndex,
+					description: `The service keeps one webhook URL per organization, whatever key reaches it${held.unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${workflowName}" receives its conversations through it. Nothing was sent. Unpublish "${workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
+				},
+			);
+		}
+		const answer = await api('POST', '/webhook/insert-webhook', { webhook: input.webhook });
+		const workflow = this.getWorkflow();
+		noteSet(identity, {
+			workflowId: String(workflow.id),
+			workflowName: workflow.name ?? String(workflow.id),
+			url: input.webhook,
+		});
+		return toRecords(answer);
 	},
 });
