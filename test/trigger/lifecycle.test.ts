@@ -7,6 +7,7 @@ import { createHash } from 'crypto';
 import { SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
+import { isLocalHost } from '../../nodes/VoiceAiTrigger/registration';
 import { TriggerWorkflow } from '../support/triggerWorkflow';
 
 const ORG = 'org_acme';
@@ -257,5 +258,87 @@ describe('deactivation', () => {
 		await expect(flow.deactivate()).rejects.toThrow(/Voice AI refused the API key \(401\)/);
 		expect(await admin.accountWebhook(ORG)).toBe(registered);
 		expect(record(flow)?.kind).toBe('production');
+	});
+});
+
+describe('a webhook URL the service cannot reach (issue 35.2)', () => {
+	test.each([
+		['localhost', true],
+		['LOCALHOST.', true],
+		['api.localhost', true],
+		['127.0.0.1', true],
+		['127.1', true],
+		['0x7f.0.0.1', true],
+		['0.0.0.0', true],
+		['10.1.2.3', true],
+		['172.16.0.1', true],
+		['172.31.255.255', true],
+		['192.168.1.20', true],
+		['169.254.1.1', true],
+		['100.64.0.1', true],
+		['[::1]', true],
+		['[fd00::1]', true],
+		['[fe80::1]', true],
+		['[::ffff:127.0.0.1]', true],
+		['[::ffff:10.0.0.1]', true],
+		['n8n.local', true],
+		['n8n', true],
+		['172.32.0.1', false],
+		['8.8.8.8', false],
+		['[2001:db8::1]', false],
+		['n8n.example.com', false],
+		['10.example.com', false],
+		['n8n.localdomain.example', false],
+	])('the host of http://%s:5678/ is local: %s', (host, local) => {
+		expect(isLocalHost(new URL(`http://${host}:5678/`).hostname)).toBe(local);
+	});
+
+	function remoteService(parameters = {}, n8nBaseUrl = 'http://localhost:5678'): TriggerWorkflow {
+		return new TriggerWorkflow({
+			baseUrl: 'https://api.voiceai.invalid',
+			apiKey,
+			parameters,
+			n8nBaseUrl,
+		});
+	}
+
+	test('publishing fails naming the URL and WEBHOOK_URL, before anything is sent', async () => {
+		const flow = remoteService();
+		const failure = await flow.activate().catch((error: Error & { description?: string }) => error);
+		expect(failure).toBeInstanceOf(Error);
+		expect((failure as Error).message).toBe(
+			`Voice AI at api.voiceai.invalid cannot reach n8n at ${flow.productionUrl}: set n8n's WEBHOOK_URL to an address the service can reach (a public host name, a reverse proxy or a tunnel)`,
+		);
+		expect((failure as { description?: string }).description).toContain(
+			'Options > Allow a Local Webhook URL',
+		);
+		expect(record(flow)).toBeUndefined();
+	});
+
+	test('"Listen for test event" shows the same', async () => {
+		const flow = remoteService({ whenOwnerUnknown: 'listen' }, 'http://192.168.1.20:5678');
+		await expect(flow.startTestListen()).rejects.toThrow(
+			`Voice AI at api.voiceai.invalid cannot reach n8n at ${flow.testUrl}: set n8n's WEBHOOK_URL`,
+		);
+	});
+
+	test('Allow a Local Webhook URL turns it off: publishing goes on to the service', async () => {
+		const flow = remoteService({ options: { allowLocalUrl: true } });
+		const failure = await flow.activate().catch((error: Error) => error);
+		// The service's host does not exist: the request to it fails, not the check.
+		expect((failure as Error).message).not.toContain('cannot reach n8n');
+		expect((failure as Error).message).toMatch(/Voice AI/);
+	});
+
+	test("a public n8n URL, or a service on n8n's own network, is not refused", async () => {
+		await expect(remoteService({}, 'https://n8n.example.com').activate()).rejects.not.toThrow(
+			'cannot reach n8n',
+		);
+		const local = new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey,
+			n8nBaseUrl: 'http://localhost:5678',
+		});
+		expect(await local.activate()).toBe(true);
 	});
 });
