@@ -326,6 +326,25 @@ describe('Retry On Fail never sends a success twice', () => {
 		expect(await agentsNamed('Branch ')).toHaveLength(3);
 	});
 
+	it('with Continue (regular output) n8n retries only when the first item failed; the success is not sent again', async () => {
+		const paths = async () => (await fx.requests()).map((request) => request.path).sort();
+		const settings = { ...RETRY_TWICE, ...REGULAR_OUTPUT };
+		const firstFails = await run(
+			chatbotUpdate(1),
+			chatbots('cb_missing', 'cb_acme_support'),
+			settings,
+		);
+		expect(paired(firstFails.items)).toEqual([0, 1]);
+		expect(await paths()).toEqual([
+			'/chatbot/cb_acme_support',
+			'/chatbot/cb_missing',
+			'/chatbot/cb_missing',
+		]);
+		await fx.reset();
+		await run(chatbotUpdate(1), chatbots('cb_acme_support', 'cb_missing'), settings);
+		expect(await paths()).toEqual(['/chatbot/cb_acme_support', '/chatbot/cb_missing']);
+	});
+
 	it('nothing is remembered across executions', async () => {
 		const parameters = chatbotUpdate();
 		const items = chatbots('cb_acme_support');
@@ -349,6 +368,16 @@ describe('Always Output Data and Execute Once', () => {
 		expect(without.items).toEqual([]);
 		const withEmpty = await run(getMany, undefined, { alwaysOutputData: true }, apiKey);
 		expect(withEmpty.items).toEqual([{ json: {}, pairedItem: [{ item: 0, input: 0 }] }]);
+	});
+
+	it('with the error output, Always Output Data adds the empty item to the success output when every item failed', async () => {
+		const result = await run(chatbotUpdate(), chatbots('cb_missing', 'cb_gone'), {
+			...ERROR_OUTPUT,
+			alwaysOutputData: true,
+		});
+		const [success, failure] = result.outputs;
+		expect(success.map((item) => item.json)).toEqual([{}]);
+		expect(paired(failure)).toEqual([0, 1]);
 	});
 
 	it('Execute Once sends one request, for the first item', async () => {
