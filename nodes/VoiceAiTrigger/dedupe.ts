@@ -10,24 +10,25 @@ const MAX_REMEMBERED_IDS = 10_000;
 const MAX_TRIGGERS = 1_000;
 
 /**
- * Keeps the ids recorded for one delivery only if its answer reaches the service as a success. n8n
- * answers after webhook() returned: when it then fails to store or queue the execution (a 500), or
- * the connection drops (a process shutting down), the service sends the delivery again, and that copy
- * must start a run instead of being dropped as a duplicate of one that never ran.
+ * Forgets the ids recorded for one delivery when n8n answers it with an error: n8n did not start the
+ * run (it failed to store or queue the execution), so the service's next copy must start it. Any
+ * other end keeps them, also a caller that went away before the answer (its timeout, a proxy): n8n
+ * may have started the run by then, and the retry must not start a second one.
+ *
+ * The answer is judged when n8n ends it ('prefinish', which Node emits on end() even when the
+ * socket is already gone; 'close' may come first and cannot tell). No answer at all keeps the ids.
  */
 export function forgetUnlessAnswered(
 	response: {
-		once(event: 'close', listener: () => void): unknown;
+		once(event: 'prefinish', listener: () => void): unknown;
 		statusCode: number;
-		writableFinished: boolean;
 	},
 	scope: string,
 	recorded: Array<[id: string, expiresAt: number]>,
 ): void {
 	if (recorded.length === 0) return;
-	response.once('close', () => {
-		if (response.writableFinished && response.statusCode >= 200 && response.statusCode < 300)
-			return;
+	response.once('prefinish', () => {
+		if (response.statusCode >= 200 && response.statusCode < 300) return;
 		const seen = seenByTrigger.get(scope);
 		for (const [id, expiresAt] of recorded) {
 			if (seen?.get(id) === expiresAt) seen.delete(id);

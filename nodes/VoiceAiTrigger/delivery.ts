@@ -14,12 +14,39 @@ export const ENVELOPE_FIELDS = [
 /** One request carries at most this many deliveries; more is refused with 413 and starts nothing. */
 const MAX_DELIVERIES_PER_REQUEST = 1_000;
 
+/**
+ * Deepest nesting of objects and arrays a body may have. Extracted variables are flat or a few levels
+ * deep; n8n stores 10,000 levels but cannot open an execution of 100,000 ("corrupted execution data").
+ */
+export const MAX_NESTING_DEPTH = 1_000;
+
 type ReadResult = { deliveries: IDataObject[] } | { problem: string; status: 400 | 413 | 415 };
+
+/** The request n8n hands to webhook(): its body parsed, read raw, or (from version 1.1) left unread. */
+interface WebhookRequest {
+	rawBody?: Buffer;
+	readRawBody?: () => Promise<void>;
+}
 
 export function isPlainObject(value: unknown): value is IDataObject {
 	return (
 		value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value)
 	);
+}
+
+/** Own keys only: `__proto__` or `constructor` in a delivery is data, never the object's prototype. */
+export function hasOwn(value: object, key: string): boolean {
+	return Object.prototype.hasOwnProperty.call(value, key);
+}
+
+/** Sets `key` as an own field, also when it is `__proto__` (an assignment would set the prototype). */
+export function setField(target: IDataObject, key: string, value: unknown): void {
+	Object.defineProperty(target, key, {
+		value,
+		enumerable: true,
+		writable: true,
+		configurable: true,
+	});
 }
 
 type BodyKind = 'json' | 'text' | 'form' | 'other';
@@ -34,33 +61,83 @@ function bodyKind(contentType: string | undefined): BodyKind {
 	return 'other';
 }
 
+const UNSUPPORTED_TYPE =
+	'Content-Type must be application/json, text/plain holding JSON, or form fields';
+
+/** A byte-order mark is not part of the text: n8n 2.x drops it from JSON and form bodies too. */
+function withoutBom(text: string): string {
+	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 function parseJson(text: string): { value: unknown } | undefined {
 	try {
-		return { value: JSON.parse(text) as unknown };
+		return { value: JSON.parse(withoutBom(text)) as unknown };
 	} catch {
 		return undefined;
 	}
 }
 
-/** What the request body holds, whichever way n8n's body parser left it. */
+/** n8n 1.x's form parser keeps a byte-order mark in the first field's name. */
+function formFields(fields: IDataObject): IDataObject {
+	const keys = Object.keys(fields);
+	if (keys.length === 0 || keys[0].charCodeAt(0) !== 0xfeff) return fields;
+	const fixed: IDataObject = {};
+	for (const key of keys) setField(fixed, withoutBom(key), fields[key]);
+	return fixed;
+}
+
+const isEmptyObject = (value: unknown) => isPlainObject(value) && Object.keys(value).length === 0;
+
+/**
+ * What the request body holds, whichever way n8n's body parser left it. Every body but form fields
+ * is JSON, decoded once: n8n's parse of an application/json body, or else the text (text/plain as
+ * n8n decoded it, or the raw bytes as UTF-8). A JSON string is a string, never decoded again.
+ */
 function bodyOf(
 	kind: BodyKind,
 	parsedBody: unknown,
 	rawBody: Buffer | undefined,
 ): { value: unknown } | undefined {
-	const parsed = isPlainObject(parsedBody)
-		? Object.keys(parsedBody).length > 0
-		: Array.isArray(parsedBody);
 	const raw = rawBody !== undefined && rawBody.length > 0 ? rawBody.toString('utf8') : undefined;
 	if (kind === 'form') {
-		if (parsed) return { value: parsedBody };
+		if (isPlainObject(parsedBody) && !isEmptyObject(parsedBody))
+			return { value: formFields(parsedBody) };
 		return raw === undefined
 			? { value: {} }
-			: { value: Object.fromEntries(new URLSearchParams(raw)) };
+			: { value: Object.fromEntries(new URLSearchParams(withoutBom(raw))) };
 	}
-	if (parsed) return { value: parsedBody };
-	if (typeof parsedBody === 'string' && parsedBody !== '') return parseJson(parsedBody);
-	return raw === undefined ? { value: undefined } : parseJson(raw);
+	const parsedByN8n =
+		kind === 'json' &&
+		parsedBody !== undefined &&
+		parsedBody !== null &&
+		!isEmptyObject(parsedBody) &&
+		!Buffer.isBuffer(parsedBody);
+	if (parsedByN8n) return { value: parsedBody };
+	const text = kind === 'text' && typeof parsedBody === 'string' ? parsedBody : raw;
+	if (text === undefined || withoutBom(text) === '') return { value: undefined };
+	return parseJson(text);
+}
+
+/** Whether objects and arrays nest deeper than `limit` in `value` (iterative: any depth is safe). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+	const pending: Array<[unknown, number]> = [[value, 1]];
+	while (pending.length > 0) {
+		const [current, depth] = pending.pop()!;
+		if (current === null || typeof current !== 'object') continue;
+		if (depth > limit) return true;
+		for (const child of Object.values(current)) {
+			if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+		}
+	}
+	return false;
+}
+
+function describeJson(value: unknown): string {
+	if (value === null) return 'null';
+	if (typeof value === 'string') return 'a string';
+	if (typeof value === 'number') return 'a number';
+	if (typeof value === 'boolean') return 'a boolean';
+	return 'an array holding something other than objects';
 }
 
 /** `{"data":{…}}` and `{"event":…,"data":{…}}` wrap one delivery: take it out, keeping the event. */
@@ -69,9 +146,51 @@ function unwrapEnvelope(delivery: IDataObject): IDataObject {
 	if (!isPlainObject(delivery.data) || !keys.every((key) => key === 'data' || key === 'event'))
 		return delivery;
 	const inner = delivery.data;
-	return delivery.event === undefined || inner.event !== undefined
+	return delivery.event === undefined || hasOwn(inner, 'event')
 		? inner
 		: { event: delivery.event, ...inner };
+}
+
+/**
+ * Reads the deliveries of the request n8n hands to webhook(). The content type is checked before a
+ * byte is read, so a body of another type is refused (415) whatever its size; a body n8n left unread
+ * is read here, and one over n8n's size limit (N8N_PAYLOAD_SIZE_MAX) is refused with 413.
+ */
+export async function readRequestDeliveries(
+	contentType: string | undefined,
+	request: WebhookRequest,
+	parsedBody: () => unknown,
+): Promise<ReadResult> {
+	const kind = bodyKind(contentType);
+	if (kind === 'other') return { problem: UNSUPPORTED_TYPE, status: 415 };
+	// n8n's own form parser has consumed a multipart body: it cannot be read again.
+	if (request.rawBody === undefined && !isMultipart(contentType) && request.readRawBody) {
+		try {
+			await request.readRawBody();
+		} catch (error) {
+			return unreadable(error);
+		}
+	}
+	return readDeliveries(contentType, parsedBody(), request.rawBody);
+}
+
+function unreadable(error: unknown): { problem: string; status: 400 | 413 } {
+	const { status, type } = (error ?? {}) as { status?: unknown; type?: unknown };
+	if (status === 413 || type === 'entity.too.large') {
+		return {
+			problem: 'Body is larger than n8n accepts (N8N_PAYLOAD_SIZE_MAX). Nothing was started.',
+			status: 413,
+		};
+	}
+	return {
+		problem:
+			'Body could not be read whole (the connection closed, or its length or encoding was not as announced). Nothing was started.',
+		status: 400,
+	};
+}
+
+function isMultipart(contentType: string | undefined): boolean {
+	return (contentType ?? '').trim().toLowerCase().startsWith('multipart/');
 }
 
 /**
@@ -85,19 +204,18 @@ export function readDeliveries(
 	rawBody: Buffer | undefined,
 ): ReadResult {
 	const kind = bodyKind(contentType);
-	if (kind === 'other') {
-		return {
-			problem: 'Content-Type must be application/json, text/plain holding JSON, or form fields',
-			status: 415,
-		};
-	}
+	if (kind === 'other') return { problem: UNSUPPORTED_TYPE, status: 415 };
 	const read = bodyOf(kind, parsedBody, rawBody);
 	if (read === undefined) return { problem: 'Body is not valid JSON', status: 400 };
 	const body = read.value;
 	if (body === undefined) return { problem: 'Body is empty', status: 400 };
-	if (!isPlainObject(body) && !Array.isArray(body))
-		return { problem: 'Body is not a JSON object', status: 400 };
 	const deliveries = Array.isArray(body) ? body : [body];
+	if (!deliveries.every(isPlainObject)) {
+		return {
+			problem: `Body is ${describeJson(body)}, not a JSON object or an array of objects`,
+			status: 400,
+		};
+	}
 	if (deliveries.length === 0) return { problem: 'Body is empty', status: 400 };
 	if (deliveries.length > MAX_DELIVERIES_PER_REQUEST) {
 		return {
@@ -105,9 +223,14 @@ export function readDeliveries(
 			status: 413,
 		};
 	}
+	if (nestsDeeperThan(body, MAX_NESTING_DEPTH)) {
+		return {
+			problem: `Body nests objects or arrays more than ${MAX_NESTING_DEPTH} levels deep, more than n8n can store with an execution. Nothing was started.`,
+			status: 400,
+		};
+	}
 	const unwrapped: IDataObject[] = [];
 	for (const delivery of deliveries) {
-		if (!isPlainObject(delivery)) return { problem: 'Body is not a JSON object', status: 400 };
 		if (Object.keys(delivery).length === 0) return { problem: 'Body is empty', status: 400 };
 		unwrapped.push(unwrapEnvelope(delivery));
 	}
@@ -118,7 +241,7 @@ export function readDeliveries(
 export function fieldAt(delivery: IDataObject, path: string): string | undefined {
 	let value: unknown = delivery;
 	for (const part of path.split('.')) {
-		if (!isPlainObject(value)) return undefined;
+		if (!isPlainObject(value) || !hasOwn(value, part)) return undefined;
 		value = value[part];
 	}
 	if (typeof value === 'string') return value === '' ? undefined : value;

@@ -1,6 +1,14 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { ENVELOPE_FIELDS, fieldAt, isPlainObject } from './delivery';
+import {
+	ENVELOPE_FIELDS,
+	fieldAt,
+	hasOwn,
+	isPlainObject,
+	MAX_NESTING_DEPTH,
+	nestsDeeperThan,
+	setField,
+} from './delivery';
 
 /** Key of the metadata object added next to the variables. */
 const METADATA_KEY = '_voiceAi';
@@ -21,24 +29,27 @@ const CONVERSATION_KEY = 'conversation';
 
 /**
  * The extracted variables of a delivery and the fields left over. Shapes the spec does not show are
- * taken as they come: `variables` as a JSON string is parsed; no `variables` key means the body
- * itself (minus the envelope fields) holds them; any other `variables` value is kept under `variables`.
+ * taken as they come: `variables` as a JSON string holding an object is parsed (unless it nests
+ * deeper than a body may); no `variables` key means the body itself (minus the envelope fields) holds
+ * them; any other `variables` value is kept under `variables`. Fields are set as own properties, so a
+ * field named `__proto__` stays a field.
  */
 function splitDelivery(delivery: IDataObject): {
 	variables: IDataObject;
 	rest: IDataObject;
 } {
-	const variables = delivery.variables;
+	const variables = hasOwn(delivery, 'variables') ? delivery.variables : undefined;
 	const rest: IDataObject = {};
 	if (variables === undefined) {
 		const taken: IDataObject = {};
 		for (const [key, value] of Object.entries(delivery)) {
-			if ((ENVELOPE_FIELDS as readonly string[]).includes(key)) rest[key] = value;
-			else taken[key] = value;
+			setField((ENVELOPE_FIELDS as readonly string[]).includes(key) ? rest : taken, key, value);
 		}
 		return { variables: taken, rest };
 	}
-	for (const [key, value] of Object.entries(delivery)) if (key !== 'variables') rest[key] = value;
+	for (const [key, value] of Object.entries(delivery)) {
+		if (key !== 'variables') setField(rest, key, value);
+	}
 	if (isPlainObject(variables)) return { variables, rest };
 	if (typeof variables === 'string') {
 		const parsed = parseObject(variables);
@@ -74,7 +85,7 @@ export function toItem(
 ): INodeExecutionData {
 	if (shape === 'raw') return { json: delivery };
 	const { variables, rest } = splitDelivery(delivery);
-	const clash = METADATA_KEY in variables || CONVERSATION_KEY in variables;
+	const clash = hasOwn(variables, METADATA_KEY) || hasOwn(variables, CONVERSATION_KEY);
 	return {
 		json: {
 			...variables,
@@ -87,7 +98,7 @@ export function toItem(
 function parseObject(text: string): IDataObject | undefined {
 	try {
 		const value: unknown = JSON.parse(text);
-		return isPlainObject(value) ? value : undefined;
+		return isPlainObject(value) && !nestsDeeperThan(value, MAX_NESTING_DEPTH) ? value : undefined;
 	} catch {
 		return undefined;
 	}

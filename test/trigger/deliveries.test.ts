@@ -3,11 +3,16 @@
  * webhook() in n8n-core's WebhookContext and starts a WorkflowExecute run with what it returns.
  * The registered URL (token included) is read back from the sandbox, as the service would use it.
  */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import getRawBody from 'raw-body';
 import { setTimeout as sleep } from 'timers/promises';
 
 import { type Delivery, SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
+import { forgetUnlessAnswered, remember } from '../../nodes/VoiceAiTrigger/dedupe';
+import { readRequestDeliveries } from '../../nodes/VoiceAiTrigger/delivery';
 import { TriggerWorkflow, WebhookReceiver } from '../support/triggerWorkflow';
 
 const ORG = 'org_acme';
@@ -643,5 +648,281 @@ describe('deliveries without ids', () => {
 		expect(
 			(await post(open.url, JSON.stringify(payload({ agent_id: 'agent_8' })))).body,
 		).toMatchObject({ started: false, filtered: 1 });
+	});
+});
+
+/** A body nested `depth` levels deep (the body is level 1): `{"conversation_id":…,"variables":{"a":{…1}}}`. */
+function nested(conversationId: string, depth: number): string {
+	return `{"conversation_id":"${conversationId}","variables":${'{"a":'.repeat(depth - 1)}1${'}'.repeat(depth)}`;
+}
+
+describe('one rule for bodies: JSON decoded once, a byte-order mark ignored, nothing too deep', () => {
+	test.each([
+		['a JSON string', 'application/json', '"hello"', 'Body is a string, not a JSON object'],
+		[
+			'a JSON string holding a delivery',
+			'application/json',
+			JSON.stringify(JSON.stringify(payload())),
+			'Body is a string, not a JSON object',
+		],
+		[
+			'a JSON string holding a delivery, as text',
+			'text/plain',
+			JSON.stringify(JSON.stringify(payload())),
+			'Body is a string, not a JSON object',
+		],
+		['a number', 'application/json', '42', 'Body is a number, not a JSON object'],
+	])(
+		'%s (as %s) is refused with 400 saying what it is',
+		async (_name, contentType, body, message) => {
+			const { flow, url } = await activeTrigger();
+			const res = await post(url, body, contentType);
+			expect({
+				status: res.status,
+				message: (res.body.error as { message: string })?.message,
+			}).toEqual({ status: 400, message: expect.stringContaining(message) as string });
+			expect(executionsOf(flow)).toHaveLength(0);
+		},
+	);
+
+	test.each([1, 1.1])(
+		'version %s: JSON starting with a byte-order mark is a delivery as text, without a content type, and as form fields',
+		async (typeVersion) => {
+			const { flow, url } = await activeTrigger({}, typeVersion);
+			const bom = '\uFEFF';
+			const text = await post(
+				url,
+				bom + JSON.stringify({ conversation_id: 'bom_1', variables: { name: 'Ida' } }),
+				'text/plain',
+			);
+			const none = await post(
+				url,
+				Buffer.from(bom + JSON.stringify({ conversation_id: 'bom_2', variables: { name: 'Jo' } })),
+				'',
+			);
+			const form = await post(
+				url,
+				bom + new URLSearchParams({ conversation_id: 'bom_3', name: 'Kai' }).toString(),
+				'application/x-www-form-urlencoded',
+			);
+			expect([text.status, none.status, form.status]).toEqual([200, 200, 200]);
+			expect(
+				executionsOf(flow).map(
+					(e) => (e.items[0].json._voiceAi as { conversationId: string }).conversationId,
+				),
+			).toEqual(['bom_1', 'bom_2', 'bom_3']);
+		},
+	);
+
+	test('a body nested 1,000 levels deep starts a run; 1,001 or 100,000 levels are refused with 400 saying why', async () => {
+		const { flow, url } = await activeTrigger();
+		expect((await post(url, nested('deep_ok', 1_000))).status).toBe(200);
+		for (const [id, depth] of [
+			['deep_1001', 1_001],
+			['deep_100000', 100_000],
+		] as const) {
+			const res = await post(url, nested(id, depth));
+			expect({ id, status: res.status, body: res.body }).toEqual({
+				id,
+				status: 400,
+				body: {
+					error: {
+						status: 400,
+						message: expect.stringContaining('more than 1000 levels deep') as string,
+					},
+				},
+			});
+		}
+		expect(
+			executionsOf(flow).map(
+				(e) => (e.items[0].json._voiceAi as { conversationId: string }).conversationId,
+			),
+		).toEqual(['deep_ok']);
+	});
+});
+
+describe('keys like __proto__ and constructor are data', () => {
+	// Written out: in an object literal `__proto__` sets the prototype, and JSON.stringify skips it.
+	const fieldsJson = '"__proto__":{"_voiceAi":"mine"},"constructor":"c","name":"Bo"';
+
+	/** The three fields are own fields of the item, as sent, and the variables are not repeated. */
+	function expectFields(json: Record<string, unknown>) {
+		expect(JSON.stringify(Object.getOwnPropertyDescriptor(json, '__proto__')?.value)).toBe(
+			'{"_voiceAi":"mine"}',
+		);
+		expect(Object.getPrototypeOf(json)).toBe(Object.prototype);
+		expect(Object.getOwnPropertyDescriptor(json, 'constructor')?.value).toBe('c');
+		expect(json.name).toBe('Bo');
+		expect(Object.keys(json.conversation as object)).not.toContain('variables');
+	}
+
+	test('at the top of a delivery without a variables object', async () => {
+		const { flow, url } = await activeTrigger();
+		await post(url, `{"conversation_id":"proto_1",${fieldsJson}}`);
+		const [execution] = executionsOf(flow);
+		expect(execution.items[0].json._voiceAi).toMatchObject({ conversationId: 'proto_1' });
+		expectFields(execution.items[0].json);
+	});
+
+	test('inside a {"data": …} envelope', async () => {
+		const { flow, url } = await activeTrigger();
+		await post(url, `{"data":{"conversation_id":"proto_2",${fieldsJson}}}`);
+		expectFields(executionsOf(flow)[0].items[0].json);
+	});
+
+	test('as form fields', async () => {
+		const { flow, url } = await activeTrigger();
+		await post(
+			url,
+			'conversation_id=proto_3&__proto__=x&constructor=c&name=Bo',
+			'application/x-www-form-urlencoded',
+		);
+		const json = executionsOf(flow)[0].items[0].json;
+		expect(Object.getOwnPropertyDescriptor(json, '__proto__')?.value).toBe('x');
+		expect(Object.getOwnPropertyDescriptor(json, 'constructor')?.value).toBe('c');
+		expect(Object.keys(json.conversation as object)).not.toContain('variables');
+	});
+
+	test('a variable named like a key of the item still moves the variables under conversation, and only then', async () => {
+		const { flow, url } = await activeTrigger();
+		await post(url, `{"conversation_id":"proto_4","variables":{${fieldsJson}}}`);
+		await post(url, `{"conversation_id":"proto_5","variables":{"conversation":1,${fieldsJson}}}`);
+		const [plain, clash] = executionsOf(flow).map((e) => e.items[0].json);
+		expectFields(plain);
+		expect(Object.keys((clash.conversation as { variables: object }).variables)).toEqual([
+			'conversation',
+			'__proto__',
+			'constructor',
+			'name',
+		]);
+	});
+});
+
+/**
+ * One request through a server that takes steps in n8n 2.x's order for a delivery the trigger took:
+ * the trigger records the id (webhook()), n8n starts the run, then answers `status`. The caller
+ * leaves before the answer or reads it. Returns whether the id is still remembered afterwards.
+ */
+async function rememberedAfter(status: number, caller: 'leaves' | 'stays'): Promise<boolean> {
+	const scope = `socket-test/${randomId()}`;
+	const id = 'field:conv_socket';
+	let answered!: () => void;
+	const answeredNow = new Promise<void>((resolve) => (answered = resolve));
+	let recorded!: () => void;
+	const recordedNow = new Promise<void>((resolve) => (recorded = resolve));
+	const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+		req.resume();
+		req.once('end', () => {
+			const expiresAt = remember(scope, id, 60_000, Date.now())!;
+			forgetUnlessAnswered(res, scope, [[id, expiresAt]]);
+			recorded();
+			const answer = () => {
+				res.statusCode = status;
+				res.setHeader('content-type', 'application/json');
+				res.end('{}');
+				answered();
+			};
+			// A caller that leaves is gone (its socket closed) before n8n answers.
+			if (caller === 'leaves') res.once('close', answer);
+			else answer();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as { port: number };
+	const socket = connect(port, '127.0.0.1');
+	socket.on('error', () => undefined);
+	const response = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+	socket.write('POST /hook HTTP/1.1\r\nHost: n8n\r\nContent-Length: 2\r\n\r\n{}');
+	await recordedNow;
+	if (caller === 'leaves') socket.destroy();
+	else await response;
+	await answeredNow;
+	socket.destroy();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	// A second copy: undefined means the first one is still remembered (a duplicate).
+	return remember(scope, id, 60_000, Date.now()) === undefined;
+}
+
+function randomId(): string {
+	return Math.random().toString(36).slice(2);
+}
+
+describe('a delivery is forgotten only when n8n answers it with an error', () => {
+	test.each([
+		[200, 'leaves', true],
+		[200, 'stays', true],
+		[500, 'leaves', false],
+		[500, 'stays', false],
+		[503, 'leaves', false],
+	] as const)(
+		'answered %i, the caller %s before the answer: remembered %s',
+		async (status, caller, remembered) => {
+			expect(await rememberedAfter(status, caller)).toBe(remembered);
+		},
+	);
+});
+
+describe('a body is read only once its content type is known', () => {
+	/** A server reading bodies the way n8n does (raw-body with a size limit) for readRequestDeliveries. */
+	async function readThroughServer(
+		contentType: string,
+		body: Buffer,
+		limit: number,
+	): Promise<{ result: unknown; bytesRead: boolean }> {
+		let bytesRead = false;
+		let done!: (result: unknown) => void;
+		const result = new Promise<unknown>((resolve) => (done = resolve));
+		const server = createServer((req, res) => {
+			const request = req as IncomingMessage & { rawBody?: Buffer; readRawBody(): Promise<void> };
+			request.readRawBody = async () => {
+				bytesRead = true;
+				request.rawBody = await getRawBody(req, {
+					length: req.headers['content-length'],
+					limit,
+				});
+			};
+			void readRequestDeliveries(contentType || undefined, request, () => undefined).then(
+				(read) => {
+					done(read);
+					res.statusCode = 'problem' in read ? read.status : 200;
+					res.end();
+				},
+			);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as { port: number };
+		await fetch(`http://127.0.0.1:${port}/`, {
+			method: 'POST',
+			headers: contentType ? { 'content-type': contentType } : {},
+			body,
+		})
+			.then(async (res) => await res.arrayBuffer())
+			.catch(() => undefined);
+		const read = await result;
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+		return { result: read, bytesRead };
+	}
+
+	const big = Buffer.alloc(64 * 1024, 0x61);
+
+	test.each([
+		['application/octet-stream', 415, false],
+		['application/xml', 415, false],
+		['', 413, true],
+		['application/vnd.voiceai+json', 413, true],
+	])('a body over the limit as %j is refused with %i (read: %s)', async (type, status, read) => {
+		const outcome = await readThroughServer(type, big, 1024);
+		expect(outcome).toEqual({
+			result: { problem: expect.any(String) as string, status },
+			bytesRead: read,
+		});
+	});
+
+	test('a body within the limit is read', async () => {
+		const body = Buffer.from(JSON.stringify(payload({ conversation_id: 'read_1' })));
+		const outcome = await readThroughServer('', body, 1024);
+		expect(outcome.result).toEqual({
+			deliveries: [expect.objectContaining({ conversation_id: 'read_1' })],
+		});
 	});
 });
