@@ -121,26 +121,61 @@ describe('buildBody', () => {
 });
 
 describe('hideSipPasswords', () => {
-	it('hides set passwords, keeps empty ones, and removes their values from any other text', () => {
+	it('hides set sip_password fields and password differences, keeps empty ones, and changes nothing else', () => {
 		const record = {
 			message: 'password p-in-long refused',
+			transport: 'udp',
 			directions: [
-				{ options: { sip_password: 'p-in-long' } },
+				{ sip_endpoint: 'sip:udp.example', options: { transport: 'udp', sip_password: 'udp' } },
 				{ options: { sip_password: '' } },
 				{ options: { sip_password: null } },
+			],
+			differences: [
+				{ field: 'options.sip_password', direction: 'inbound', current: 'udp', intended: 'p' },
+				{ field: 'options.transport', direction: 'inbound', current: 'udp', intended: 'p' },
+				{ field: 'options.sip_password', direction: 'outbound', current: null, intended: 'p' },
 			],
 		};
-		expect(hideSipPasswords(record, false)).toEqual({
-			message: 'password (set, hidden) refused',
+		expect(hideSipPasswords(structuredClone(record), false)).toEqual({
+			message: 'password p-in-long refused',
+			transport: 'udp',
 			directions: [
-				{ options: { sip_password: '(set, hidden)' } },
+				{
+					sip_endpoint: 'sip:udp.example',
+					options: { transport: 'udp', sip_password: '(set, hidden)' },
+				},
 				{ options: { sip_password: '' } },
 				{ options: { sip_password: null } },
 			],
+			differences: [
+				{
+					field: 'options.sip_password',
+					direction: 'inbound',
+					current: '(set, hidden)',
+					intended: '(set, hidden)',
+				},
+				{ field: 'options.transport', direction: 'inbound', current: 'udp', intended: 'p' },
+				{
+					field: 'options.sip_password',
+					direction: 'outbound',
+					current: null,
+					intended: '(set, hidden)',
+				},
+			],
 		});
-		expect(
-			hideSipPasswords({ note: 'sent s3cret-x' }, false, [{ sip_password: 's3cret-x' }]),
-		).toEqual({ note: 'sent (set, hidden)' });
 		expect(hideSipPasswords(record, true)).toBe(record);
+	});
+
+	it('has no depth limit and keeps a __proto__ key as data', () => {
+		const record = JSON.parse('{"__proto__":{"sip_password":"x"},"list":[]}') as IDataObject;
+		let deep: IDataObject = { sip_password: 'deep-secret' };
+		for (let level = 0; level < 500; level++) deep = { next: deep };
+		record.deep = deep;
+		hideSipPasswords(record, false);
+		expect(JSON.stringify(record)).not.toContain('deep-secret');
+		expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+		expect(JSON.stringify(record).startsWith('{"__proto__":{"sip_password":"(set, hidden)"}')).toBe(
+			true,
+		);
 	});
 });

@@ -1,11 +1,21 @@
 /**
  * Every secret the node holds or sends in one execution (the API key, user info of the base URL, SIP
- * passwords and tokens in URLs it sends), removed by exact value from what it shows: error messages,
- * descriptions and output items. Exact values, because a secret has no pattern one could rely on.
+ * passwords and tokens in URLs it sends), and the two ways it is hidden (docs/security.md):
+ * - free text a person reads (error messages, descriptions, stacks, so n8n's log): every held secret is
+ *   removed wherever it appears, and a key the node never held where it stands as a whole key would;
+ * - output items: only a value wholly equal to the key or a secret of a URL is hidden; every other value
+ *   and every key stays as the service sent it. SIP passwords are hidden by their field, by the SIP
+ *   operations, because SIP data holds short values a password may equal (`udp`, `1234`).
+ * Walks have no depth limit (iterative, cycle-safe), so nothing deep escapes.
  */
 
-/** Voice AI keys; also removed by pattern, so a key the node never held (another one echoed back) goes too. */
-const KEY_PATTERN = /ct_[A-Za-z0-9_-]+/g;
+/**
+ * A key the node never held, in free text: `ct_` and at least 20 characters of letters, digits, `_` and
+ * `-`, as one whole token. The spec fixes only the prefix; the length is the shortest random part that
+ * is still a secret, so words and names such as `ct_leads` or `Direct_Sales` never match.
+ */
+const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
+const KEY_SHAPE = /^ct_\S+$/;
 const MASK = '***';
 /** Stands in for a secret until every secret is replaced, so a later secret cannot match inside the mask. */
 const MARK = '\u0000';
@@ -24,13 +34,17 @@ const SECRET_QUERY_PARAMETERS = [
 	'sig',
 	'access_token',
 ];
-const MAX_DEPTH = 10;
+
+type Container = Record<string, unknown> | unknown[];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
 	if (value === null || typeof value !== 'object') return false;
 	const prototype = Object.getPrototypeOf(value) as unknown;
 	return prototype === Object.prototype || prototype === null;
 }
+
+const isContainer = (value: unknown): value is Container =>
+	Array.isArray(value) || isPlainObject(value);
 
 function decoded(text: string): string {
 	try {
@@ -40,31 +54,95 @@ function decoded(text: string): string {
 	}
 }
 
+/** Sets an own property, even one named `__proto__`, without touching the prototype. */
+function setOwn(target: Container, key: string, value: unknown): void {
+	Object.defineProperty(target, key, {
+		value,
+		writable: true,
+		enumerable: true,
+		configurable: true,
+	});
+}
+
+function shallowCopy(source: Container): Container {
+	if (Array.isArray(source)) return [...source];
+	const copy = Object.create(Object.getPrototypeOf(source) as object | null) as Container;
+	for (const key of Object.keys(source)) setOwn(copy, key, source[key]);
+	return copy;
+}
+
+interface Frame {
+	source: Container;
+	keys: string[];
+	next: number;
+	copy?: Container;
+}
+
+/**
+ * A copy of `value` with `leaf` applied to every string in arrays and plain objects, at any depth.
+ * Containers nothing changed in keep their identity; a value shared or cyclic is handled once.
+ */
+function mapStrings<T>(value: T, leaf: (text: string) => string): T {
+	if (typeof value === 'string') return leaf(value) as T;
+	if (!isContainer(value)) return value;
+	const done = new Map<Container, Container>();
+	const open = new Map<Container, Frame>();
+	const frameOf = (source: Container): Frame => {
+		const frame = { source, keys: Object.keys(source), next: 0 };
+		open.set(source, frame);
+		return frame;
+	};
+	const stack = [frameOf(value)];
+	let result: Container = value;
+	let returned: Container | undefined;
+	while (stack.length > 0) {
+		const frame = stack[stack.length - 1];
+		const read = frame.source as Record<string, unknown>;
+		if (returned !== undefined) {
+			const key = frame.keys[frame.next - 1];
+			if (returned !== read[key]) setOwn((frame.copy ??= shallowCopy(frame.source)), key, returned);
+			returned = undefined;
+		}
+		let descended = false;
+		while (frame.next < frame.keys.length) {
+			const key = frame.keys[frame.next++];
+			const entry = read[key];
+			let clean: unknown = entry;
+			if (typeof entry === 'string') clean = leaf(entry);
+			else if (isContainer(entry)) {
+				const cycle = open.get(entry);
+				if (cycle) clean = cycle.copy ??= shallowCopy(cycle.source);
+				else if (done.has(entry)) clean = done.get(entry);
+				else {
+					stack.push(frameOf(entry));
+					descended = true;
+					break;
+				}
+			}
+			if (clean !== entry) setOwn((frame.copy ??= shallowCopy(frame.source)), key, clean);
+		}
+		if (descended) continue;
+		stack.pop();
+		open.delete(frame.source);
+		result = frame.copy ?? frame.source;
+		done.set(frame.source, result);
+		if (stack.length > 0) returned = result;
+	}
+	return result as T;
+}
+
 export class Secrets {
-	/** Every form of every secret, longest first (so `user:pass` goes before `pass`). */
+	/** Every form of every secret, longest first (so `user:pass` goes before `pass`): for free text. */
 	private forms: string[] = [];
 
 	private readonly known = new Set<string>();
 
-	/** Adds one secret value in the forms it may take in a message: as is, URL-encoded, JSON-escaped. */
+	/** Forms of the secrets an output value is hidden for when it is wholly one of them. */
+	private readonly wholeValues = new Set<string>();
+
+	/** Adds the API key or a secret of a URL: removed from free text, and hides an output value wholly equal to it. */
 	add(value: unknown): void {
-		if (typeof value !== 'string') return;
-		let changed = false;
-		for (const text of new Set([value, value.trim()])) {
-			if (text === '' || text.includes(MARK)) continue;
-			const forms = [
-				text,
-				encodeURIComponent(text),
-				new URLSearchParams({ v: text }).toString().slice(2),
-				JSON.stringify(text).slice(1, -1),
-			];
-			for (const form of forms) {
-				if (this.known.has(form)) continue;
-				this.known.add(form);
-				changed = true;
-			}
-		}
-		if (changed) this.forms = [...this.known].sort((a, b) => b.length - a.length);
+		this.addForms(value, true);
 	}
 
 	/** The user info of an http(s) URL (`user:pass@`) and the values of secret query parameters. */
@@ -90,27 +168,34 @@ export class Secrets {
 		}
 	}
 
-	/** Walks a request body (or an operation's input): `sip_password` fields and secrets in URLs. */
-	collect(value: unknown, depth = 0): void {
-		if (typeof value === 'string') {
-			if (value.startsWith('http://') || value.startsWith('https://')) this.addFromUrl(value);
-			return;
-		}
-		if (depth >= MAX_DEPTH) return;
-		if (Array.isArray(value)) {
-			for (const entry of value) this.collect(entry, depth + 1);
-			return;
-		}
-		if (!isPlainObject(value)) return;
-		for (const [key, entry] of Object.entries(value)) {
-			if (SECRET_FIELDS.has(key)) this.add(entry);
-			else this.collect(entry, depth + 1);
+	/** Walks a request body (or an operation's input), at any depth: `sip_password` fields and secrets in URLs. */
+	collect(value: unknown): void {
+		const pending: unknown[] = [value];
+		const seen = new Set<object>();
+		while (pending.length > 0) {
+			const entry = pending.pop();
+			if (typeof entry === 'string') {
+				if (entry.startsWith('http://') || entry.startsWith('https://')) this.addFromUrl(entry);
+				continue;
+			}
+			if (!isContainer(entry) || seen.has(entry)) continue;
+			seen.add(entry);
+			if (Array.isArray(entry)) {
+				pending.push(...(entry as unknown[]));
+				continue;
+			}
+			for (const [key, field] of Object.entries(entry)) {
+				// A SIP password: free text only; output items hide it by its field (sip/configuration.ts).
+				if (SECRET_FIELDS.has(key)) this.addForms(field, false);
+				else pending.push(field);
+			}
 		}
 	}
 
-	/** The text without any secret (each occurrence becomes ***) and without anything shaped like a key. */
+	/** Free text without any held secret (each occurrence becomes ***) and without a key it never held. */
 	redact(text: string): string {
-		let out = text.replace(KEY_PATTERN, 'ct_***');
+		// Key-shaped tokens first: a short held secret inside one (a SIP password `p`) must not split it.
+		let out = text.replace(UNHELD_KEY, `ct_${MASK}`);
 		let found = false;
 		for (const form of this.forms) {
 			if (!out.includes(form)) continue;
@@ -120,50 +205,68 @@ export class Secrets {
 		return found ? out.split(MARK).join(MASK) : out;
 	}
 
-	/** A copy of `value` with every string redacted; unchanged parts (and a clean value) keep their identity. */
-	redactValue<T>(value: T, depth = 0): T {
-		if (typeof value === 'string') return this.redact(value) as T;
-		if (depth >= MAX_DEPTH || value === null || typeof value !== 'object') return value;
-		if (Array.isArray(value)) {
-			let copy: unknown[] | undefined;
-			value.forEach((entry, index) => {
-				const clean = this.redactValue(entry as unknown, depth + 1);
-				if (clean === entry) return;
-				copy ??= [...value];
-				copy[index] = clean;
-			});
-			return (copy ?? value) as T;
-		}
-		if (!isPlainObject(value)) return value;
-		let copy: Record<string, unknown> | undefined;
-		for (const [key, entry] of Object.entries(value)) {
-			const clean = this.redactValue(entry, depth + 1);
-			if (clean === entry) continue;
-			copy ??= { ...value };
-			copy[key] = clean;
-		}
-		return (copy ?? value) as T;
+	/**
+	 * An output item as the user gets it: a string wholly equal to the key or a secret of a URL (in any
+	 * of its forms) becomes ***; every other value and every key is unchanged. Unchanged parts (and a
+	 * clean value) keep their identity.
+	 */
+	redactValue<T>(value: T): T {
+		if (this.wholeValues.size === 0) return value;
+		return mapStrings(value, (text) =>
+			this.wholeValues.has(text) || this.wholeValues.has(text.trim()) ? MASK : text,
+		);
 	}
 
 	/**
 	 * Redacts an error in place before anyone shows, stores or logs it: message, description, stack, and
-	 * what n8n keeps of it in execution data (messages, context, the error it wraps).
+	 * what n8n keeps of it in execution data (messages, context, the errors it wraps, however many).
 	 */
-	redactError<E extends Error>(error: E, depth = 0): E {
-		const target = error as E & {
-			description?: unknown;
-			messages?: unknown;
-			context?: unknown;
-			cause?: unknown;
-		};
-		target.message = this.redact(String(target.message));
-		if (typeof target.description === 'string')
-			target.description = this.redact(target.description);
-		if (typeof target.stack === 'string') target.stack = this.redact(target.stack);
-		if (Array.isArray(target.messages)) target.messages = this.redactValue(target.messages);
-		if (isPlainObject(target.context)) target.context = this.redactValue(target.context);
-		if (target.cause instanceof Error && depth < 3) this.redactError(target.cause, depth + 1);
-		else if (target.cause !== undefined) target.cause = this.redactValue(target.cause);
+	redactError<E extends Error>(error: E): E {
+		const pending: Error[] = [error];
+		const seen = new Set<Error>();
+		const freeText = (text: string) => this.redact(text);
+		while (pending.length > 0) {
+			const target = pending.pop() as Error & {
+				description?: unknown;
+				messages?: unknown;
+				context?: unknown;
+				cause?: unknown;
+			};
+			if (seen.has(target)) continue;
+			seen.add(target);
+			target.message = this.redact(String(target.message));
+			if (typeof target.description === 'string')
+				target.description = this.redact(target.description);
+			if (typeof target.stack === 'string') target.stack = this.redact(target.stack);
+			if (target.messages !== undefined) target.messages = mapStrings(target.messages, freeText);
+			if (target.context !== undefined) target.context = mapStrings(target.context, freeText);
+			if (target.cause instanceof Error) pending.push(target.cause);
+			else if (target.cause !== undefined) target.cause = mapStrings(target.cause, freeText);
+		}
 		return error;
+	}
+
+	/** One secret in the forms it may take: as is, trimmed, URL-encoded, form-encoded, JSON-escaped. */
+	private addForms(value: unknown, wholeValue: boolean): void {
+		if (typeof value !== 'string') return;
+		let changed = false;
+		for (const text of new Set([value, value.trim()])) {
+			if (text === '' || text.includes(MARK)) continue;
+			const forms = [
+				text,
+				encodeURIComponent(text),
+				new URLSearchParams({ v: text }).toString().slice(2),
+				JSON.stringify(text).slice(1, -1),
+			];
+			// An output value may also be the key as the header value that carries it.
+			if (wholeValue && KEY_SHAPE.test(text)) this.wholeValues.add(`Bearer ${text}`);
+			for (const form of forms) {
+				if (wholeValue) this.wholeValues.add(form);
+				if (this.known.has(form)) continue;
+				this.known.add(form);
+				changed = true;
+			}
+		}
+		if (changed) this.forms = [...this.known].sort((a, b) => b.length - a.length);
 	}
 }

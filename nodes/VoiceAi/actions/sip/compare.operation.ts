@@ -55,6 +55,6 @@ export const compare = defineOperation<SipIntent>({
 				current: current.config,
 			};
 		}
-		return [hideSipPasswords(result, intent.showPasswords, [answer])];
+		return [hideSipPasswords(result, intent.showPasswords)];
 	},
 });

@@ -217,75 +217,49 @@ export function differences(
 
 const isSet = (value: unknown): boolean => value !== '' && value !== null && value !== undefined;
 
-/** Adds every non-empty string sip_password to `into`; true when any sip_password is set (whatever its type). */
-function collectPasswords(value: unknown, into: Set<string>): boolean {
-	if (value === null || typeof value !== 'object') return false;
-	let found = false;
-	if (Array.isArray(value)) {
-		for (const entry of value) found = collectPasswords(entry, into) || found;
-		return found;
-	}
-	const record = value as Record<string, unknown>;
-	for (const key of Object.keys(record)) {
-		const entry = record[key];
-		if (key === 'sip_password') {
-			if (!isSet(entry)) continue;
-			found = true;
-			if (typeof entry === 'string') into.add(entry);
-		} else if (entry !== null && typeof entry === 'object')
-			found = collectPasswords(entry, into) || found;
-	}
-	return found;
-}
-
-function hideText(text: string, passwords: string[]): string {
-	let result = text;
-	for (const password of passwords)
-		if (result.includes(password)) result = result.split(password).join(HIDDEN_PASSWORD);
-	return result;
-}
-
-/** Replaces in place: the records are the node's own copies (parsed answers, bodies it built). */
-function hide(value: object, passwords: string[]): void {
-	if (Array.isArray(value)) {
-		for (let index = 0; index < value.length; index++) {
-			const entry: unknown = value[index];
-			if (typeof entry === 'string')
-				value[index] = passwords.length ? hideText(entry, passwords) : entry;
-			else if (entry !== null && typeof entry === 'object') hide(entry, passwords);
-		}
-		return;
-	}
-	const record = value as Record<string, unknown>;
-	for (const key of Object.keys(record)) {
-		const entry = record[key];
-		if (key === 'sip_password' && isSet(entry)) record[key] = HIDDEN_PASSWORD;
-		else if (typeof entry === 'string') {
-			if (passwords.length) record[key] = hideText(entry, passwords);
-		} else if (entry !== null && typeof entry === 'object') hide(entry, passwords);
-	}
-}
+/** A difference listed by Compare whose values are SIP passwords. */
+const isPasswordDifference = (record: Record<string, unknown>): boolean =>
+	record.field === 'options.sip_password' && 'current' in record && 'intended' in record;
 
 /**
- * Every `sip_password` value becomes "(set, hidden)" (an empty or null one stays as it is: none is set),
- * and each password found in `records` or in `alsoHide` is removed from every other string too. The
- * records are changed in place and returned. With `show`, they pass unchanged.
+ * Hides SIP passwords by what they are, never by their value: every set `sip_password` field becomes
+ * "(set, hidden)" (an empty or null one stays as it is: none is set), and so do the values of a
+ * Compare difference in `options.sip_password`. Nothing else changes, so a password such as `udp` or
+ * `1234` leaves transports, trunk names, endpoints and numbers as they are. The records are changed in
+ * place (they are the node's own copies: parsed answers, bodies it built) and returned. With `show`,
+ * they pass unchanged. No depth limit.
  */
 export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
 	records: T,
 	show: boolean,
-	alsoHide: unknown[] = [],
 ): T {
 	if (show) return records;
-	const passwords = new Set<string>();
-	let found = collectPasswords(records, passwords);
-	for (const source of alsoHide) found = collectPasswords(source, passwords) || found;
-	if (!found && passwords.size === 0) return records;
-	// Longest first, so a password that contains another is replaced whole.
-	hide(
-		records,
-		[...passwords].sort((a, b) => b.length - a.length),
-	);
+	const pending: unknown[] = [records];
+	const seen = new Set<object>();
+	while (pending.length > 0) {
+		const value = pending.pop();
+		if (value === null || typeof value !== 'object' || seen.has(value)) continue;
+		seen.add(value);
+		if (Array.isArray(value)) {
+			pending.push(...(value as unknown[]));
+			continue;
+		}
+		const record = value as Record<string, unknown>;
+		const passwordDifference = isPasswordDifference(record);
+		for (const key of Object.keys(record)) {
+			const entry = record[key];
+			const secret =
+				key === 'sip_password' || (passwordDifference && (key === 'current' || key === 'intended'));
+			if (secret && isSet(entry)) {
+				Object.defineProperty(record, key, {
+					value: HIDDEN_PASSWORD,
+					writable: true,
+					enumerable: true,
+					configurable: true,
+				});
+			} else pending.push(entry);
+		}
+	}
 	return records;
 }
 

@@ -41,6 +41,6 @@ export const update = defineOperation<SipIntent>({
 		}
 		const body = buildBody(intent, currentDirections);
 		const answer = await api('PATCH', '/sip/sip2', body);
-		return hideSipPasswords(toRecords(answer), intent.showPasswords, [body]);
+		return hideSipPasswords(toRecords(answer), intent.showPasswords);
 	},
 });
