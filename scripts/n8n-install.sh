@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the pinned real n8n into the cache (once per machine) and prints its folder.
-# VOICEAI_N8N_VERSION picks another n8n (the e2e compatibility suite installs the oldest supported one).
+# VOICEAI_N8N_VERSION picks another line of scripts/n8n-lines.json; the default is its primary line.
 # Why the flags: Kafka's native module cannot build offline (hence --ignore-scripts), linkedom 0.18.15
 # needs a package missing from the registry (pinned to 0.18.12), sqlite3 must be rebuilt for Node 24,
 # and n8n 1.x depends on xlsx from a download URL outside the registry (the registry's 0.18.5 replaces it).
@@ -9,7 +9,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/node24.sh"
-N8N_VERSION="${VOICEAI_N8N_VERSION:-2.40.7}"
+N8N_VERSION="${VOICEAI_N8N_VERSION:-$(node -p "require('$here/n8n-lines.json').primary")}"
 dir="$VOICEAI_CACHE/n8n-$N8N_VERSION"
 if [ -f "$dir/.installed" ]; then echo "$dir"; exit 0; fi
 echo "[voiceai] installing n8n $N8N_VERSION into $dir (first time only, a few minutes)" >&2

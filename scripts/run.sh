@@ -27,14 +27,23 @@ build() { rm -rf dist && npx tsc -p tsconfig.json && npx gulp build:icons --sile
 # ESLint (n8n's community-node rules) and prettier (n8n's starter settings, .prettierrc.js).
 lint() { npx eslint --max-warnings 0 . "$@" && npx prettier --check --log-level warn .; }
 n8n_dir() { bash scripts/n8n-install.sh; }
-# The oldest n8n the package supports (README, "Compatibility"). On it: the compat suite (install,
-# credential test, trigger publish and delivery) and workflows.e2e (every action operation once).
-OLDEST_N8N="1.123.81"
-compat_on_oldest() {
-  local dir
-  dir="$(VOICEAI_N8N_VERSION="$OLDEST_N8N" n8n_dir)"
-  VOICEAI_N8N_DIR="$dir" npx jest --config test/e2e/jest.config.js --runInBand \
-    test/e2e/compat.e2e.test.ts test/e2e/workflows.e2e.test.ts "$@"
+# The n8n lines the package is tested on, from scripts/n8n-lines.json (the one place naming them).
+lines() { node -p "const l=require('./scripts/n8n-lines.json'); $1"; }
+PRIMARY_N8N="$(lines 'l.primary')"
+OTHER_LINES="$(lines 'l.lines.map((x) => x.version).filter((v) => v !== l.primary).join(" ")')"
+EVERY_LINE_FILES="$(lines 'l.everyLine.map((n) => "test/e2e/" + n + ".e2e.test.ts").join(" ")')"
+has_editor() { [ "$(lines "l.lines.find((x) => x.version === '$1').editor")" = true ]; }
+line_dir() { VOICEAI_N8N_VERSION="$1" n8n_dir; }
+# The files of "everyLine" in a real n8n of one line (the primary runs them with the other e2e files).
+every_line_on() {
+  local version="$1"; shift
+  VOICEAI_N8N_DIR="$(line_dir "$version")" npx jest --config test/e2e/jest.config.js --runInBand \
+    $EVERY_LINE_FILES "$@"
+}
+editor_on() {
+  local version="$1"; shift
+  VOICEAI_N8N_DIR="$(line_dir "$version")" npx jest --config test/e2e/jest.config.js --runInBand \
+    --testMatch '**/*.browser.test.ts' "$@"
 }
 
 # The editor check drives Debian's Chromium; a fresh machine gets it from apt.
@@ -49,22 +58,35 @@ job="${1:-test}"
 case "$job" in
   test)
     ensure_deps
+    mkdir -p .tmp
+    # The other lines' n8n install in the background while the first suites run (each install is
+    # atomic, so a later `line_dir` waits for nothing it cannot finish itself).
+    for version in $OTHER_LINES; do line_dir "$version" > ".tmp/install-$version.log" 2>&1 & done
     build
     lint
     npx tsc -p tsconfig.test.json
     # Before the jest suites: the HTTP Request node suite loads n8n's own node from this install.
     export VOICEAI_N8N_DIR="$(n8n_dir)"
-    mkdir -p .tmp
-    rm -f .tmp/unit.json .tmp/e2e.json .tmp/editor.json .tmp/queue.json .tmp/compat.json
+    rm -f .tmp/*.json
+    reports=(.tmp/unit.json .tmp/e2e-$PRIMARY_N8N.json)
     status=0
     npx jest --config jest.config.js --json --outputFile=.tmp/unit.json || status=$?
-    npx jest --config test/e2e/jest.config.js --runInBand --json --outputFile=.tmp/e2e.json || status=$?
+    npx jest --config test/e2e/jest.config.js --runInBand --json \
+      --outputFile=".tmp/e2e-$PRIMARY_N8N.json" || status=$?
     ensure_chromium
-    npx jest --config test/e2e/jest.config.js --runInBand --testMatch '**/*.browser.test.ts' \
-      --json --outputFile=.tmp/editor.json || status=$?
+    for version in $PRIMARY_N8N $OTHER_LINES; do
+      has_editor "$version" || continue
+      reports+=(".tmp/editor-$version.json")
+      editor_on "$version" --json --outputFile=".tmp/editor-$version.json" || status=$?
+    done
+    reports+=(.tmp/queue.json)
     npx jest --config test/queue/jest.config.js --runInBand --json --outputFile=.tmp/queue.json || status=$?
-    compat_on_oldest --json --outputFile=.tmp/compat.json || status=$?
-    node scripts/summarize-jest.js .tmp/unit.json .tmp/e2e.json .tmp/editor.json .tmp/queue.json .tmp/compat.json
+    wait
+    for version in $OTHER_LINES; do
+      reports+=(".tmp/lines-$version.json")
+      every_line_on "$version" --json --outputFile=".tmp/lines-$version.json" || status=$?
+    done
+    node scripts/summarize-jest.js "${reports[@]}"
     exit "$status"
     ;;
   editor)
@@ -91,7 +113,14 @@ case "$job" in
     if [ "$job" = unit ]; then exec npx jest --config jest.config.js "${@:2}"; fi
     exec npx jest --config test/e2e/jest.config.js --runInBand "${@:2}"
     ;;
-  compat) ensure_deps; build; compat_on_oldest "${@:2}" ;;
+  compat)
+    # `npm run test:compat [-- VERSION]`: the everyLine files on every other line, or on VERSION.
+    ensure_deps
+    build
+    versions="$OTHER_LINES"
+    if [ -n "${2:-}" ] && [[ "$2" != -* ]]; then versions="$2"; set -- "$1" "${@:3}"; fi
+    for version in $versions; do every_line_on "$version" "${@:2}"; done
+    ;;
   check-package) ensure_deps; build; exec node scripts/check-package.mjs "${@:2}" ;;
   docs) ensure_deps; exec npx tsx scripts/operations-table.ts "${@:2}" ;;
   format) ensure_deps; exec npx prettier --write . "${@:2}" ;;

@@ -4,17 +4,15 @@
  * a note, when that install is not on this machine (`npm test` installs it before the e2e suites).
  */
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import type { IVersionedNodeType } from 'n8n-workflow';
 
 import { runNode } from '../support/engine';
+import { installDir } from '../support/n8n';
 import { SandboxFixture } from '../support/sandboxFixture';
 
-const n8nDir =
-	process.env.VOICEAI_N8N_DIR ??
-	join(process.env.VOICEAI_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-voiceai'), 'n8n-2.40.7');
+const n8nDir = process.env.VOICEAI_N8N_DIR ?? installDir();
 const httpRequestFile = join(
 	n8nDir,
 	'node_modules',
