@@ -27,11 +27,13 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import {
+	cpSync,
 	createWriteStream,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
 	readFileSync,
+	renameSync,
 	rmSync,
 	writeFileSync,
 } from 'node:fs';
@@ -59,13 +61,27 @@ export const DEFAULT_OWNER = {
 };
 export type Owner = typeof DEFAULT_OWNER;
 
+/** The n8n lines the package is tested on (scripts/n8n-lines.json, the one place naming them). */
+export const N8N_LINES = JSON.parse(
+	readFileSync(join(REPO_ROOT, 'scripts', 'n8n-lines.json'), 'utf8'),
+) as {
+	primary: string;
+	lines: Array<{ version: string; role: string; editor: boolean }>;
+	everyLine: string[];
+};
+
+/** Where scripts/n8n-install.sh puts n8n `version` (VOICEAI_CACHE as in scripts/node24.sh). */
+export function installDir(version = N8N_LINES.primary): string {
+	const cache = process.env.VOICEAI_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-voiceai');
+	return join(cache, `n8n-${version}`);
+}
+
 /**
- * Folder of the pinned n8n install: VOICEAI_N8N_DIR (scripts/run.sh exports what
- * scripts/n8n-install.sh prints), else the default cache location when it is installed there.
+ * Folder of the n8n install under test: VOICEAI_N8N_DIR (scripts/run.sh exports what
+ * scripts/n8n-install.sh prints), else the primary line's install in the cache when it is there.
  */
 export function n8nDir(): string {
-	const cache = process.env.VOICEAI_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-voiceai');
-	const dir = process.env.VOICEAI_N8N_DIR ?? join(cache, 'n8n-2.40.7');
+	const dir = process.env.VOICEAI_N8N_DIR ?? installDir();
 	if (!existsSync(join(dir, 'node_modules', 'n8n', 'bin', 'n8n'))) {
 		throw new Error(
 			'VOICEAI_N8N_DIR must point at a real n8n install: run `export VOICEAI_N8N_DIR="$(bash scripts/n8n-install.sh)"`',
@@ -182,8 +198,13 @@ export async function installPackage(userFolder: string, tarball?: string): Prom
 // The n8n process
 
 export interface StartN8nOptions {
-	/** N8N_USER_FOLDER; a new temp folder when omitted. Reuse one to keep the database. */
+	/**
+	 * N8N_USER_FOLDER; when omitted, a new temp folder holding a copy of this install's migrated
+	 * database (see migratedUserFolder). Reuse one to keep the database.
+	 */
 	userFolder?: string;
+	/** With no userFolder: start from an empty database, so that n8n runs its migrations. */
+	fresh?: boolean;
 	/** 0 or omitted: a free port. */
 	port?: number;
 	brokerPort?: number;
@@ -230,6 +251,8 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 	const baseUrl = `http://${host}:${port}`;
 	const webhookBase = options.webhookUrl ?? `${baseUrl}/`;
 	const logFile = join(userFolder, 'n8n.log');
+	if (ownsFolder && !options.fresh && !options.env?.DB_TYPE)
+		cpSync(await migratedUserFolder(dir), userFolder, { recursive: true, filter: notMarker });
 	if (options.install !== false) await installPackage(userFolder);
 
 	const env: NodeJS.ProcessEnv = {
@@ -245,6 +268,8 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+		// n8n 3.0 removes the in-memory mode (1.x's default): every line runs as 3.0 will.
+		N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
 		// Its refresh task calls api.n8n.io and logs a stack trace per attempt when offline. n8n 1.x has
 		// no such module and refuses to start when an unknown one is named.
 		...(knowsModule(dir, 'mcp-registry') ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
@@ -361,6 +386,41 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 			removeOwnFolder();
 		},
 	};
+}
+
+const COMPLETE = '.voiceai-complete';
+const notMarker = (source: string) => !source.endsWith(COMPLETE);
+const migrating = new Map<string, Promise<string>>();
+
+/**
+ * A user folder whose SQLite database this n8n install has migrated, made once per install and kept
+ * beside it: n8n 1.123's first start migrates for minutes, 2.x's for about ten seconds, and a copy
+ * starts as fast as a restart. Made by a start and a stop of n8n with nothing installed; renamed into
+ * place when complete, so concurrent test processes never copy a half-made one.
+ */
+async function migratedUserFolder(dir: string): Promise<string> {
+	const done = join(dir, '.voiceai-migrated-user-folder');
+	if (existsSync(join(done, COMPLETE))) return done;
+	let made = migrating.get(dir);
+	if (!made) {
+		made = (async () => {
+			const work = `${done}.partial.${process.pid}`;
+			rmSync(work, { recursive: true, force: true });
+			const n8n = await startN8n({ userFolder: work, install: false, fresh: true });
+			await n8n.stop();
+			rmSync(n8n.logFile, { force: true });
+			writeFileSync(join(work, COMPLETE), '');
+			try {
+				renameSync(work, done);
+			} catch {
+				rmSync(work, { recursive: true, force: true }); // another process finished first
+			}
+			return done;
+		})();
+		migrating.set(dir, made);
+		made.catch(() => migrating.delete(dir));
+	}
+	return await made;
 }
 
 // ---------------------------------------------------------------------------------------------------
