@@ -1,8 +1,8 @@
 /**
  * examples/sip-audit.json over many numbers in queue mode: the sandbox holds `count` SIP numbers
  * (every tenth with its inbound port off the expected 5060), the example is published with its
- * schedule brought forward to the next 20 seconds and its number list replaced by those numbers,
- * and its first scheduled run is read back: where it ran and what it reported.
+ * schedule brought forward to the next 20 seconds (or run by hand) and its number list replaced by
+ * those numbers, and its first run is read back: where it ran and what it reported.
  */
 import { loadExample, pollUntil, type WorkflowJson } from '../n8n';
 import type { QueueRig } from './rig';
@@ -35,7 +35,15 @@ export function auditNumbers(count: number): Array<{ phone: string; drifted: boo
 	}));
 }
 
-export async function sipAuditOnWorker(rig: QueueRig, count: number): Promise<SipAuditFigures> {
+/**
+ * `how`: "schedule" publishes the example and reads its first scheduled run; "manual" runs it as the
+ * editor's "Execute workflow" does (on a worker when manual executions are offloaded, as in n8n 3.0).
+ */
+export async function sipAuditOnWorker(
+	rig: QueueRig,
+	count: number,
+	how: 'schedule' | 'manual' = 'schedule',
+): Promise<SipAuditFigures> {
 	const numbers = auditNumbers(count);
 	await rig.sandbox.admin.request('POST', `/__sandbox/orgs/${rig.org}/seed`, {
 		sip: numbers.map(({ phone, drifted }, i) => ({
@@ -72,22 +80,10 @@ export async function sipAuditOnWorker(rig: QueueRig, count: number): Promise<Si
 	const { api } = rig.deployment;
 	const saved = await api.importWorkflow(workflow, { voiceAiApi: rig.voiceAiCredential });
 	const started = Date.now();
-	await api.activateWorkflow(saved);
-	let first: { id: number };
-	try {
-		first = await pollUntil(
-			async () =>
-				(
-					await rig.n8nDb.query<{ id: number }>(
-						'SELECT id FROM execution_entity WHERE "workflowId" = $1 ORDER BY id LIMIT 1',
-						[saved.id],
-					)
-				).rows[0],
-			{ timeoutMs: 90_000, what: 'the first scheduled run of the SIP audit' },
-		);
-	} finally {
-		await api.deactivateWorkflow(saved);
-	}
+	const first =
+		how === 'manual'
+			? { id: Number((await api.runWorkflow(saved, 'Every morning', { timeoutMs: 600_000 })).id) }
+			: await firstScheduledRun(rig, saved);
 	const run = await pollUntil(
 		async () => {
 			const { rows } = await rig.n8nDb.query<{ mode: string; status: string }>(
@@ -127,4 +123,23 @@ export async function sipAuditOnWorker(rig: QueueRig, count: number): Promise<Si
 			reportedNumbers.size === drifted.size && [...drifted].every((p) => reportedNumbers.has(p)),
 		seconds: Math.round(seconds),
 	};
+}
+
+async function firstScheduledRun(rig: QueueRig, saved: { id: string }): Promise<{ id: number }> {
+	const { api } = rig.deployment;
+	await api.activateWorkflow(saved);
+	try {
+		return await pollUntil(
+			async () =>
+				(
+					await rig.n8nDb.query<{ id: number }>(
+						'SELECT id FROM execution_entity WHERE "workflowId" = $1 ORDER BY id LIMIT 1',
+						[saved.id],
+					)
+				).rows[0],
+			{ timeoutMs: 90_000, what: 'the first scheduled run of the SIP audit' },
+		);
+	} finally {
+		await api.deactivateWorkflow(saved);
+	}
 }
