@@ -36,6 +36,11 @@ export class SandboxAdmin {
 		return await this.request<T>('GET', `/__sandbox/orgs/${org}/state`);
 	}
 
+	/** Adds agents, chatbots, SIP numbers, contacts and trust products to the org (all or nothing). */
+	async seed(org: string, body: Record<string, unknown[]>): Promise<unknown> {
+		return await this.request('POST', `/__sandbox/orgs/${org}/seed`, body);
+	}
+
 	/** Runs `task` while GET /sip answers the org in the given shape (sandbox/README.md), then the documented one. */
 	async withSipGetShape<T>(org: string, shape: string, task: () => Promise<T>): Promise<T> {
 		await this.request('PUT', `/__sandbox/orgs/${org}/sip-get-shape`, { shape });
