@@ -198,6 +198,28 @@ describe('On Error: Continue (using error output)', () => {
 		}
 	});
 
+	it('no SIP password in a failed item on the error output', async () => {
+		const password = 'err-output-pass-7781';
+		const result = await run(
+			{
+				resource: 'sip',
+				operation: 'update',
+				phoneNumber: '={{ $json.phone }}',
+				directions: {
+					inbound: {
+						sipEndpoint: 'sip:pbx2.acme-dental.example',
+						sipUsername: 'acme',
+						sipPassword: password,
+					},
+				},
+			},
+			[{ json: { phone: '+14155550199' } }],
+			ERROR_OUTPUT,
+		);
+		expect(paired(result.outputs[1])).toEqual([0]);
+		expect(JSON.stringify(result.run?.data.resultData)).not.toContain(password);
+	});
+
 	describe.each(
 		catalogue.map((entry) => ({ entry, name: entryName(entry), failing: entry.failing })),
 	)('$name', ({ entry, failing }) => {
