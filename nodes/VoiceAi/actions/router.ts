@@ -75,7 +75,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (caught) {
 			const error = asNodeError(this, caught, itemIndex);
 			if (!continueOnFail) throw secrets.redactError(error);
-			results[itemIndex] = [failedItem(this, secrets.redactError(error), itemIndex)];
+			results[itemIndex] = [failedItem(this, error, itemIndex)];
 		}
 	}
 
@@ -117,7 +117,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				gate.close();
 				throw secrets.redactError(error);
 			}
-			results[itemIndex] = [failedItem(this, secrets.redactError(error), itemIndex)];
+			results[itemIndex] = [failedItem(this, error, itemIndex)];
 		}
 	});
 
