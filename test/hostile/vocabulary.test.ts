@@ -462,6 +462,19 @@ describe('Secrets: free text and output values', () => {
 		expect(secrets().redactValue(clean)).toBe(clean);
 	});
 
+	it('an error item is free text: held secrets go wherever they appear, ordinary words stay', () => {
+		const item = {
+			error: `Invalid 'Webhook URL': "https://hooks example.com/h?token=Mango-River-77" (Direct_Sales)`,
+			description: `list ct_leads, key ${OTHER_KEY}`,
+		};
+		const held = new Secrets();
+		held.addFromUrl('https://crm.example.com/hook?token=Mango-River-77');
+		expect(held.redactText(item)).toEqual({
+			error: `Invalid 'Webhook URL': "https://hooks example.com/h?token=***" (Direct_Sales)`,
+			description: 'list ct_leads, key ct_***',
+		});
+	});
+
 	it('generated: 3,000 random texts without a held secret or a whole key-shaped token stay as they are', () => {
 		const random = prng(7);
 		const alphabet = 'ct_CT_abcxyzABC0129-./:?=&% "\\\u00e9*';

@@ -205,6 +205,11 @@ export class Secrets {
 		return found ? out.split(MARK).join(MASK) : out;
 	}
 
+	/** Every string of `value` as free text (`redact`), at any depth: for error items of Continue On Fail. */
+	redactText<T>(value: T): T {
+		return mapStrings(value, (text) => this.redact(text));
+	}
+
 	/**
 	 * An output item as the user gets it: a string wholly equal to the key or a secret of a URL (in any
 	 * of its forms) becomes ***; every other value and every key is unchanged. Unchanged parts (and a
