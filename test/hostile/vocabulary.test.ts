@@ -14,6 +14,7 @@ import { runNode } from '../support/engine';
 import type { Loopback } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
 import { SandboxFixture } from '../support/sandboxFixture';
+import { TriggerWorkflow } from '../support/triggerWorkflow';
 import {
 	CT_TEXT,
 	CT_URL,
@@ -185,6 +186,19 @@ describe('ordinary words with ct_ in the service answers: every output byte for 
 			phone_number: phoneNumber,
 			detached: ['inbound'],
 		});
+	});
+});
+
+describe('the list search of the editor', () => {
+	it('shows agent names and ids with ct_ as the service sent them', async () => {
+		const flow = new TriggerWorkflow({ baseUrl: fx.sandbox.baseUrl, apiKey: fx.acme.apiKey });
+		const { results } = await flow.listSearch('searchAgents');
+		expect(results).toEqual(
+			expect.arrayContaining([
+				{ name: 'contact_list (+14155550161)', value: 'agent_contact_1' },
+				{ name: 'Direct_Sales (+14155550162)', value: 'agent_direct_sales' },
+			]),
+		);
 	});
 });
 
