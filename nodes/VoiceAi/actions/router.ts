@@ -66,6 +66,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const secrets = new Secrets();
 	const earlier = earlierTries(this, items);
+	const failedItems = new Set<INodeExecutionData>();
+	const failed = (error: Error, itemIndex: number) => {
+		const item = failedItem(this, error, itemIndex);
+		failedItems.add(item);
+		return item;
+	};
 
 	const inputs: unknown[] = new Array(items.length);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -75,7 +81,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (caught) {
 			const error = asNodeError(this, caught, itemIndex);
 			if (!continueOnFail) throw secrets.redactError(error);
-			results[itemIndex] = [failedItem(this, error, itemIndex)];
+			results[itemIndex] = [failed(error, itemIndex)];
 		}
 	}
 
@@ -117,13 +123,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				gate.close();
 				throw secrets.redactError(error);
 			}
-			results[itemIndex] = [failedItem(this, error, itemIndex)];
+			results[itemIndex] = [failed(error, itemIndex)];
 		}
 	});
 
 	return [
 		results.flat().map((item) => {
-			const json = secrets.redactValue(item.json);
+			// A failed item is free text (message, description): redacted as an error message is.
+			const text = failedItems.has(item) ? secrets.redactText(item.json) : item.json;
+			const json = secrets.redactValue(text);
 			return json === item.json ? item : { ...item, json };
 		}),
 	];
