@@ -235,34 +235,44 @@ async function sendAndClose(url: string, body: string, point: ClosePoint): Promi
 /** An HTTP server whose answers wait for release(): an n8n run calling it holds its execution slot. */
 async function holdServer(): Promise<{
 	url: string;
-	arrived: Promise<void>;
+	held(): number;
 	release(): void;
+	holdAgain(): void;
 	close(): Promise<void>;
 }> {
-	let arrive!: () => void;
-	const arrived = new Promise<void>((resolve) => (arrive = resolve));
 	const waiting: ServerResponse[] = [];
-	let released = false;
+	let holding = true;
 	const server = createServer((req, res) => {
 		req.resume();
-		arrive();
-		if (released) res.end('{}');
-		else waiting.push(res);
+		if (holding) waiting.push(res);
+		else res.end('{}');
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const { port } = server.address() as AddressInfo;
 	return {
 		url: `http://127.0.0.1:${port}/hold`,
-		arrived,
+		held: () => waiting.length,
 		release: () => {
-			released = true;
+			holding = false;
 			for (const res of waiting.splice(0)) res.end('{}');
+		},
+		holdAgain: () => {
+			holding = true;
 		},
 		close: async () => {
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 		},
 	};
+}
+
+/** Starts a run of the holder workflow and waits until it holds the only production slot. */
+async function takeTheSlot(hold: Awaited<ReturnType<typeof holdServer>>, holderUrl: string) {
+	hold.holdAgain();
+	expect(await post(holderUrl, '{}')).toBe(200);
+	await pollUntil(async () => hold.held() === 1 || undefined, {
+		what: 'the holder to hold the slot',
+	});
 }
 
 /** How many runs each conversation got in a workflow whose only node is the trigger. */
@@ -291,7 +301,11 @@ describe('a caller that goes away', () => {
 
 	beforeAll(async () => {
 		hold = await holdServer();
-		stack = await startStack({ n8n: { env: { N8N_CONCURRENCY_PRODUCTION_LIMIT: '1' } } });
+		stack = await startStack({
+			n8n: { env: { N8N_CONCURRENCY_PRODUCTION_LIMIT: '1' } },
+			// The service's own deliverer gives up on an answer after 2 s, then retries after 1 s.
+			sandbox: { deliveryTimeoutMs: 2_000, deliveryRetry: { attempts: 4, baseDelayMs: 1_000 } },
+		});
 		const path = randomUUID();
 		const holder = await stack.api.importWorkflow({
 			name: 'Holds the only slot',
@@ -349,8 +363,7 @@ describe('a caller that goes away', () => {
 	test('after n8n started the run, before its answer: the retry is a duplicate and the conversation runs once', async () => {
 		const body = delivery(`conv_started_${randomUUID().slice(0, 8)}`);
 		const id = (JSON.parse(body) as { conversation_id: string }).conversation_id;
-		expect(await post(holderUrl, '{}')).toBe(200);
-		await hold.arrived; // the only production slot is taken until release()
+		await takeTheSlot(hold, holderUrl);
 
 		const caller = await openAndSend(goneUrl, body);
 		// n8n stored the execution; on 2.x it waits for the slot, unanswered.
@@ -380,6 +393,47 @@ describe('a caller that goes away', () => {
 		});
 		await stack.api.waitForExecutions(gone.id, { count: 1 });
 		expect(await runsPerConversation(gone.id, [id])).toEqual([1]);
+	});
+
+	test("the service's deliverer times out while n8n holds the started run; its retry does not run the conversation again", async () => {
+		await takeTheSlot(hold, holderUrl);
+		const { conversationId } = await stack.admin.simulateConversation(stack.org.id, {
+			agentId: 'agent_acme_reception',
+			variables: { name: 'Gone Caller' },
+		});
+		const deliveryOf = async () =>
+			(await stack.admin.deliveries(stack.org.id)).find((d) => d.conversationId === conversationId);
+		// Attempt 1 reached n8n, which stored its run and waits for the slot: the deliverer gives up.
+		await pollUntil(
+			async () => ((await deliveryOf())?.responseCodes.length ?? 0) >= 1 || undefined,
+			{
+				what: "the deliverer's first attempt to time out",
+			},
+		);
+		hold.release();
+		const settled = await pollUntil(
+			async () => {
+				const delivery = await deliveryOf();
+				return delivery && delivery.status !== 'pending' ? delivery : undefined;
+			},
+			{ what: 'the delivery to settle' },
+		);
+		await pollUntil(
+			async () =>
+				(await stack.api.listExecutions(gone.id)).every(
+					(e) => !['new', 'running', 'waiting'].includes(e.status),
+				) || undefined,
+			{ what: 'the runs to finish' },
+		);
+		const [runs] = await runsPerConversation(gone.id, [conversationId]);
+		console.log(
+			`[hostile] the sandbox's deliverer: attempts ${settled.attempts}, answers ${JSON.stringify(settled.responseCodes)}; runs of the conversation: ${runs}`,
+		);
+		expect({ status: settled.status, first: settled.responseCodes[0], runs }).toEqual({
+			status: 'delivered',
+			first: null,
+			runs: 1,
+		});
 	});
 
 	test('mid-body, right after sending, or after the answer: each conversation runs once when the service retries', async () => {
