@@ -246,6 +246,22 @@ describe('ordinary words with ct_ in error text', () => {
 		},
 	);
 
+	it("a Continue On Fail item is free text: it loses a token an earlier item's URL made the node hold", async () => {
+		const result = await fx.run(
+			{ resource: 'webhook', operation: 'set', webhookUrl: '={{ $json.url }}', options: ONCE },
+			{
+				continueOnFail: true,
+				items: [
+					{ json: { url: `${CT_URL}&token=Tok-Canary-123` } },
+					{ json: { url: 'https://hooks example.com/contact_us?token=Tok-Canary-123' } },
+				],
+			},
+		);
+		const failed = String(result.items[1].json.error);
+		expect(failed).toContain('https://hooks example.com/contact_us?token=***');
+		expect(JSON.stringify(result.items)).not.toContain('Tok-Canary-123');
+	});
+
 	it.each([
 		['JSON 400', 400, true],
 		['text/plain 404', 404, false],
