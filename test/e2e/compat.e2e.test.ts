@@ -2,8 +2,8 @@
  * The core a user needs, on whichever n8n VOICEAI_N8N_DIR names: `npm test` runs this file on every
  * n8n line of scripts/n8n-lines.json (with workflows.e2e.test.ts, which runs every action operation
  * once, and the other files of every line). Here: the package installed as a
- * community package, the credential test of n8n's credential dialog, and the trigger published and
- * fed by a delivery.
+ * community package, the credential test of n8n's credential dialog, and the trigger published, fed
+ * by a delivery and listening for a test event.
  */
 import {
 	NODE_TYPES,
@@ -127,6 +127,29 @@ describe(`n8n ${version}`, () => {
 			expect(execution).toMatchObject({ mode: 'webhook', status: 'success' });
 			const detail = await stack.api.getExecution(execution.id);
 			expect(detail.outputs.Received).toEqual([expect.objectContaining(variables)]);
+		});
+
+		test('"Listen for test event" takes the next delivery as a manual run, then the account goes back to the published workflow', async () => {
+			const published = await stack.admin.accountWebhook(stack.org.id);
+			const testUrl = productionUrl.replace('/webhook/', '/webhook-test/');
+			await stack.api.listenForTestEvent(workflow, TRIGGER);
+			await pollUntil(
+				async () =>
+					(await stack.admin.accountWebhook(stack.org.id))?.startsWith(`${testUrl}?token=`),
+				{ what: 'the test URL as the account webhook' },
+			);
+			const agentId = (await stack.admin.state<{ agents: Array<{ id: string }> }>(stack.org.id))
+				.agents[0].id;
+			const variables = { name: 'Test Listener', intent: `listen on n8n ${version}` };
+			await stack.admin.simulateConversation(stack.org.id, { agentId, variables });
+			const runs = await stack.api.waitForExecutions(workflow.id, { count: 2 });
+			const manual = runs.find((run) => run.mode === 'manual');
+			expect(manual).toMatchObject({ status: 'success' });
+			const detail = await stack.api.getExecution(String(manual?.id));
+			expect(detail.outputs.Received).toEqual([expect.objectContaining(variables)]);
+			await pollUntil(async () => (await stack.admin.accountWebhook(stack.org.id)) === published, {
+				what: 'the published URL back as the account webhook',
+			});
 		});
 	});
 });
