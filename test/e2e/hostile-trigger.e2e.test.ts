@@ -19,7 +19,13 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
-import { NODE_TYPES, pollUntil, type SavedWorkflow, type WorkflowJson } from '../support/n8n';
+import {
+	n8nVersion,
+	NODE_TYPES,
+	pollUntil,
+	type SavedWorkflow,
+	type WorkflowJson,
+} from '../support/n8n';
 import { startStack, type Stack } from '../support/stack';
 
 const TRIGGER = 'Voice AI Trigger';
@@ -403,7 +409,8 @@ describe('a caller that goes away', () => {
 		});
 		const deliveryOf = async () =>
 			(await stack.admin.deliveries(stack.org.id)).find((d) => d.conversationId === conversationId);
-		// Attempt 1 reached n8n, which stored its run and waits for the slot: the deliverer gives up.
+		// Attempt 1 reached n8n, which stored its run and waits for the slot: the deliverer gives up
+		// (n8n 2.x; 1.x answers it first).
 		await pollUntil(
 			async () => ((await deliveryOf())?.responseCodes.length ?? 0) >= 1 || undefined,
 			{
@@ -429,9 +436,11 @@ describe('a caller that goes away', () => {
 		console.log(
 			`[hostile] the sandbox's deliverer: attempts ${settled.attempts}, answers ${JSON.stringify(settled.responseCodes)}; runs of the conversation: ${runs}`,
 		);
+		// n8n 1.x answers before it stores the run, so there the first attempt gets its 200 in time.
+		const firstAnswer = n8nVersion().startsWith('1.') ? 200 : null;
 		expect({ status: settled.status, first: settled.responseCodes[0], runs }).toEqual({
 			status: 'delivered',
-			first: null,
+			first: firstAnswer,
 			runs: 1,
 		});
 	});
