@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 
 import { Harness, until } from '../support/sandboxHttp';
@@ -98,6 +99,51 @@ describe('sandbox webhook delivery', () => {
 			'ECONNREFUSED',
 			'ECONNREFUSED',
 		]);
+	});
+
+	it('gives up on an attempt not answered in time: closes its connection, then retries with the same delivery id', async () => {
+		await h.close();
+		h = await Harness.start({
+			deliveryRetry: { attempts: 2, baseDelayMs: 5 },
+			deliveryTimeoutMs: 300,
+		});
+		// The first attempt is answered only once the deliverer has closed its connection.
+		const attempts: Array<{ attempt: string; closedBeforeAnswer: boolean }> = [];
+		const server = createHttpServer((req, res) => {
+			req.resume();
+			const attempt = String(req.headers['x-voiceai-attempt']);
+			if (attempt !== '1') {
+				attempts.push({ attempt, closedBeforeAnswer: false });
+				res.end('ok');
+				return;
+			}
+			res.once('close', () => {
+				attempts.push({ attempt, closedBeforeAnswer: !res.writableFinished });
+				res.end('late');
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as { port: number };
+		try {
+			await h.api('POST', '/webhook/insert-webhook', {
+				json: { webhook: `http://127.0.0.1:${port}/hook` },
+			});
+			const started = await h.admin('POST', '/orgs/org_acme/conversations', { variables: {} });
+			const [delivery] = await settled(started.body.conversationId);
+			expect(delivery).toMatchObject({
+				status: 'delivered',
+				attempts: 2,
+				responseCodes: [null, 200],
+				errors: ['UND_ERR_HEADERS_TIMEOUT', null],
+			});
+			expect(attempts).toEqual([
+				{ attempt: '1', closedBeforeAnswer: true },
+				{ attempt: '2', closedBeforeAnswer: false },
+			]);
+		} finally {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
 	});
 
 	it('delivers a chatbot conversation to the chatbot webhook_url and to the account webhook', async () => {
