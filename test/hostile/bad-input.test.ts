@@ -3,12 +3,13 @@
  * each invalid value is refused with a NodeOperationError naming the field and the item, and nothing
  * reaches the sandbox. How a case's value goes in: `InvalidInput` in the catalogue.
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
 import type { InputItem } from '../support/engine';
 import { SandboxFixture } from '../support/sandboxFixture';
 import type { InvalidInput } from '../support/catalogue';
 import { catalogue, entryName, optionsInvalid, validParameters } from '../support/catalogue';
+import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());
@@ -65,6 +66,35 @@ function build(testCase: Case): { parameters: INodeParameters; items: InputItem[
 	return { parameters: set(base, testCase.path, '={{ $json.v }}'), items, at };
 }
 
+const properties = new VoiceAi().description.properties;
+
+/**
+ * The label the editor shows for the parameter at `path` (a fixedCollection field is named with its
+ * group, "Inbound Port"), read from the node's description so that the message is held to the label a
+ * user sees, not to a copy of it.
+ */
+function editorLabel(base: INodeParameters, path: string): string {
+	const [name, ...rest] = path.split('.');
+	const top = properties.find(
+		(p) =>
+			p.name === name &&
+			['resource', 'operation'].every(
+				(key) =>
+					!p.displayOptions?.show?.[key] ||
+					(p.displayOptions.show[key] as unknown[]).includes(base[key]),
+			),
+	);
+	if (!top) throw new Error(`no parameter ${name} for ${String(base.resource)}`);
+	if (rest.length === 0) return top.displayName;
+	if (top.type === 'fixedCollection') {
+		const group = (
+			top.options as Array<{ name: string; displayName: string; values: INodeProperties[] }>
+		).find((g) => g.name === rest[0])!;
+		return `${group.displayName} ${group.values.find((v) => v.name === rest[1])!.displayName}`;
+	}
+	return (top.options as INodeProperties[]).find((option) => option.name === rest[0])!.displayName;
+}
+
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const named = cases.map((testCase, index) => ({
 	...testCase,
@@ -83,8 +113,9 @@ describe(`${cases.length} invalid inputs across every operation`, () => {
 		const { parameters, items, at } = build(testCase);
 		const result = await fx.run(parameters, { items });
 		expect(result.error?.name).toBe('NodeOperationError');
+		const label = editorLabel(testCase.base, testCase.path);
 		expect(result.error?.message).toMatch(
-			new RegExp(`^Invalid '${escape(testCase.label)}' in item ${at}: `),
+			new RegExp(`^Invalid '${escape(label)}' in item ${at}: `),
 		);
 		expect(result.error?.context?.itemIndex).toBe(at);
 		if (testCase.notShown)

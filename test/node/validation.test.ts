@@ -99,7 +99,7 @@ const cases: Case[] = [
 	{
 		name: 'missing binary property',
 		parameters: chatbot({ chatbotImageProperty: 'logo' }),
-		field: /'Chatbot Image \(Binary Property\)'.*no binary property "logo"/,
+		field: /'Chatbot Image Field'.*no binary field "logo"/,
 	},
 	{
 		name: 'SIP get with a bad number',

@@ -71,10 +71,10 @@ const FORM_FIELDS: FormField[] = [
 	{
 		kind: 'image',
 		name: 'bubbleIconImageProperty',
-		displayName: 'Bubble Icon Image (Binary Property)',
+		displayName: 'Bubble Icon Image Field',
 		upload: 'bubbleIconImage',
 		description:
-			'Name of the input binary property holding a custom bubble icon image; uploaded as bubbleIconImage with its file name and MIME type',
+			'Name of the input binary field holding a custom bubble icon image; uploaded as bubbleIconImage with its file name and MIME type',
 	},
 	{
 		kind: 'choice',
@@ -93,10 +93,10 @@ const FORM_FIELDS: FormField[] = [
 	{
 		kind: 'image',
 		name: 'chatbotImageProperty',
-		displayName: 'Chatbot Image (Binary Property)',
+		displayName: 'Chatbot Image Field',
 		upload: 'chatbot_image',
 		description:
-			'Name of the input binary property holding the chatbot image; uploaded as chatbot_image with its file name and MIME type',
+			'Name of the input binary field holding the chatbot image; uploaded as chatbot_image with its file name and MIME type',
 	},
 	{ kind: 'text', name: 'chatbotName', displayName: 'Chatbot Name' },
 	{
@@ -255,8 +255,8 @@ function readImage(
 			this,
 			itemIndex,
 			field,
-			`the input item has no binary property "${property}"`,
-			'Name a binary property of the input item, for example data from a Read File or HTTP Request node.',
+			`the input item has no binary field "${property}"`,
+			'Name a binary field of the input item, for example data from a Read File or HTTP Request node.',
 		);
 	}
 	// The spec names no image types: the file goes with the type its source gave it.
