@@ -454,10 +454,16 @@ export const catalogue: CatalogueEntry[] = [
 		},
 		validBase: { chatbotId: 'cb_acme_support', updateFields: {} },
 		invalid: [
-			// Only header_color has a stated form (#RRGGBB); the other colours go as written, but must be text.
+			// header_color has a stated form (#RRGGBB); the other colours take any hex form (#RGB, #RGBA,
+			// #RRGGBB, #RRGGBBAA, docs/service-assumptions.md) and nothing else.
 			...literal('updateFields.header_color', 'Header Color', [...COLOURS, '={{ 0x112233 }}']),
 			...OTHER_COLOURS.flatMap(([name, label]) =>
-				bad(`updateFields.${name}`, label, [0x112233, { hex: '#FFFFFF' }], { good: '#FFFFFF' }),
+				bad(
+					`updateFields.${name}`,
+					label,
+					[0x112233, { hex: '#FFFFFF' }, 'red', '#12345', '112233', 'rgb(1,2,3)', ''],
+					{ good: '#FFFFFF' },
+				),
 			),
 			...bad('updateFields.template', 'Template', ['retro', 'Classic', 1, ''], { good: 'modern' }),
 			...bad('updateFields.bubble_icon', 'Bubble Icon', ['star', ['bot']], { good: 'bot' }),
@@ -481,12 +487,12 @@ export const catalogue: CatalogueEntry[] = [
 			].map(
 				(value): InvalidInput => ({
 					path: 'updateFields.chatbotImageProperty',
-					label: 'Chatbot Image (Binary Property)',
+					label: 'Chatbot Image Field',
 					literal: true,
 					...value,
 				}),
 			),
-			...bad('updateFields.chatbotImageProperty', 'Chatbot Image (Binary Property)', [5, ''], {
+			...bad('updateFields.chatbotImageProperty', 'Chatbot Image Field', [5, ''], {
 				good: 'data',
 				items: image('image/png', 2),
 			}),

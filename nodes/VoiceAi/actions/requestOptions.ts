@@ -31,7 +31,7 @@ export const requestOptionsDescription: INodeProperties = {
 			typeOptions: { minValue: 1, maxValue: 10 },
 			default: 4,
 			description:
-				"Attempts per request including the first; 1 turns all retries off. These are the node's own retries: per request, within one run, only where repeating is safe. n8n's Retry On Fail (node Settings) runs the whole node again, every item and Agent Create included, after these have given up.",
+				"Attempts per request including the first; 1 turns all retries off. These are the node's own retries: per request, within one run, only where repeating is safe. n8n's Retry On Fail (node Settings) runs the node again after these have given up, sending only the items that did not succeed.",
 		},
 		{
 			displayName: 'Max Retry Wait (Seconds)',
