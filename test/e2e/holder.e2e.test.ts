@@ -1,0 +1,322 @@
+/**
+ * One organization, one holder, in a real n8n of every line (issues 32.1 and 35): two keys of one
+ * organization, a key rotated in its credential, another workflow's Webhook Set, and a webhook URL
+ * the service cannot reach. The sandbox plays the service and delivers to whatever URL the account
+ * holds; for the last part a credential names the service on a non-local host
+ * (`http://api.voiceai.test`), which n8n reaches through a small local proxy (HTTP_PROXY,
+ * /work/shared/notes/n8n-facts.md "Outbound proxy").
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import {
+	type CredentialRef,
+	NODE_TYPES,
+	pollUntil,
+	type SavedWorkflow,
+	type WorkflowJson,
+} from '../support/n8n';
+import { startStack, type Stack } from '../support/stack';
+
+const TRIGGER = 'Voice AI Trigger';
+const SERVICE_HOST = 'api.voiceai.test';
+const ACME = 'org_acme';
+const GLOBEX = 'org_globex';
+
+let stack: Stack;
+let proxy: Server;
+const proxied: string[] = [];
+let key2: CredentialRef;
+let a: SavedWorkflow;
+
+/** Forwards requests for SERVICE_HOST to the sandbox; anything else gets 502. */
+async function startProxy(): Promise<string> {
+	proxy = createServer((req, res) => {
+		const target = new URL(req.url ?? '/', `http://${req.headers.host ?? 'invalid'}`);
+		if (target.hostname !== SERVICE_HOST || !stack) {
+			res.writeHead(502).end();
+			return;
+		}
+		proxied.push(`${req.method} ${target.pathname}`);
+		const sandbox = new URL(stack.sandbox.baseUrl);
+		const upstream = httpRequest(
+			{
+				host: sandbox.hostname,
+				port: sandbox.port,
+				method: req.method,
+				path: `${target.pathname}${target.search}`,
+				headers: { ...req.headers, host: sandbox.host },
+			},
+			(answer) => {
+				res.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(res);
+			},
+		);
+		upstream.on('error', () => res.writeHead(502).end());
+		req.pipe(upstream);
+	});
+	await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+	return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+}
+
+function triggerJson(name: string, parameters: Record<string, unknown>): WorkflowJson {
+	return {
+		name,
+		nodes: [
+			{
+				name: TRIGGER,
+				type: NODE_TYPES.trigger,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: { output: 'variables', ...parameters },
+				credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
+			},
+		] as WorkflowJson['nodes'],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+async function trigger(
+	name: string,
+	credential: CredentialRef,
+	parameters: Record<string, unknown> = {},
+): Promise<SavedWorkflow> {
+	return await stack.api.importWorkflow(triggerJson(name, parameters), { voiceAiApi: credential });
+}
+
+async function webhookSet(
+	name: string,
+	credential: CredentialRef,
+	whenTriggerHolds?: string,
+): Promise<SavedWorkflow> {
+	const json: WorkflowJson = {
+		name,
+		nodes: [
+			{
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				name: 'Set Webhook',
+				type: NODE_TYPES.action,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'webhook',
+					operation: 'set',
+					webhookUrl: 'https://crm.example.com/voice',
+					...(whenTriggerHolds ? { whenTriggerHolds } : {}),
+				},
+				credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
+			},
+		] as WorkflowJson['nodes'],
+		connections: { Start: { main: [[{ node: 'Set Webhook', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+	return await stack.api.importWorkflow(json, { voiceAiApi: credential });
+}
+
+async function newKey(org: string): Promise<{ id: string; apiKey: string }> {
+	return await stack.admin.request('POST', `/__sandbox/orgs/${org}/keys`, { name: 'n8n' });
+}
+
+function productionUrl(workflow: SavedWorkflow): string {
+	return stack.api.productionWebhookUrl(stack.n8n.webhookBase, workflow, TRIGGER);
+}
+
+async function accountUrl(org = ACME): Promise<string | undefined> {
+	const url = await stack.admin.accountWebhook(org);
+	if (!url) return undefined;
+	const parsed = new URL(url);
+	parsed.searchParams.delete('token');
+	return parsed.toString();
+}
+
+async function pointsAt(url: string, what: string, org = ACME): Promise<void> {
+	await pollUntil(async () => (await accountUrl(org)) === url, { timeoutMs: 30_000, what });
+}
+
+async function runs(workflow: SavedWorkflow): Promise<number> {
+	return (await stack.api.listExecutions(workflow.id)).filter((e) => e.mode === 'webhook').length;
+}
+
+/** The service completes a conversation; the next run is `holder`'s, and answered 200. */
+async function nextDeliveryRuns(holder: SavedWorkflow, org = ACME): Promise<void> {
+	const agentId = (await stack.admin.state<{ agents: Array<{ id: string }> }>(org)).agents[0].id;
+	const before = await runs(holder);
+	const { conversationId } = await stack.admin.simulateConversation(org, {
+		agentId,
+		variables: { name: `caller ${randomUUID().slice(0, 6)}` },
+	});
+	const delivery = await pollUntil(
+		async () => {
+			const all = await stack.admin.deliveries(org);
+			const mine = all.find((d) => d.conversationId === conversationId && d.target === 'account');
+			return mine && mine.status !== 'pending' ? mine : undefined;
+		},
+		{ timeoutMs: 60_000, what: `the delivery of ${conversationId}` },
+	);
+	expect(delivery.responseCodes.at(-1)).toBe(200);
+	await pollUntil(async () => (await runs(holder)) === before + 1, {
+		what: `one new run of "${holder.name}"`,
+	});
+}
+
+/**
+ * Publishes and returns n8n's error text. n8n 1.x answers the activation request with the error;
+ * 2.x publishes in the background and reports it in the publication status.
+ */
+async function publishError(workflow: SavedWorkflow, expected: string): Promise<string> {
+	const { versionId } = await stack.api.getWorkflow(workflow.id);
+	const answer = await stack.api
+		.request('POST', `/rest/workflows/${workflow.id}/activate`, { versionId })
+		.then(
+			() => '',
+			(error: Error) => error.message,
+		);
+	const unescaped = (text: string) => text.replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+	if (unescaped(answer).includes(expected)) return unescaped(answer);
+	return await pollUntil(
+		async () => {
+			const status = await stack.api
+				.request<unknown>('GET', `/rest/workflows/${workflow.id}/publication-status`)
+				.catch((error: Error) => error.message);
+			const text = unescaped(JSON.stringify(status));
+			return text.includes(expected) ? text : undefined;
+		},
+		{ timeoutMs: 30_000, what: `the publication error of "${workflow.name}"` },
+	);
+}
+
+async function unpublish(...workflows: SavedWorkflow[]): Promise<void> {
+	for (const workflow of workflows) await stack.api.deactivateWorkflow(workflow);
+}
+
+beforeAll(async () => {
+	const proxyUrl = await startProxy();
+	stack = await startStack({
+		n8n: { env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1,localhost' } },
+	});
+	key2 = await stack.api.createVoiceAiCredential(
+		{ baseUrl: stack.sandbox.baseUrl, apiKey: (await newKey(ACME)).apiKey },
+		'Acme, second key',
+	);
+	a = await trigger('Holder (A)', stack.credential);
+	await stack.api.activateWorkflow(a);
+	await pointsAt(productionUrl(a), 'the account webhook on A');
+}, 300_000);
+
+afterAll(async () => {
+	await stack?.close();
+	proxy?.closeAllConnections();
+	await new Promise((resolve) => proxy?.close(resolve));
+});
+
+describe('two keys of one organization', () => {
+	test('publishing Z on the second key with Fail to Publish is refused naming A; A keeps receiving', async () => {
+		const z = await trigger('Second key (Z)', key2);
+		const error = await publishError(z, 'held by the published workflow');
+		expect(error).toContain(`held by the published workflow "${a.name}" (ID ${a.id})`);
+		await unpublish(z);
+		expect(await accountUrl()).toBe(productionUrl(a));
+		await nextDeliveryRuns(a);
+	});
+
+	test('with Take Over Z takes it, and unpublishing Z hands it back to A', async () => {
+		const z = await trigger('Second key, take over (Z)', key2, { whenHeld: 'takeOver' });
+		await stack.api.activateWorkflow(z);
+		await pointsAt(productionUrl(z), 'the account webhook on Z after the take-over');
+		await nextDeliveryRuns(z);
+		await unpublish(z);
+		await pointsAt(productionUrl(a), 'the account webhook back on A after unpublishing Z');
+		await nextDeliveryRuns(a);
+	});
+});
+
+describe("another workflow's Webhook Set", () => {
+	test('is refused by default, naming A, and sends nothing', async () => {
+		const set = await webhookSet('Point at the CRM', key2);
+		const run = await stack.api.runWorkflow(set, 'Start');
+		expect(run.status).toBe('error');
+		expect(run.error).toContain(`held by the published workflow "${a.name}" (ID ${a.id})`);
+		expect(run.error).toContain('"Take It Over"');
+		expect(await accountUrl()).toBe(productionUrl(a));
+		await nextDeliveryRuns(a);
+	});
+
+	test('with Take It Over it sets the URL; A no longer holds, and publishing A again takes it back', async () => {
+		const set = await webhookSet('Point at the CRM on purpose', key2, 'takeOver');
+		const run = await stack.api.runWorkflow(set, 'Start');
+		expect(run.error).toBeUndefined();
+		expect(await stack.admin.accountWebhook(ACME)).toBe('https://crm.example.com/voice');
+		await unpublish(a);
+		expect(await stack.admin.accountWebhook(ACME)).toBe('https://crm.example.com/voice');
+		await stack.api.activateWorkflow(a);
+		await pointsAt(productionUrl(a), 'the account webhook on A, published again');
+		await nextDeliveryRuns(a);
+	});
+});
+
+test('a key rotated in its credential keeps its claims: a second workflow on it is refused; unpublishing the holder applies On Unpublish', async () => {
+	await unpublish(a);
+	const oldKey = await newKey(ACME);
+	const data = { baseUrl: stack.sandbox.baseUrl, authHeader: 'bearer' };
+	const rotating = await stack.api.createVoiceAiCredential(
+		{ ...data, apiKey: oldKey.apiKey } as { baseUrl: string; apiKey: string },
+		'Acme, rotating',
+	);
+	const r = await trigger('Rotating holder (R)', rotating, {
+		onDeactivation: 'replacementUrl',
+		replacementUrl: 'https://crm.example.com/after-r',
+	});
+	await stack.api.activateWorkflow(r);
+	await pointsAt(productionUrl(r), 'the account webhook on R');
+
+	// docs/credentials.md: paste the new key into the credential, then revoke the old one.
+	await stack.api.request('PATCH', `/rest/credentials/${rotating.id}`, {
+		name: rotating.name,
+		type: 'voiceAiApi',
+		data: { ...data, apiKey: (await newKey(ACME)).apiKey },
+	});
+	await stack.admin.request('POST', `/__sandbox/keys/${oldKey.id}/revoke`);
+
+	const b = await trigger('Same credential (B)', rotating);
+	const error = await publishError(b, 'held by the published workflow');
+	expect(error).toContain(`held by the published workflow "${r.name}" (ID ${r.id})`);
+	await unpublish(b);
+	expect(await accountUrl()).toBe(productionUrl(r));
+
+	await unpublish(r);
+	await pollUntil(
+		async () => (await stack.admin.accountWebhook(ACME)) === 'https://crm.example.com/after-r',
+		{ timeoutMs: 30_000, what: "On Unpublish's URL after unpublishing R" },
+	);
+});
+
+test('publishing with a loopback WEBHOOK_URL and the service on another host fails with the message; the option turns it off', async () => {
+	const remote = await stack.api.createVoiceAiCredential(
+		{ baseUrl: `http://${SERVICE_HOST}`, apiKey: stack.sandbox.orgs[1].apiKey },
+		'Globex, through its public name',
+	);
+	const refused = await trigger('Local n8n (L)', remote);
+	const error = await publishError(refused, 'cannot reach n8n');
+	expect(error).toContain(
+		`Voice AI at ${SERVICE_HOST} cannot reach n8n at ${productionUrl(refused)}: set n8n's WEBHOOK_URL`,
+	);
+	await unpublish(refused);
+	expect(await stack.admin.accountWebhook(GLOBEX)).toBeNull();
+
+	const allowed = await trigger('Local n8n, same network (M)', remote, {
+		options: { allowLocalUrl: true },
+	});
+	await stack.api.activateWorkflow(allowed);
+	await pointsAt(productionUrl(allowed), 'the Globex webhook on M', GLOBEX);
+	expect(proxied).toContain('POST /webhook/insert-webhook');
+	await nextDeliveryRuns(allowed, GLOBEX);
+});
