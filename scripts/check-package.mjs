@@ -5,16 +5,17 @@
  *
  *   node scripts/check-package.mjs [--tarball FILE] [--json] [--repository OWNER/NAME] [--tag vX.Y.Z]
  *
- * - contents:  the tarball holds package.json, README.md, LICENSE and dist/ (compiled .js, icons, node
- *              codex .json) and nothing else: no sources, tests, sandbox, source maps or local paths.
+ * - contents:  the tarball holds package.json, README.md, LICENSE, index.js (the package's main) and
+ *              dist/ (compiled .js, icons, node codex .json) and nothing else: no sources, tests,
+ *              sandbox, source maps or local paths.
  * - metadata:  repository, bugs, homepage and author name the same GitHub repository; MIT; the n8n
- *              keyword; no runtime dependencies. --repository / --tag: the repository and the git tag a
+ *              keyword; no runtime dependencies; main is index.js. --repository / --tag: the repository and the git tag a
  *              release is published from must match (the publish workflow passes both).
- * - eslint:    @n8n/eslint-plugin-community-nodes' recommended rules on the unpacked dist/ and
- *              package.json, inline eslint-disable comments ignored.
+ * - eslint:    @n8n/eslint-plugin-community-nodes' recommended rules on the unpacked dist/, index.js
+ *              and package.json, inline eslint-disable comments ignored.
  * - scanner:   the checks of @n8n/scan-community-package (what n8n runs on a submitted package) on the
- *              local files: its source leg on nodes/, credentials/ and package.json, its tarball leg on
- *              the packed .js and package.json. Its provenance check needs a published version: the
+ *              local files: its source leg on nodes/, credentials/, index.js and package.json, its
+ *              tarball leg on the packed .js (index.js included) and package.json. Its provenance check needs a published version: the
  *              publish workflow publishes with --provenance.
  * Exit code 1 when any check fails.
  */
@@ -43,7 +44,8 @@ const { values: args } = parseArgs({
 // "test", as it is under jest: its filename rules would then judge every node by the wrong name.
 if (process.env.NODE_ENV === 'test') delete process.env.NODE_ENV;
 
-const ALWAYS_SHIPPED = ['package.json', 'README.md', 'LICENSE'];
+const ALWAYS_SHIPPED = ['package.json', 'README.md', 'LICENSE', 'index.js'];
+const MAIN = 'index.js';
 const DIST_FILE = /^dist\/(nodes|credentials)\/[\w./-]+\.(js|svg|png|json)$/;
 
 function pack(into) {
@@ -125,7 +127,7 @@ function checkMetadata(pkg) {
 		problems.push('keyword n8n-community-node-package is missing');
 	if (Object.keys(pkg.dependencies ?? {}).length)
 		problems.push('runtime dependencies are not allowed');
-	if (pkg.main) problems.push('"main" is not used by n8n; it would ship an extra file');
+	if (pkg.main !== MAIN) problems.push(`main must be ${MAIN}, is ${pkg.main}`);
 	if (args.tag && args.tag !== `v${pkg.version}`)
 		problems.push(`tag ${args.tag} does not match version ${pkg.version}`);
 	return {
@@ -149,6 +151,7 @@ async function checkEslintPlugin(unpacked) {
 	});
 	const files = [
 		'package.json',
+		MAIN,
 		...filesUnder(join(unpacked, 'dist')).filter((f) => f.endsWith('.js')),
 	];
 	const results = await eslint.lintFiles(files.map((f) => resolve(unpacked, f)));
@@ -172,7 +175,8 @@ async function checkScanner(unpacked) {
 	// The scanner makes a temporary folder (for downloads) when loaded; have its tmp remove it on exit.
 	createRequire(scannerFile)('tmp').setGracefulCleanup();
 	const scanner = await import(pathToFileURL(scannerFile).href);
-	const source = await scanner.analyzePackage(root, scanner.SOURCE_FILE_PATTERNS);
+	// Its source patterns are nodes/, credentials/ and package.json; the package's main ships too.
+	const source = await scanner.analyzePackage(root, [...scanner.SOURCE_FILE_PATTERNS, MAIN]);
 	const tarball = await scanner.analyzePackage(unpacked, ['**/*.js', 'package.json']);
 	const details = [];
 	for (const [leg, result] of [

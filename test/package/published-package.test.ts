@@ -1,8 +1,10 @@
 /**
  * The tarball npm would publish, checked by scripts/check-package.mjs: its contents, the metadata npm
- * provenance and n8n's verification read, the community-nodes ESLint rules on the built dist/ (inline
- * disabling ignored) and the checks of n8n's community-package scanner on the local files.
- * A doctored tarball shows each check refuses what it is there to refuse. Needs dist/ (`npm run build`).
+ * provenance and n8n's verification read, the community-nodes ESLint rules on the built dist/ and
+ * index.js (inline disabling ignored) and the checks of n8n's community-package scanner on the local
+ * files. A doctored tarball shows each check refuses what it is there to refuse. The package's main
+ * (index.js), required from the unpacked tarball, exports exactly the classes of package.json's `n8n`
+ * section. Needs dist/ (`npm run build`).
  */
 import { execFile } from 'node:child_process';
 import {
@@ -12,6 +14,7 @@ import {
 	mkdtempSync,
 	readFileSync,
 	rmSync,
+	symlinkSync,
 	writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +51,63 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/** `npm pack` of the repo, unpacked into `<work>/<name>`. */
+async function packAndUnpack(name: string): Promise<string> {
+	const into = join(work, name);
+	mkdirSync(into);
+	const { stdout } = await execFileAsync(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', into],
+		{ cwd: root },
+	);
+	const packed = join(into, (JSON.parse(stdout) as Array<{ filename: string }>)[0].filename);
+	const dir = join(into, 'package');
+	mkdirSync(dir);
+	await execFileAsync('tar', ['-xzf', packed, '-C', dir, '--strip-components=1']);
+	return dir;
+}
+
+describe("the package's main, required from the tarball", () => {
+	let dir: string;
+	let pkg: { main?: string; n8n: { nodes: string[]; credentials: string[] } };
+	beforeAll(async () => {
+		dir = await packAndUnpack('main');
+		// The dist files require n8n-workflow (a peer dependency: n8n provides it); here the repo's copy.
+		symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+		pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as typeof pkg;
+	}, 120_000);
+
+	/** The class n8n takes from a listed file: the file name up to its first dot. */
+	const classOf = (file: string) => file.split('/').pop()!.split('.')[0];
+	const listed = () => [...pkg.n8n.nodes, ...pkg.n8n.credentials];
+
+	test('is index.js at the top level', () => {
+		expect(pkg.main).toBe('index.js');
+	});
+
+	test('exports exactly the classes the n8n section names, as the same constructors as the dist files', () => {
+		const main = require(join(dir, pkg.main ?? 'index.js')) as Record<string, unknown>;
+		expect(Object.keys(main).sort()).toEqual(listed().map(classOf).sort());
+		for (const file of listed()) {
+			const fromFile = (require(join(dir, file)) as Record<string, unknown>)[classOf(file)];
+			expect(typeof fromFile).toBe('function');
+			expect(main[classOf(file)]).toBe(fromFile);
+		}
+	});
+
+	test('its classes build what n8n loads: nodes with a description, credentials with a name', () => {
+		const main = require(join(dir, pkg.main ?? 'index.js')) as Record<string, new () => object>;
+		for (const file of pkg.n8n.nodes) {
+			const node = new main[classOf(file)]() as { description?: { name?: string } };
+			expect(typeof node.description?.name).toBe('string');
+		}
+		for (const file of pkg.n8n.credentials) {
+			const credential = new main[classOf(file)]() as { name?: string };
+			expect(typeof credential.name).toBe('string');
+		}
+	});
+});
+
 describe('the tarball npm publishes', () => {
 	let result: Awaited<ReturnType<typeof runChecks>>;
 	beforeAll(async () => {
@@ -67,15 +127,7 @@ describe('the tarball npm publishes', () => {
 describe('a doctored tarball', () => {
 	let result: Awaited<ReturnType<typeof runChecks>>;
 	beforeAll(async () => {
-		const { stdout } = await execFileAsync(
-			'npm',
-			['pack', '--json', '--ignore-scripts', '--pack-destination', work],
-			{ cwd: root },
-		);
-		const packed = join(work, (JSON.parse(stdout) as Array<{ filename: string }>)[0].filename);
-		const dir = join(work, 'package');
-		mkdirSync(dir);
-		await execFileAsync('tar', ['-xzf', packed, '-C', dir, '--strip-components=1']);
+		const dir = await packAndUnpack('doctored');
 
 		// Node code that breaks community-node rules, each line excused by an inline comment.
 		const node = join(dir, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js');
@@ -91,6 +143,11 @@ describe('a doctored tarball', () => {
 				'',
 			].join('\n'),
 		);
+		// The package's main, a global timer excused inline: linted like dist/, the comment ignored.
+		appendFileSync(
+			join(dir, 'index.js'),
+			'\nexports.timer = setTimeout(() => undefined, 1); // eslint-disable-line\n',
+		);
 		// Files that must never ship, and metadata that does not match itself.
 		mkdirSync(join(dir, 'sandbox'));
 		writeFileSync(join(dir, 'sandbox', 'index.js'), 'module.exports = {};\n');
@@ -104,7 +161,7 @@ describe('a doctored tarball', () => {
 		writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
 
 		const doctored = join(work, 'doctored.tgz');
-		await execFileAsync('tar', ['-czf', doctored, '-C', work, 'package']);
+		await execFileAsync('tar', ['-czf', doctored, '-C', join(work, 'doctored'), 'package']);
 		result = await runChecks(['--tarball', doctored]);
 	}, 120_000);
 
@@ -136,6 +193,15 @@ describe('a doctored tarball', () => {
 		const details = result.checks.eslint.details.join('\n');
 		expect(details).toMatch(/VoiceAi\.node\.js:\d+ @n8n\/community-nodes\/no-restricted-globals/);
 		expect(details).toMatch(/no-runtime-dependencies/);
+	});
+
+	test("eslint and n8n's scanner lint the package's main (index.js), its inline disabling ignored", () => {
+		expect(result.checks.eslint.details.join('\n')).toMatch(
+			/^index\.js:\d+ @n8n\/community-nodes\/no-restricted-globals/m,
+		);
+		expect(result.checks.scanner.details.find((d) => d.startsWith('tarball:'))).toMatch(
+			/\/package\/index\.js\n.*no-restricted-globals/,
+		);
 	});
 
 	test("scanner: n8n's scanner refuses the packed files", () => {
