@@ -7,20 +7,20 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { BASE_URL_RULE, parseBaseUrl } from './voiceAiBaseUrl';
+
 /** What a Voice AI API key looks like; the node checks the credential against it before sending. */
 export const API_KEY_PATTERN = /^ct_\S+$/;
 
-// The credential test goes to this path of the base URL when the base URL is http(s), and to this
-// stand-in URL otherwise; `authenticate` refuses the stand-in, so that test sends nothing and says what
-// is wrong on every n8n line (n8n's own text would be the HTTP client's error code).
-const BASE_URL_OK = '/^https?:\\/\\/[^\\s/?#]+/i.test(String($credentials.baseUrl ?? "").trim())';
+// The credential test goes to this path of the Base URL. Its request names a stand-in address that can
+// never be reached (`.invalid`, RFC 6761); `authenticate` replaces it with the Base URL as
+// parseBaseUrl reads it, or refuses a Base URL that breaks the rule, so the test sends nothing then and
+// says what is wrong on every n8n line (n8n's own text would be the HTTP client's error code).
 const TEST_PATH = '/contacts/list-names';
-const NOT_HTTP_URL = 'data:not-an-http-base-url';
+const UNCHECKED_BASE_URL = 'https://base-url-not-checked.invalid';
 
 const KEY_REFUSED =
 	'The API key was refused: it is missing, malformed (keys start with ct_) or revoked. Paste a current key from the Voice AI dashboard (Integrations, API access).';
-const BASE_URL_NOT_HTTP =
-	'The Base URL is not an http:// or https:// address of the Voice AI API. Enter the base address from your account documentation.';
 
 /**
  * Test requests this credential has put its key on. n8n hands a request back to `authenticate` only to
@@ -62,7 +62,7 @@ export class VoiceAiApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'Base address of the Voice AI API as your account documentation gives it, starting with http:// or https://',
+				'Base address of the Voice AI API as your account documentation gives it: http:// or https://, a host and an optional path, with no user name, password, query or fragment',
 		},
 		{
 			displayName: 'API Key',
@@ -99,9 +99,12 @@ export class VoiceAiApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		// Plain errors: n8n shows their message as it is, on 1.x and 2.x.
-		if (requestOptions.url === NOT_HTTP_URL) throw new Error(BASE_URL_NOT_HTTP);
 		if (requestOptions.url === TEST_PATH) {
 			if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
+			const baseUrl = parseBaseUrl(credentials.baseUrl);
+			if (!baseUrl.ok)
+				throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
+			requestOptions.baseURL = `${baseUrl.url.origin}${baseUrl.url.pathPrefix}`;
 			keyedTests.add(requestOptions);
 		}
 		const key = String(credentials.apiKey ?? '').trim();
@@ -114,8 +117,8 @@ export class VoiceAiApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: `={{ ${BASE_URL_OK} ? String($credentials.baseUrl).trim().replace(/\\/+$/, "") : "" }}`,
-			url: `={{ ${BASE_URL_OK} ? "${TEST_PATH}" : "${NOT_HTTP_URL}" }}`,
+			baseURL: UNCHECKED_BASE_URL,
+			url: TEST_PATH,
 			method: 'GET',
 			// n8n would follow a redirect to any origin with the key in its header.
 			disableFollowRedirect: true,

@@ -7,11 +7,12 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import type { InputItem } from '../support/engine';
-import { runNode } from '../support/engine';
+import { runNode, testCredential } from '../support/engine';
 import type { Handler, Loopback } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
 import { sipUpdateWithLogin } from '../support/parameters';
 import { buildPath } from '../../nodes/VoiceAi/transport/path';
+import { Secrets } from '../../nodes/VoiceAi/transport/secrets';
 
 let service: Loopback;
 
@@ -387,5 +388,135 @@ describe('a hard failure stops the requests of the execution that have not start
 			'Voice AI rejected the request: number not provisioned',
 			'+14155550002',
 		]);
+	});
+});
+
+describe('the Base URL is read by the parser that sends and refused by name before anything is sent', () => {
+	let other: Loopback;
+	beforeAll(async () => {
+		other = await startLoopback();
+		other.handle((_, res) => json(res, 200, []));
+	});
+	afterAll(async () => await other?.close());
+	beforeEach(() => {
+		other.requests.length = 0;
+		service.handle((_, res) => json(res, 200, []));
+	});
+
+	const hostOf = (url: string) => new URL(url).host;
+	const apiKey = 'ct_base_url_test_0123456789';
+	const BACKSLASH = /^holds a backslash \(\\\), which the URL parser reads as a slash/;
+	const cases: Array<{ what: string; baseUrl: () => string; problem: () => RegExp }> = [
+		{
+			what: 'another host, a backslash, then @ and the service host',
+			baseUrl: () => `${other.url}\\@${hostOf(service.url)}`,
+			problem: () => new RegExp(`${BACKSLASH.source}.*reads the host as ${other.url}\\)`),
+		},
+		{
+			what: 'the service host, a backslash, then @ and another host',
+			baseUrl: () => `${service.url}\\@${hostOf(other.url)}`,
+			problem: () => new RegExp(`${BACKSLASH.source}.*reads the host as ${service.url}\\)`),
+		},
+		{
+			what: 'user info',
+			baseUrl: () => `http://voiceai:pw-in-the-url@${hostOf(service.url)}`,
+			problem: () => /^holds a user name or password before the host/,
+		},
+		{
+			what: 'a query',
+			baseUrl: () => `${service.url}/?v=2`,
+			problem: () => /^holds a query \(\?\) or a fragment \(#\)/,
+		},
+		{
+			what: 'an empty query',
+			baseUrl: () => `${service.url}/?`,
+			problem: () => /^holds a query \(\?\) or a fragment \(#\)/,
+		},
+		{
+			what: 'a fragment',
+			baseUrl: () => `${service.url}/#`,
+			problem: () => /^holds a query \(\?\) or a fragment \(#\)/,
+		},
+		{
+			what: 'a tab inside the host, which the parser drops',
+			baseUrl: () => service.url.replace('127.0.0.1', '127.0.\t0.1'),
+			problem: () => /^holds a space or a control character/,
+		},
+	];
+
+	it.each(cases)('$what: the node refuses it by name', async ({ baseUrl, problem }) => {
+		const result = await runNode({
+			parameters: { resource: 'agent', operation: 'getAll', returnAll: true },
+			credentials: { voiceAiApi: { baseUrl: baseUrl(), apiKey } },
+		});
+		expect(result.error?.name).toBe('NodeOperationError');
+		const { message, description } = result.error!;
+		const prefix = 'The Voice AI credential has no valid base URL: the Base URL ';
+		expect(message.startsWith(prefix)).toBe(true);
+		expect(message.slice(prefix.length)).toMatch(problem());
+		expect(description).toMatch(/^Open the Voice AI credential.*Nothing was sent\.$/);
+		expect(JSON.stringify(result.error)).not.toContain('pw-in-the-url');
+		expect({ service: service.requests, other: other.requests }).toEqual({
+			service: [],
+			other: [],
+		});
+	});
+
+	it.each(cases)('$what: the credential test refuses it by name', async ({ baseUrl, problem }) => {
+		const result = await testCredential('voiceAiApi', { baseUrl: baseUrl(), apiKey });
+		expect(result.status).toBe('Error');
+		expect(result.message.startsWith('The Base URL ')).toBe(true);
+		expect(result.message.slice('The Base URL '.length)).toMatch(problem());
+		expect(result.message).not.toContain('pw-in-the-url');
+		expect({ service: service.requests, other: other.requests }).toEqual({
+			service: [],
+			other: [],
+		});
+	});
+
+	it('a path and trailing slashes: requests go to that path of the parsed origin', async () => {
+		const baseUrl = `${service.url.replace('http://', 'HTTP://')}/api/v1//`;
+		const result = await runNode({
+			parameters: { resource: 'agent', operation: 'getAll', returnAll: true },
+			credentials: { voiceAiApi: { baseUrl, apiKey } },
+		});
+		expect(result.error).toBeUndefined();
+		const credentialTest = await testCredential('voiceAiApi', { baseUrl, apiKey });
+		expect(credentialTest.status).toBe('OK');
+		expect(service.requests.map((request) => request.url)).toEqual([
+			'/api/v1/callback/standardCampaign',
+			'/api/v1/contacts/list-names',
+		]);
+	});
+
+	it('a failed connection names the parsed origin, the one contacted', async () => {
+		const closed = await startLoopback();
+		await closed.close();
+		const result = await runNode({
+			parameters: { ...listNames, options: { maxAttempts: 1 } },
+			credentials: {
+				voiceAiApi: { baseUrl: `${closed.url.replace('127.0.0.1', '127.000.0.1')}/`, apiKey },
+			},
+		});
+		expect(result.error?.message).toMatch(/^Voice AI refused the connection/);
+		expect(result.error?.description).toContain(
+			`Check that the base URL in the credential (${closed.url}) is right`,
+		);
+	});
+});
+
+describe('Secrets reads user info with the URL parser', () => {
+	it('a name before a backslash and @ is a host, not user info: it stays readable', () => {
+		const secrets = new Secrets();
+		secrets.addFromUrl('https://crm.example.com\\@hooks.example.com/h');
+		expect(secrets.redact('sent to crm.example.com\\ and hooks.example.com')).toBe(
+			'sent to crm.example.com\\ and hooks.example.com',
+		);
+	});
+
+	it('real user info is still hidden, as typed and decoded', () => {
+		const secrets = new Secrets();
+		secrets.addFromUrl('https://voiceai:p%40ss@hooks.example.com/h');
+		expect(secrets.redact('voiceai:p%40ss p@ss p%40ss')).toBe('*** *** ***');
 	});
 });

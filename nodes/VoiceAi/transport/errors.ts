@@ -216,7 +216,8 @@ export function redirectError(
 export function transportError(
 	node: INode,
 	problem: string,
-	context: FailureContext & { code?: string; baseUrl: string },
+	/** `origin`: the base URL's scheme, host and port as parsed, the address actually contacted. */
+	context: FailureContext & { code?: string; origin: string },
 ): NodeApiError {
 	const secrets = context.secrets ?? NO_SECRETS;
 	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
@@ -224,7 +225,7 @@ export function transportError(
 	const description = secrets.redact(
 		context.mayHaveApplied
 			? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
-			: `Check that the base URL in the credential (${context.baseUrl}) is right and the service is reachable, then run again.${code}`,
+			: `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.${code}`,
 	);
 	const message = secrets.redact(`${problem}${tried}`);
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.

@@ -11,6 +11,7 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
+import { BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import type { RequestGate } from './requestGate';
 import { parseServiceFailure, redirectError, serviceError, transportError } from './errors';
 import type { ApiPath } from './path';
@@ -68,8 +69,10 @@ interface RequestPolicy {
 }
 
 interface VoiceAiCredential {
-	/** Without trailing slashes. */
+	/** Origin and path prefix as the URL parser reads the credential's Base URL (parseBaseUrl). */
 	baseUrl: string;
+	/** Scheme, host and port actually contacted: what messages show as the base URL. */
+	origin: string;
 	/**
 	 * Handed to every request, so n8n does not load and decrypt the credential again each time (in n8n
 	 * that is a database read per request); the credential's authenticate function still applies it.
@@ -86,7 +89,6 @@ interface VoiceAiCredential {
 const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
 /** Of an error answer only the start is read: the message shows 500 characters of it at most. */
 const MAX_ERROR_BYTES = 64 * 1024;
-const BASE_URL = /^https?:\/\/[^\s/?#]+/i;
 /** Connection errors where the request certainly never reached the service, so any request may be repeated. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 /** Failures worth another attempt; anything else (a bad URL, a blocked host, a cancelled run) is final. */
@@ -121,9 +123,27 @@ type Answer =
 	| { value: unknown }
 	| { tooLarge: true; bytes: number; declared: boolean };
 
+/** Errors that say the credential cannot be used: they stop the node whatever Continue On Fail says. */
+const unusableCredentialErrors = new WeakSet<Error>();
+
+export function isUnusableCredentialError(error: unknown): boolean {
+	return error instanceof Error && unusableCredentialErrors.has(error);
+}
+
+function unusableCredential(
+	context: VoiceAiContext,
+	message: string,
+	description: string,
+	itemIndex?: number,
+): NodeOperationError {
+	const error = new NodeOperationError(context.getNode(), message, { itemIndex, description });
+	unusableCredentialErrors.add(error);
+	return error;
+}
+
 /**
  * Reads the credential and checks it before anything is sent. `secrets`: the execution's collection,
- * which gets the key and the base URL's user info (a new one when not given).
+ * which gets the key (a new one when not given).
  */
 export async function voiceAiCredential(
 	this: VoiceAiContext,
@@ -131,33 +151,30 @@ export async function voiceAiCredential(
 	secrets = new Secrets(),
 ): Promise<VoiceAiCredential> {
 	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
-	const node = this.getNode();
-	const baseUrl = String(credentials.baseUrl ?? '')
-		.trim()
-		.replace(/\/+$/, '');
 	secrets.add(credentials.apiKey);
-	secrets.addFromUrl(baseUrl);
-	if (!BASE_URL.test(baseUrl)) {
-		throw new NodeOperationError(node, 'The Voice AI credential has no valid base URL', {
+	// A Base URL with user info is refused; its password is still hidden wherever it could show.
+	if (typeof credentials.baseUrl === 'string') secrets.addFromUrl(credentials.baseUrl.trim());
+	const baseUrl = parseBaseUrl(credentials.baseUrl);
+	if (!baseUrl.ok) {
+		throw unusableCredential(
+			this,
+			`The Voice AI credential has no valid base URL: the Base URL ${baseUrl.problem}`,
+			`Open the Voice AI credential. ${BASE_URL_RULE} Nothing was sent.`,
 			itemIndex,
-			description:
-				'Open the Voice AI credential and enter a base URL that starts with http:// or https://.',
-		});
-	}
-	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim())) {
-		throw new NodeOperationError(
-			node,
-			'The API key in the Voice AI credential does not start with ct_',
-			{
-				itemIndex,
-				description:
-					'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
-			},
 		);
 	}
-	const id = node.credentials?.voiceAiApi?.id ?? '';
+	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim())) {
+		throw unusableCredential(
+			this,
+			'The API key in the Voice AI credential does not start with ct_',
+			'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
+			itemIndex,
+		);
+	}
+	const id = this.getNode().credentials?.voiceAiApi?.id ?? '';
 	return {
-		baseUrl,
+		baseUrl: `${baseUrl.url.origin}${baseUrl.url.pathPrefix}`,
+		origin: baseUrl.url.origin,
 		decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials },
 		secrets,
 	};
@@ -346,7 +363,7 @@ export async function voiceAiApiRequest(
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const credential = policy.credential ?? (await voiceAiCredential.call(this, itemIndex));
-	const { baseUrl, secrets } = credential;
+	const { baseUrl, origin, secrets } = credential;
 	// Before anything is sent: a path value that would change the path is refused, and what the body
 	// carries (SIP passwords, tokens in URLs) is known to the redaction of everything shown later.
 	// n8n's getNode() deep-copies the node: only a refusal needs it.
@@ -372,7 +389,7 @@ export async function voiceAiApiRequest(
 	const waitSignal = gate ? gate.signalWith(signal) : signal;
 
 	for (let attempt = 1; ; attempt++) {
-		const context = { itemIndex, target: policy.target, attempts: attempt, baseUrl, secrets };
+		const context = { itemIndex, target: policy.target, attempts: attempt, origin, secrets };
 		const canRetry = attempt < maxAttempts;
 		if (gate) await gate.acquire(signal);
 		let response: FullResponse;

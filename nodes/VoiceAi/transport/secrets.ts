@@ -145,16 +145,21 @@ export class Secrets {
 		this.addForms(value, true);
 	}
 
-	/** The user info of an http(s) URL (`user:pass@`) and the values of secret query parameters. */
+	/**
+	 * The user info of an http(s) URL (`user:pass@`) as the URL parser reads it (so `host\@` is a host,
+	 * not user info) and the values of secret query parameters, of a URL the parser refuses too (a
+	 * malformed URL is shown back by its refusal).
+	 */
 	addFromUrl(text: string): void {
+		this.addQuerySecrets(/\?([^#]*)/.exec(text)?.[1]);
 		let url: URL;
 		try {
 			url = new URL(text);
 		} catch {
 			return;
 		}
-		const userInfo = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(text.trim())?.[1];
-		if (userInfo) {
+		if (url.username !== '' || url.password !== '') {
+			const userInfo = url.password === '' ? url.username : `${url.username}:${url.password}`;
 			this.add(userInfo);
 			this.add(decoded(userInfo));
 		}
@@ -162,9 +167,18 @@ export class Secrets {
 			this.add(url.password);
 			this.add(decoded(url.password));
 		}
-		if (url.search) {
-			for (const name of SECRET_QUERY_PARAMETERS)
-				for (const value of url.searchParams.getAll(name)) this.add(value);
+		if (url.search) this.addQuerySecrets(url.search.slice(1));
+	}
+
+	/** Values of the secret parameters of a query string, decoded and as they stand in it. */
+	private addQuerySecrets(query: string | undefined): void {
+		if (!query) return;
+		const parameters = new URLSearchParams(query);
+		for (const name of SECRET_QUERY_PARAMETERS)
+			for (const value of parameters.getAll(name)) this.add(value);
+		for (const pair of query.split('&')) {
+			const [name, value] = pair.split('=', 2);
+			if (value && SECRET_QUERY_PARAMETERS.includes(decoded(name))) this.add(value);
 		}
 	}
 
@@ -175,7 +189,7 @@ export class Secrets {
 		while (pending.length > 0) {
 			const entry = pending.pop();
 			if (typeof entry === 'string') {
-				if (entry.startsWith('http://') || entry.startsWith('https://')) this.addFromUrl(entry);
+				if (/^\s*https?:\/\//i.test(entry)) this.addFromUrl(entry.trim());
 				continue;
 			}
 			if (!isContainer(entry) || seen.has(entry)) continue;

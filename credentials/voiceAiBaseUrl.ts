@@ -1,0 +1,77 @@
+/**
+ * The one rule for the credential's Base URL (docs/security.md, "Base URL"), used by the credential
+ * test, the Voice AI node, its list pickers and the trigger. It lives next to the credential because
+ * both the credential and the nodes import it, and the layering rule (eslint.config.mjs) lets nodes
+ * import from credentials/ but not the transport's inner files.
+ *
+ * The text is read by the parser that sends (WHATWG `URL`), so the host checked is the host contacted.
+ */
+
+/** Where the requests go, as the URL parser reads the Base URL. */
+export interface VoiceAiBaseUrl {
+	/** Scheme, host and port, e.g. `https://api.example.com`: the host actually contacted. */
+	origin: string;
+	/** The path every API path is appended to, without a trailing slash: `''` or e.g. `/v1`. */
+	pathPrefix: string;
+	/** The host name alone, e.g. `api.example.com`. */
+	hostname: string;
+}
+
+export type BaseUrlCheck =
+	| { ok: true; url: VoiceAiBaseUrl }
+	/** `problem` completes "The Base URL …"; it never repeats the text (it may hold a password). */
+	| { ok: false; problem: string };
+
+export const BASE_URL_RULE =
+	'Enter the address of the Voice AI API as http:// or https://, a host, an optional port and an optional path (for example https://api.example.com or https://api.example.com/v1), with no user name or password, no backslash, no spaces, no query (?) and no fragment (#).';
+
+/** Spaces and control characters: the parser drops tabs and line breaks silently. */
+function hasSpaceOrControl(text: string): boolean {
+	for (const character of text) {
+		const code = character.charCodeAt(0);
+		if (code <= 0x20 || code === 0x7f || /\s/.test(character)) return true;
+	}
+	return false;
+}
+
+function parsed(text: string): URL | undefined {
+	try {
+		return new URL(text);
+	} catch {
+		return undefined;
+	}
+}
+
+export function parseBaseUrl(value: unknown): BaseUrlCheck {
+	const text = typeof value === 'string' ? value.trim() : '';
+	if (text === '') return { ok: false, problem: 'is empty' };
+	const url = parsed(text);
+	const isHttp = url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:');
+	const contacted = isHttp ? ` (the URL parser reads the host as ${url.origin})` : '';
+	if (text.includes('\\'))
+		return {
+			ok: false,
+			problem: `holds a backslash (\\), which the URL parser reads as a slash${contacted}`,
+		};
+	if (hasSpaceOrControl(text))
+		return { ok: false, problem: 'holds a space or a control character' };
+	if (!isHttp) return { ok: false, problem: 'is not an http:// or https:// address' };
+	if (url.username !== '' || url.password !== '')
+		return {
+			ok: false,
+			problem: `holds a user name or password before the host${contacted}; the key travels only in a header`,
+		};
+	if (text.includes('?') || text.includes('#') || url.search !== '' || url.hash !== '')
+		return {
+			ok: false,
+			problem: 'holds a query (?) or a fragment (#): every request would go to that one address',
+		};
+	return {
+		ok: true,
+		url: {
+			origin: url.origin,
+			pathPrefix: url.pathname.replace(/\/+$/, ''),
+			hostname: url.hostname,
+		},
+	};
+}
