@@ -217,3 +217,62 @@ describe('continueOnFail and pairedItem', () => {
 		]);
 	});
 });
+
+describe('Conversation > Pass Once sends nothing, so it needs no working credential', () => {
+	// The engine harness has no processed-data store, so Pass Once ends on its own "store missing"
+	// error here (test/node/pass-once.test.ts); with any credential it must end exactly there.
+	const passOnceWith = (credentials: Record<string, string>) =>
+		fx.run(
+			{ resource: 'conversation', operation: 'passOnce' },
+			{ credentials, items: [{ json: { conversation_id: 'conv_unusable_1' } }] },
+		);
+
+	it.each([
+		['a base URL that is not http(s)', { baseUrl: 'ftp://api.example.com' }],
+		['a key that does not start with ct_', { apiKey: 'sk_not_a_voice_ai_key' }],
+	])('%s: the same result as with a working credential, nothing sent', async (_, credentials) => {
+		const working = await passOnceWith({});
+		expect(working.error?.message).toMatch(/processed-data store/);
+		const unusable = await passOnceWith(credentials);
+		expect(unusable.error?.message).toBe(working.error?.message);
+		expect(unusable.items).toEqual(working.items);
+		expect(await fx.requests()).toEqual([]);
+	});
+
+	it('an operation that sends still stops on that credential, even with Continue On Fail', async () => {
+		const result = await fx.run(
+			{ resource: 'contact', operation: 'getListNames', returnAll: true },
+			{ credentials: { baseUrl: 'ftp://api.example.com' }, continueOnFail: true },
+		);
+		expect(result.error?.message).toMatch(/^The Voice AI credential has no valid base URL/);
+		expect(await fx.requests()).toEqual([]);
+	});
+});
+
+describe('Webhook Set refuses a malformed URL without showing its token', () => {
+	// Short enough for the message to show the whole value (it cuts values after 57 characters).
+	const token = 'tok_9f8e7d6c5b';
+	it.each([
+		['no Continue On Fail', false],
+		['Continue On Fail', true],
+	])('%s', async (_, continueOnFail) => {
+		const result = await fx.run(
+			{
+				resource: 'webhook',
+				operation: 'set',
+				webhookUrl: `https://hooks example.com/h?token=${token}`,
+			},
+			{ continueOnFail },
+		);
+		// What a person sees: the error (message, description, stack) or the error item. The node's own
+		// parameters hold the URL as typed: the workflow stores it anyway.
+		const { error } = result;
+		const shown = continueOnFail
+			? JSON.stringify(result.items)
+			: JSON.stringify([error?.message, error?.description, error?.stack, error?.context]);
+		expect(shown).toMatch(/Webhook URL/);
+		expect(shown).toContain('https://hooks example.com/h?token=***');
+		expect(shown).not.toContain(token);
+		expect(await fx.requests()).toEqual([]);
+	});
+});

@@ -7,6 +7,7 @@ import {
 	RequestsStopped,
 	Secrets,
 	forEachIndex,
+	isUnusableCredentialError,
 	voiceAiApiRequest,
 	voiceAiCredential,
 } from '../transport';
@@ -39,6 +40,20 @@ function asNodeError(
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+}
+
+/**
+ * The item's parameters as given, before any check: a refusal may show a value back (a malformed
+ * webhook URL with its token), so its secrets must be known before the refusal is shown.
+ */
+function rawParameters(ctx: IExecuteFunctions, operation: VoiceAiOperation, itemIndex: number) {
+	return operation.description.map(({ name }) => {
+		try {
+			return ctx.getNodeParameter(name, itemIndex, undefined);
+		} catch {
+			return undefined;
+		}
+	});
 }
 
 /**
@@ -79,6 +94,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			inputs[itemIndex] = await operation.validate.call(this, itemIndex);
 			secrets.collect(inputs[itemIndex]);
 		} catch (caught) {
+			secrets.collect(rawParameters(this, operation, itemIndex));
 			const error = asNodeError(this, caught, itemIndex);
 			if (!continueOnFail) throw secrets.redactError(error);
 			results[itemIndex] = [failed(error, itemIndex)];
@@ -89,9 +105,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++)
 		results[itemIndex] ??= earlier.success(itemIndex) as INodeExecutionData[];
 
-	// Checked once per execution: a bad credential stops the node before any request.
-	const toSend = items.length - results.filter(Boolean).length;
-	const credential = toSend > 0 ? await voiceAiCredential.call(this, 0, secrets) : undefined;
+	// Read and checked once per execution, when the first request is about to go: an operation that
+	// sends nothing (Conversation > Pass Once) needs no working credential. A bad one stops the node.
+	let credential: ReturnType<typeof voiceAiCredential> | undefined;
+	const checkedCredential = async () =>
+		await (credential ??= voiceAiCredential.call(this, 0, secrets));
 
 	await forEachIndex(items.length, concurrency, async (itemIndex) => {
 		if (results[itemIndex]) return;
@@ -103,7 +121,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				repeatable: operation.repeatable,
 				mayHaveApplied: operation.mayHaveApplied,
 				target: operation.target?.(inputs[itemIndex]),
-				credential,
+				credential: await checkedCredential(),
 			});
 		try {
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
@@ -119,7 +137,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			)
 				return;
 			const error = asNodeError(this, caught, itemIndex);
-			if (!continueOnFail) {
+			const unusableCredential =
+				isUnusableCredentialError(caught) ||
+				isUnusableCredentialError((caught as { cause?: unknown })?.cause);
+			if (!continueOnFail || unusableCredential) {
 				gate.close();
 				throw secrets.redactError(error);
 			}
