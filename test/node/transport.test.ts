@@ -11,6 +11,7 @@ import { runNode, testCredential } from '../support/engine';
 import type { Handler, Loopback } from '../support/loopback';
 import { json, startLoopback } from '../support/loopback';
 import { sipUpdateWithLogin } from '../support/parameters';
+import { TriggerWorkflow } from '../support/triggerWorkflow';
 import { buildPath } from '../../nodes/VoiceAi/transport/path';
 import { Secrets } from '../../nodes/VoiceAi/transport/secrets';
 
@@ -474,6 +475,34 @@ describe('the Base URL is read by the parser that sends and refused by name befo
 		});
 	});
 
+	it.each(cases)('$what: the agent picker refuses it by name', async ({ baseUrl, problem }) => {
+		const picker = new TriggerWorkflow({ baseUrl: baseUrl(), apiKey });
+		const refusal = await picker.listSearch('searchAgents').then(
+			() => undefined,
+			(error: unknown) => error as Error,
+		);
+		const prefix = 'The Voice AI credential has no valid base URL: the Base URL ';
+		expect(refusal?.message.startsWith(prefix)).toBe(true);
+		expect(refusal?.message.slice(prefix.length)).toMatch(problem());
+		expect({ service: service.requests, other: other.requests }).toEqual({
+			service: [],
+			other: [],
+		});
+	});
+
+	it('the agent picker names the parsed origin when the answer is not a list', async () => {
+		service.handle((_, res) => json(res, 200, { agents: 'none' }));
+		const baseUrl = `${service.url.replace('http://127.0.0.1', 'HTTP://127.000.0.1')}/`;
+		const refusal = await new TriggerWorkflow({ baseUrl, apiKey }).listSearch('searchAgents').then(
+			() => undefined,
+			(error: unknown) => error as Error & { description?: string },
+		);
+		expect(refusal?.message).toMatch(/not a list/);
+		expect(refusal?.description).toBe(
+			`Check that the base URL in the Voice AI credential (${service.url}) points at the Voice AI API.`,
+		);
+	});
+
 	it('a path and trailing slashes: requests go to that path of the parsed origin', async () => {
 		const baseUrl = `${service.url.replace('http://', 'HTTP://')}/api/v1//`;
 		const result = await runNode({
@@ -487,6 +516,22 @@ describe('the Base URL is read by the parser that sends and refused by name befo
 			'/api/v1/callback/standardCampaign',
 			'/api/v1/contacts/list-names',
 		]);
+	});
+
+	it('an answer the node does not expect names the parsed origin', async () => {
+		service.handle((_, res) => json(res, 418, { error: { message: 'teapot' } }));
+		const result = await runNode({
+			parameters: listNames,
+			credentials: {
+				voiceAiApi: {
+					baseUrl: service.url.replace('http://127.0.0.1', 'HTTP://127.000.0.1'),
+					apiKey,
+				},
+			},
+		});
+		expect(result.error?.description).toBe(
+			`An answer the node does not expect. Check the base URL in the credential (${service.url}).`,
+		);
 	});
 
 	it('a failed connection names the parsed origin, the one contacted', async () => {

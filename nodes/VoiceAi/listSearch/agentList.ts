@@ -2,7 +2,7 @@ import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { listIn } from '../actions/types';
-import { voiceAiApiRequest } from '../transport';
+import { voiceAiApiRequest, voiceAiCredential } from '../transport';
 
 /** A list in the editor should answer quickly: one retry, short waits, no minute-long rate-limit pause. */
 const LIST_RETRY = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 };
@@ -23,6 +23,7 @@ function text(value: unknown): string {
  * that are not objects are skipped.
  */
 export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry[]> {
+	const credential = await voiceAiCredential.call(this);
 	const answer = listIn(
 		await voiceAiApiRequest.call(
 			this,
@@ -30,7 +31,7 @@ export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry
 			'/callback/standardCampaign',
 			undefined,
 			{},
-			{ retry: LIST_RETRY },
+			{ retry: LIST_RETRY, credential },
 		),
 	);
 	if (!answer) {
@@ -38,8 +39,7 @@ export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry
 			this.getNode(),
 			'Voice AI answered the agent list with something that is not a list',
 			{
-				description:
-					'Check that the base URL in the Voice AI credential points at the Voice AI API.',
+				description: `Check that the base URL in the Voice AI credential (${credential.origin}) points at the Voice AI API.`,
 			},
 		);
 	}

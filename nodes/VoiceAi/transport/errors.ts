@@ -20,7 +20,12 @@ interface FailureContext {
 	attempts: number;
 	/** Removed from every message and description (the key, SIP passwords, tokens the request carried). */
 	secrets?: Secrets;
+	/** The base URL's scheme, host and port as parsed (parseBaseUrl): the address actually contacted. */
+	origin?: string;
 }
+
+/** ` (https://api.example.com)` after "the base URL": messages name the host contacted. */
+const contacted = (context: FailureContext) => (context.origin ? ` (${context.origin})` : '');
 
 const MAX_SHOWN = 500;
 const NO_SECRETS = new Secrets();
@@ -144,7 +149,7 @@ function explain(
 			}
 			return {
 				message: `Voice AI answered with status ${failure.status}${said}`,
-				description: 'An answer the node does not expect. Check the base URL in the credential.',
+				description: `An answer the node does not expect. Check the base URL in the credential${contacted(context)}.`,
 			};
 	}
 }
@@ -200,10 +205,10 @@ export function redirectError(
 	const where = origin ? secrets.redact(origin) : undefined;
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
 	const description = secrets.redact(
-		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential. ` +
+		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential${contacted(context)}. ` +
 			(where
 				? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
-				: 'Check the base URL of the credential.'),
+				: `Check the base URL of the credential${contacted(context)}.`),
 	);
 	return new NodeApiError(
 		node,
@@ -216,7 +221,6 @@ export function redirectError(
 export function transportError(
 	node: INode,
 	problem: string,
-	/** `origin`: the base URL's scheme, host and port as parsed, the address actually contacted. */
 	context: FailureContext & { code?: string; origin: string },
 ): NodeApiError {
 	const secrets = context.secrets ?? NO_SECRETS;
@@ -225,7 +229,7 @@ export function transportError(
 	const description = secrets.redact(
 		context.mayHaveApplied
 			? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
-			: `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.${code}`,
+			: `Check that the base URL in the credential${contacted(context)} is right and the service is reachable, then run again.${code}`,
 	);
 	const message = secrets.redact(`${problem}${tried}`);
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
