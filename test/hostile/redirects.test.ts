@@ -37,7 +37,8 @@ function redirectWith(status: number, answerAgentList = false): void {
 			request.url === '/callback/standardCampaign'
 		) {
 			res.writeHead(200, { 'Content-Type': 'application/json' });
-			return res.end('[]');
+			res.end('[]');
+			return;
 		}
 		res.writeHead(status, { Location: `${other.url}${request.url}`, 'Content-Type': 'text/plain' });
 		res.end(`Moved to ${other.url}${request.url}`);
