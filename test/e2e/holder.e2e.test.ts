@@ -142,8 +142,14 @@ async function pointsAt(url: string, what: string, org = ACME): Promise<void> {
 	await pollUntil(async () => (await accountUrl(org)) === url, { timeoutMs: 30_000, what });
 }
 
+/** Webhook runs of the workflow (n8n 2.41 refuses a page over 100, which N8nApi.listExecutions asks for). */
 async function runs(workflow: SavedWorkflow): Promise<number> {
-	return (await stack.api.listExecutions(workflow.id)).filter((e) => e.mode === 'webhook').length;
+	const filter = encodeURIComponent(JSON.stringify({ workflowId: workflow.id }));
+	const page = await stack.api.request<{ results: Array<{ mode: string }> }>(
+		'GET',
+		`/rest/executions?filter=${filter}&limit=100`,
+	);
+	return page.results.filter((e) => e.mode === 'webhook').length;
 }
 
 /** The service completes a conversation; the next run is `holder`'s, and answered 200. */
