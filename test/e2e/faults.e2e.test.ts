@@ -4,10 +4,13 @@
  * 2.x), and the node must behave the same on all of them. Faults come from the sandbox's injection;
  * attempts are counted in the sandbox's request log. Then the credential dialog's test with a revoked
  * key and with base URLs that are not http(s), which on 1.x runs another error path than on 2.x.
- * One n8n for the file, three workflows.
+ * Then base URLs that read as the service but are not (issue 34): through the credential test and the
+ * node, with a second local server standing in for the other host, which must receive nothing.
+ * One n8n for the file.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
+import { captureServer } from '../support/captureServer';
 import { chain, voiceAiNode, START } from '../support/manualWorkflow';
 import { n8nVersion, pollUntil, type ExecutionDetail, type SavedWorkflow } from '../support/n8n';
 import { startStack, type Stack } from '../support/stack';
@@ -185,4 +188,77 @@ describe(`n8n ${n8nVersion()}: the credential dialog's test`, () => {
 			message: expect.stringMatching(/^The Base URL is not an http:\/\/ or https:\/\/ address/),
 		});
 	});
+});
+
+describe(`n8n ${n8nVersion()}: a base URL is what the URL parser reads, and refused by name before anything is sent`, () => {
+	const other = captureServer();
+	beforeAll(async () => await other.start());
+	afterAll(async () => await other.stop());
+	beforeEach(() => other.clear());
+
+	const sandboxHost = () => new URL(stack.sandbox.baseUrl).host;
+	const CASES: Array<[string, () => string, () => RegExp]> = [
+		[
+			'another host, a backslash, then @ and the service host',
+			() => `${other.url}\\@${sandboxHost()}`,
+			() => new RegExp(`^holds a backslash .*reads the host as ${other.url}\\)`),
+		],
+		[
+			'the service host, a backslash, then @ and another host',
+			() => `${stack.sandbox.baseUrl}\\@${new URL(other.url).host}`,
+			() => new RegExp(`^holds a backslash .*reads the host as ${stack.sandbox.baseUrl}\\)`),
+		],
+		['a query', () => `${stack.sandbox.baseUrl}/?v=2`, () => /^holds a query \(\?\) or a fragment/],
+		['a fragment', () => `${stack.sandbox.baseUrl}/#`, () => /^holds a query \(\?\) or a fragment/],
+	];
+
+	const sandboxRequests = async () =>
+		await stack.admin.request<unknown[]>('GET', `/__sandbox/requests?org=${stack.org.id}`);
+
+	test.each(CASES)(
+		'%s: the credential test refuses it naming the Base URL',
+		async (_, baseUrl, problem) => {
+			const result = await stack.api.request<{ status: string; message: string }>(
+				'POST',
+				'/rest/credentials/test',
+				{
+					credentials: {
+						id: stack.credential.id,
+						name: stack.credential.name,
+						type: 'voiceAiApi',
+						data: { baseUrl: baseUrl(), apiKey: stack.org.apiKey, authHeader: 'bearer' },
+					},
+				},
+			);
+			expect(result.status).toBe('Error');
+			expect(result.message.startsWith('The Base URL ')).toBe(true);
+			expect(result.message.slice('The Base URL '.length)).toMatch(problem());
+			expect({ other: other.requests, sandbox: await sandboxRequests() }).toEqual({
+				other: [],
+				sandbox: [],
+			});
+		},
+	);
+
+	test.each(CASES)(
+		'%s: the node refuses it naming the Base URL',
+		async (what, baseUrl, problem) => {
+			const credential = await stack.api.createVoiceAiCredential(
+				{ baseUrl: baseUrl(), apiKey: stack.org.apiKey },
+				`Voice AI base URL: ${what}`,
+			);
+			const workflow = await stack.api.importWorkflow(
+				chain(`base URL: ${what}`, [voiceAiNode('Voice AI', listNames({}))]),
+				{ voiceAiApi: credential },
+			);
+			const error = await failedRun(workflow);
+			const prefix = 'The Voice AI credential has no valid base URL: the Base URL ';
+			expect(error.startsWith(prefix)).toBe(true);
+			expect(error.slice(prefix.length)).toMatch(problem());
+			expect({ other: other.requests, sandbox: await sandboxRequests() }).toEqual({
+				other: [],
+				sandbox: [],
+			});
+		},
+	);
 });
