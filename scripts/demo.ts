@@ -7,41 +7,33 @@
  * --queue: n8n in queue mode instead (scripts/queue-demo.ts, docs/scaling.md).
  * State lives in .demo/n8n and is reset at every start (the sandbox keeps its data in memory).
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { CRM_TABLE, DEFAULT_OWNER, N8nApi, startN8n, type N8nProcess } from '../test/support/n8n';
 import {
-	CRM_TABLE,
-	DEFAULT_OWNER,
-	N8nApi,
-	REPO_ROOT,
-	startN8n,
-	type N8nProcess,
-} from '../test/support/n8n';
-import { portOption, say, setUpDemoWorkflows, startDemoSandbox, stopOnSignal } from './demoSetup';
+	freshStateDir,
+	portOption,
+	say,
+	sayLogin,
+	setUpDemoWorkflows,
+	startDemoSandbox,
+	stopper,
+} from './demoSetup';
 
 async function main() {
 	const started = Date.now();
 	const n8nPort = portOption('port', 5678);
 	const sandboxPort = portOption('sandbox-port', 3001);
 	const verbose = process.argv.includes('--verbose');
-	const stateDir = join(REPO_ROOT, '.demo', 'n8n');
-	if (existsSync(stateDir)) rmSync(stateDir, { recursive: true, force: true });
-	mkdirSync(stateDir, { recursive: true });
+	const stateDir = freshStateDir('n8n');
 
 	const demoSandbox = await startDemoSandbox(sandboxPort, 'demo');
 	const { sandbox } = demoSandbox;
 	let n8n: N8nProcess | undefined;
-	let stopping = false;
-	const stop = async (code: number) => {
-		if (stopping) return;
-		stopping = true;
-		say('\n[demo] stopping n8n and the sandbox');
+	const stop = stopper('\n[demo] stopping n8n and the sandbox', async () => {
 		await n8n?.stop().catch(() => undefined);
 		await demoSandbox.close();
-		process.exit(code);
-	};
-	stopOnSignal(stop);
+	});
 
 	try {
 		say(`[demo] starting n8n on port ${n8nPort} (state in ${stateDir})`);
@@ -63,10 +55,7 @@ async function main() {
 		say('='.repeat(78));
 		say(`n8n with n8n-nodes-voiceai is ready (${seconds} s)`);
 		say();
-		say(`  Log in:      ${n8n.baseUrl}`);
-		say(`  n8n log:     ${n8n.logFile}`);
-		say(`  Email:       ${DEFAULT_OWNER.email}`);
-		say(`  Password:    ${DEFAULT_OWNER.password}`);
+		sayLogin(n8n);
 		say();
 		say(
 			`  Sandbox:     ${sandbox.baseUrl}  (org ${demo.orgName}; its API key is in the credential "${demo.credentialName}")`,

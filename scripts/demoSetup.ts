@@ -1,14 +1,23 @@
 /**
  * What `npm start` does the same way for a single n8n (scripts/demo.ts) and for queue mode
- * (scripts/queue-demo.ts): the port options, the sandbox with its connection file, and the n8n side of
- * the demo (a credential for Acme Dental, the CRM Data Table, the example workflows with CRM sync
- * published).
+ * (scripts/queue-demo.ts), and `npm run dev` (scripts/dev.ts) as `npm start` does: the port options,
+ * the state folder, the sandbox with its connection file, the stop on Ctrl-C, the login lines and the
+ * n8n side of the demo (a credential for Acme Dental, the CRM Data Table, the example workflows with
+ * CRM sync published).
  */
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { startSandbox, type Sandbox } from '../sandbox';
 import { connectionFile } from '../sandbox/connection';
-import { CRM_TABLE, EXAMPLES_DIR, loadExample, type N8nApi } from '../test/support/n8n';
+import {
+	CRM_TABLE,
+	DEFAULT_OWNER,
+	EXAMPLES_DIR,
+	REPO_ROOT,
+	loadExample,
+	type N8nApi,
+} from '../test/support/n8n';
 import { SandboxAdmin } from '../test/support/sandboxAdmin';
 
 export function portOption(name: string, fallback: number): number {
@@ -20,7 +29,24 @@ export function portOption(name: string, fallback: number): number {
 	return value;
 }
 
-export const say = (line = '') => process.stdout.write(`${line}\n`);
+export const say = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+/** `.demo/<name>`, emptied: every start begins with a new n8n database, as the sandbox's keys are new. */
+export function freshStateDir(name: string): string {
+	const dir = join(REPO_ROOT, '.demo', name);
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(dir, { recursive: true });
+	return dir;
+}
+
+/** Where and how to log in to n8n, after `headline` if given. */
+export function sayLogin(n8n: { baseUrl: string; logFile: string }, headline?: string): void {
+	if (headline) say(headline);
+	say(`  Log in:      ${n8n.baseUrl}`);
+	say(`  n8n log:     ${n8n.logFile}`);
+	say(`  Email:       ${DEFAULT_OWNER.email}`);
+	say(`  Password:    ${DEFAULT_OWNER.password}`);
+}
 
 export interface DemoSandbox {
 	sandbox: Sandbox;
@@ -56,6 +82,23 @@ export async function startDemoSandbox(port: number, tag: string): Promise<DemoS
 export function stopOnSignal(stop: (code: number) => Promise<void>): void {
 	process.on('SIGINT', () => void stop(0));
 	process.on('SIGTERM', () => void stop(0));
+}
+
+/** The one way out, for Ctrl-C, SIGTERM and failures: says `message`, runs `close` once, exits. */
+export function stopper(
+	message: string,
+	close: () => Promise<void>,
+): (code: number) => Promise<void> {
+	let stopping = false;
+	const stop = async (code: number) => {
+		if (stopping) return;
+		stopping = true;
+		say(message);
+		await close().catch(() => undefined);
+		process.exit(code);
+	};
+	stopOnSignal(stop);
+	return stop;
 }
 
 export interface DemoWorkflows {

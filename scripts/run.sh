@@ -131,6 +131,13 @@ case "$job" in
     export VOICEAI_N8N_DIR="$(n8n_dir)"
     exec npx tsx scripts/demo.ts "${@:2}"
     ;;
+  dev)
+    # `npm run dev`: the sandbox and the primary line's n8n, rebuilt and restarted on each change.
+    ensure_deps
+    build
+    export VOICEAI_N8N_DIR="$(n8n_dir)"
+    exec npx tsx scripts/dev.ts "${@:2}"
+    ;;
   bench)
     ensure_deps
     build
@@ -144,7 +151,7 @@ case "$job" in
     exec npx tsx bench/profileTrigger.ts "${@:2}"
     ;;
   *)
-    echo "usage: scripts/run.sh test|editor|demo|bench|bench-profile|build|lint|sandbox|simulate|quick|unit|e2e|compat|check-package|docs|format|format-check [args]" >&2
+    echo "usage: scripts/run.sh test|editor|demo|dev|bench|bench-profile|build|lint|sandbox|simulate|quick|unit|e2e|compat|check-package|docs|format|format-check [args]" >&2
     exit 2
     ;;
 esac
