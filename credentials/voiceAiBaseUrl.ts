@@ -55,7 +55,8 @@ export function parseBaseUrl(value: unknown): BaseUrlCheck {
 		};
 	if (hasSpaceOrControl(text))
 		return { ok: false, problem: 'holds a space or a control character' };
-	if (!isHttp) return { ok: false, problem: 'is not an http:// or https:// address' };
+	if (!isHttp)
+		return { ok: false, problem: 'is not an http:// or https:// address of the Voice AI API' };
 	if (url.username !== '' || url.password !== '')
 		return {
 			ok: false,
