@@ -1,13 +1,27 @@
 /**
- * `npm run sandbox` and `npm run simulate` as a fresh machine runs them: only the machine's own Node
- * (20 here) on PATH, so scripts/run.sh must bring Node 24 (undici, which both use, needs it) the same
- * way `npm start` and `npm test` do.
+ * `npm run sandbox`, `npm run simulate` and `npm run dev` as a fresh machine runs them: only the
+ * machine's own Node (20 here) on PATH, so scripts/run.sh must bring Node 24 (undici, which they use,
+ * needs it) the same way `npm start` and `npm test` do. `npm run dev` runs in a copy of the working
+ * tree (its builds and edits stay out of this one) with the primary line's n8n, so only where
+ * VOICEAI_N8N_DIR says it is installed (`npm test`, `npm run test:unit:all`).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import {
+	cpSync,
+	existsSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+
+import { DEFAULT_OWNER, freePort, N8nApi, NODE_TYPES, pollUntil } from '../support/n8n';
 
 const root = join(__dirname, '..', '..');
 
@@ -26,10 +40,10 @@ function terminalEnv(): NodeJS.ProcessEnv {
 	return { ...env, PATH: machinePath };
 }
 
-function npmRun(args: string[]): ChildProcess {
+function npmRun(args: string[], cwd = root): ChildProcess {
 	// Its own process group, so the whole tree (npm, bash, tsx, node) can be stopped together.
 	return spawn('npm', ['run', ...args], {
-		cwd: root,
+		cwd,
 		env: terminalEnv(),
 		stdio: ['ignore', 'pipe', 'pipe'],
 		detached: true,
@@ -134,3 +148,95 @@ test(`from a PATH with only the machine's Node (${machineNode}): npm run sandbox
 	expect(received).toHaveLength(1);
 	expect(JSON.stringify(received[0])).toContain(report.conversationId);
 }, 300_000);
+
+/** The working tree's files (tracked and new, not ignored) in a new folder, node_modules linked. */
+function copyOfWorkingTree(): string {
+	const copy = mkdtempSync(join(tmpdir(), 'voiceai-dev-test-'));
+	const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], {
+		cwd: root,
+		encoding: 'utf8',
+	});
+	for (const file of files.split('\0').filter((f) => f && existsSync(join(root, f))))
+		cpSync(join(root, file), join(copy, file));
+	symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+	return copy;
+}
+
+const withN8n = process.env.VOICEAI_N8N_DIR ? test : test.skip;
+
+withN8n(
+	"from a PATH with only the machine's Node: npm run dev serves n8n with the package, keeps it through a failed build, rebuilds and restarts it on a change with the same owner and workflows, and Ctrl-C stops it all",
+	async () => {
+		const copy = copyOfWorkingTree();
+		const port = await freePort();
+		const dev = npmRun(
+			['dev', '--', '--port', String(port), '--sandbox-port', String(await freePort())],
+			copy,
+		);
+		const out = output(dev);
+		const exited = new Promise<number | null>((resolve) => dev.once('exit', resolve));
+		const said = (pattern: RegExp, times = 1) =>
+			pollUntil(
+				() => {
+					if (dev.exitCode !== null) throw new Error(`npm run dev exited:\n${out.stderr()}`);
+					return (out.stdout().match(new RegExp(pattern, 'g'))?.length ?? 0) >= times;
+				},
+				{ timeoutMs: 240_000, intervalMs: 250, what: `${pattern} x${times} from npm run dev` },
+			);
+		try {
+			await said(/n8n with n8n-nodes-voiceai is ready/);
+			expect(out.stdout()).toContain(`Log in:      http://127.0.0.1:${port}`);
+			expect(out.stdout()).toContain(`Password:    ${DEFAULT_OWNER.password}`);
+			const api = new N8nApi(`http://127.0.0.1:${port}`);
+			await api.login();
+			const workflows = await api.request<Array<{ id: string }>>('GET', '/rest/workflows');
+			const displayName = async () =>
+				(
+					await api.request<Array<{ name: string; displayName: string }>>(
+						'GET',
+						'/types/nodes.json',
+					)
+				).find((type) => type.name === NODE_TYPES.action)?.displayName;
+			expect(await displayName()).toBe('Voice AI');
+
+			const broken = join(copy, 'nodes', 'VoiceAi', 'devLoopBroken.ts');
+			writeFileSync(broken, 'export const broken: number = "text";\n');
+			await said(/build failed: n8n keeps running the last good build/);
+			expect(out.stderr()).toMatch(/nodes\/VoiceAi\/devLoopBroken\.ts\(1,14\): error TS2322/);
+			await api.login();
+
+			// The fix and a change in one save: one build, one restart.
+			const node = join(copy, 'nodes', 'VoiceAi', 'VoiceAi.node.ts');
+			const source = readFileSync(node, 'utf8');
+			writeFileSync(
+				node,
+				source.replace("displayName: 'Voice AI',", "displayName: 'Voice AI dev',"),
+			);
+			rmSync(broken);
+			await said(/n8n restarted with the new build/);
+			expect(out.stdout()).toMatch(/restarted with the new build[^\n]*\n {2}Log in: {6}http:/);
+			await api.login();
+			expect(await displayName()).toBe('Voice AI dev');
+			expect(await api.request<Array<{ id: string }>>('GET', '/rest/workflows')).toHaveLength(
+				workflows.length,
+			);
+		} finally {
+			if (dev.exitCode === null) process.kill(-dev.pid!, 'SIGINT'); // Ctrl-C: the whole group
+			await exited;
+			rmSync(copy, { recursive: true, force: true });
+		}
+		expect(out.stdout()).toContain('[dev] stopping the watcher, n8n and the sandbox');
+		// Every process of the group (npm, bash, tsx, n8n, the sandbox) gone, and n8n's port closed.
+		const groupGone = () => {
+			try {
+				process.kill(-dev.pid!, 0);
+				return false;
+			} catch {
+				return true;
+			}
+		};
+		await pollUntil(groupGone, { timeoutMs: 60_000, what: 'the npm run dev processes to exit' });
+		await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+	},
+	400_000,
+);
