@@ -53,7 +53,8 @@ function parameterNames(properties: INodeProperties[]): Set<string> {
 describe('the package as n8n loads it', () => {
 	it('is an installable community package', () => {
 		expect(pkg.keywords).toContain('n8n-community-node-package');
-		expect(pkg.files).toEqual(['dist']);
+		expect(pkg.files).toEqual(['dist', 'index.js']);
+		expect(pkg.main).toBe('index.js');
 		expect(pkg.dependencies ?? {}).toEqual({});
 		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
 		expect(loader.packageName).toBe('n8n-nodes-voiceai');
@@ -294,14 +295,14 @@ describe('the package as n8n loads it', () => {
 			Accept: 'application/json',
 			'X-API-Key': '',
 		});
+		// The test request's base is a stand-in: `authenticate` replaces it with the parsed Base URL.
 		const request = credential.test!.request;
-		expect(
-			[request.baseURL, request.url, request.method].every((value) =>
-				String(value).startsWith('={{'),
-			),
-		).toBe(true);
-		expect(request.url).toContain('"/contacts/list-names"');
-		expect(request.method).toContain('"GET"');
+		expect(request).toMatchObject({
+			url: '/contacts/list-names',
+			method: 'GET',
+			disableFollowRedirect: true,
+		});
+		expect(new URL(String(request.baseURL)).hostname.endsWith('.invalid')).toBe(true);
 		expect(loader.known.credentials.voiceAiApi.supportedNodes).toEqual(
 			expect.arrayContaining(['voiceAi']),
 		);
