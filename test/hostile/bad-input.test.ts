@@ -96,9 +96,25 @@ function editorLabel(base: INodeParameters, path: string): string {
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A value as the test's name shows it: a long one (an id of 70,000 characters) by its start and length. */
+function shown(value: unknown): string {
+	const text = JSON.stringify(value);
+	return text.length > 80 ? `${text.slice(0, 40)}… (${text.length} characters)` : text;
+}
+
+/** What the items' binary data is, so that cases differing only in it have their own names. */
+function binaryShown(items: InputItem[] | undefined): string {
+	const files = (items ?? []).flatMap((item) =>
+		Object.values(item.binary ?? {}).map(
+			(file) => `${JSON.stringify(file.mimeType)}, ${file.data.length} base64 characters`,
+		),
+	);
+	return files.length ? ` with binary ${files.join('; ')}` : '';
+}
+
 const named = cases.map((testCase, index) => ({
 	...testCase,
-	name: `#${index + 1} ${testCase.op} ${testCase.path} = ${JSON.stringify(testCase.bad)}`,
+	name: `#${index + 1} ${testCase.op} ${testCase.path} = ${shown(testCase.bad)}${binaryShown(testCase.items)}`,
 }));
 
 describe(`${cases.length} invalid inputs across every operation`, () => {

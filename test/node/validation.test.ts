@@ -378,3 +378,211 @@ describe('invalid input is refused before anything is sent', () => {
 		expect(`${result.error?.message} ${result.error?.description}`).not.toContain('424242');
 	});
 });
+
+describe('values that passed the checks and failed late or went out wrong (issue 34 part 3)', () => {
+	const refusedBeforeSending = async (
+		parameters: INodeParameters,
+		message: RegExp,
+		items?: InputItem[],
+	) => {
+		const result = await fx.run(parameters, { items });
+		expect(result.error?.name).toBe('NodeOperationError');
+		expect(result.error?.message).toMatch(message);
+		expect(await fx.requests()).toEqual([]);
+		return result;
+	};
+	const image = (binary: Record<string, unknown>): InputItem[] => [
+		{
+			json: {},
+			binary: { data: { data: PNG, mimeType: 'image/png', fileName: 'logo.png', ...binary } },
+		},
+	];
+
+	it('a Chatbot ID cut in the middle of an emoji (a lone surrogate) is refused by name', async () => {
+		await refusedBeforeSending(
+			{ ...chatbot({ chatbotName: 'x' }), chatbotId: '={{ "cb_😀".slice(0, 4) }}' },
+			/^Invalid 'Chatbot' in item 0: .*half of a character/,
+		);
+	});
+
+	it('a 70,000-character Chatbot ID is refused by name, with the limit', async () => {
+		await refusedBeforeSending(
+			{ ...chatbot({ chatbotName: 'x' }), chatbotId: '={{ "c".repeat(70000) }}' },
+			/^Invalid 'Chatbot' in item 0: it has 70000 characters, more than 512/,
+		);
+	});
+
+	it('an id of 512 characters is still sent', async () => {
+		const result = await fx.run({
+			...chatbot({ chatbotName: 'x' }),
+			chatbotId: '={{ "c".repeat(512) }}',
+		});
+		expect(result.error?.message).toMatch(/was not found/);
+		expect((await fx.requests()).map((request) => request.status)).toEqual([404]);
+	});
+
+	it('a 513-character Carrier is refused by name', async () => {
+		await refusedBeforeSending(
+			{
+				resource: 'trustProduct',
+				operation: 'getAll',
+				carrier: '={{ "t".repeat(513) }}',
+				returnAll: true,
+			},
+			/^Invalid 'Carrier' in item 0: it has 513 characters, more than 512/,
+		);
+	});
+
+	it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'])(
+		'a Chatbot Image Field named %s finds no binary field (own properties only)',
+		async (property) => {
+			await refusedBeforeSending(
+				chatbot({ chatbotImageProperty: property }),
+				new RegExp(
+					`^Invalid 'Chatbot Image Field' in item 0: the input item has no binary field "${property}"`,
+				),
+				image({}),
+			);
+		},
+	);
+
+	it.each([
+		'image/png\r\nX-Injected: yes',
+		'image/png\nX-Injected: yes',
+		'image/png\r',
+		'image/png; name="a\r\nb"',
+		'image',
+		'image/',
+		'/png',
+		'image/p ng',
+		'image/png/x',
+	])('a MIME type %j is refused by name, nothing sent', async (mimeType) => {
+		await refusedBeforeSending(
+			chatbot({ chatbotImageProperty: 'data' }),
+			/^Invalid 'Chatbot Image Field' in item 0: the MIME type of binary field "data" .*is not a type\/subtype/,
+			image({ mimeType }),
+		);
+	});
+
+	it.each(['image/png', 'image/svg+xml', 'application/vnd.acme.logo-v1'])(
+		"a MIME type %j is sent as the part's Content-Type (the service judges it)",
+		async (mimeType) => {
+			const result = await fx.run(chatbot({ chatbotImageProperty: 'data' }), {
+				items: image({ mimeType }),
+			});
+			expect(result.error?.name).not.toBe('NodeOperationError');
+			expect(await fx.requests()).toHaveLength(1);
+			if (mimeType !== 'image/png')
+				expect(result.error?.message).toContain(`declared as ${mimeType}`);
+		},
+	);
+
+	it('a 0-byte image is refused by name, nothing sent', async () => {
+		await refusedBeforeSending(
+			chatbot({ bubbleIconImageProperty: 'data' }),
+			/^Invalid 'Bubble Icon Image Field' in item 0: binary field "data" is empty \(0 bytes\)/,
+			image({ data: '' }),
+		);
+	});
+
+	it.each([
+		['Inbound Port', sipUpdate({ ...SIP_DIRECTION, port: '={{ "0x13C4" }}' })],
+		['Inbound Port', sipUpdate({ ...SIP_DIRECTION, port: '={{ "0b1010" }}' })],
+		['Inbound Port', sipUpdate({ ...SIP_DIRECTION, port: '={{ "1e3" }}' })],
+		['Inbound Port', sipUpdate({ ...SIP_DIRECTION, port: '={{ "5060.0" }}' })],
+		[
+			'Limit',
+			{ resource: 'contact', operation: 'getListNames', returnAll: false, limit: '={{ "1e3" }}' },
+		],
+		[
+			'Concurrency',
+			{
+				resource: 'contact',
+				operation: 'getListNames',
+				returnAll: true,
+				options: { concurrency: '={{ "0x5" }}' },
+			},
+		],
+		[
+			'Max Attempts',
+			{
+				resource: 'contact',
+				operation: 'getListNames',
+				returnAll: true,
+				options: { maxAttempts: '={{ "0b10" }}' },
+			},
+		],
+		[
+			'Timeout (Seconds)',
+			{
+				resource: 'contact',
+				operation: 'getListNames',
+				returnAll: true,
+				options: { timeoutSeconds: '={{ "0x1E" }}' },
+			},
+		],
+		[
+			'Max Retry Wait (Seconds)',
+			{
+				resource: 'contact',
+				operation: 'getListNames',
+				returnAll: true,
+				options: { maxWaitSeconds: '={{ "1e1" }}' },
+			},
+		],
+	] as Array<[string, INodeParameters]>)(
+		'%s written in hex, binary or exponent notation is refused by name',
+		async (label, parameters) => {
+			await refusedBeforeSending(
+				parameters,
+				new RegExp(`^Invalid '${label.replace(/[()]/g, '\\$&')}' in item 0: `),
+			);
+		},
+	);
+
+	it('a whole number from an expression (1e3 as a number) and digits as text are accepted', async () => {
+		const result = await fx.run({
+			resource: 'contact',
+			operation: 'getListNames',
+			returnAll: false,
+			limit: '={{ 1e3 }}',
+			options: { concurrency: '={{ " 4 " }}', timeoutSeconds: '={{ "2.5" }}' },
+		});
+		expect(result.error).toBeUndefined();
+	});
+
+	it('free text goes as typed: spaces and line breaks are kept', async () => {
+		const typed = {
+			welcome_message: '  Hello!\n\n',
+			input_placeholder: ' Ask… ',
+			greeting_text: '\tHi there ',
+			chatbot_title: ' Title ',
+			chatbotName: 'Support ',
+		};
+		const result = await fx.run(chatbot(typed));
+		expect(result.error).toBeUndefined();
+		const state = (await fx.state<{ chatbots: Array<Record<string, unknown>> }>()).chatbots.find(
+			(c) => c.id === 'cb_acme_support',
+		);
+		// Line breaks in a multipart/form-data field go as CRLF, as every browser's form sends them.
+		expect(state).toMatchObject({ ...typed, welcome_message: '  Hello!\r\n\r\n' });
+	});
+
+	it('Agent Task goes as typed; the name, the voice and the number (identifiers) are trimmed', async () => {
+		const result = await fx.run({
+			...agent,
+			phoneNumber: ' +14155550111 ',
+			agentName: ' Night Desk ',
+			task: '  Call the lead.\n\nBe brief.\n',
+			selectedVoice: ' maya ',
+		});
+		expect(result.error).toBeUndefined();
+		const agents = (await fx.state<{ agents: Array<Record<string, unknown>> }>()).agents;
+		expect(agents[agents.length - 1]).toMatchObject({
+			phoneNumber: '+14155550111',
+			agentName: 'Night Desk',
+			task: '  Call the lead.\n\nBe brief.\n',
+			selectedVoice: 'maya',
+		});
+	});
+});

@@ -199,7 +199,7 @@ const CHATBOT_TEXT_FIELDS = {
 };
 /** Return All and Limit of a list operation. */
 const listInvalid = (limits: Json[], returnAlls: Json[]) => [
-	...bad('limit', 'Limit', limits),
+	...bad('limit', 'Limit', [...limits, '0x10', '0b11', '1e2']),
 	...bad('returnAll', 'Return All', returnAlls),
 ];
 /** SIP Update and Compare read the same fields, and start their invalid cases from the same base. */
@@ -238,7 +238,14 @@ const sipIntentInvalid: InvalidInput[] = [
 	...bad('trunkName', 'Trunk Name', [99, ['main']], { good: 'acme-main' }),
 	{ path: 'directions', bad: {}, label: 'Directions', literal: true },
 	...literal('unlistedDirections', 'Directions Not Listed', ['drop']),
-	...literal('directions.inbound.port', 'Inbound Port', ['={{ "5060x" }}', '={{ [5060] }}']),
+	...literal('directions.inbound.port', 'Inbound Port', [
+		'={{ "5060x" }}',
+		'={{ [5060] }}',
+		'0x13C4',
+		'0b1010',
+		'1e3',
+		'={{ "0x13C4" }}',
+	]),
 ];
 
 /** The two agents Agent Create's example creates, as sent. */
@@ -478,12 +485,28 @@ export const catalogue: CatalogueEntry[] = [
 				good: 'Hello',
 			}),
 			...bad('updateFields.chatbot_title', 'Chatbot Title', [7], { good: 'Title' }),
-			...bad('chatbotId', 'Chatbot', [42, '', { id: 'cb_acme_support' }, null], {
-				with: { updateFields: { chatbotName: 'x' } },
-			}),
+			...bad(
+				'chatbotId',
+				'Chatbot',
+				// a lone surrogate (text cut in the middle of an emoji) and an id past the 512 characters
+				[42, '', { id: 'cb_acme_support' }, null, 'cb_\uD83D', 'c'.repeat(70_000)],
+				{ with: { updateFields: { chatbotName: 'x' } } },
+			),
 			...[
 				{ bad: 'logo', items: image('image/png') },
 				{ bad: 'data', items: [{ json: {} }] },
+				// names of Object.prototype's members are not binary fields of the item
+				...['toString', 'constructor', '__proto__', 'hasOwnProperty'].map((name) => ({
+					bad: name,
+					items: image('image/png'),
+				})),
+				// a MIME type that would add a part header, one that is not type/subtype, an empty file
+				{ bad: 'data', items: image('image/png\r\nX-Injected: yes') },
+				{ bad: 'data', items: image('image png') },
+				{
+					bad: 'data',
+					items: [{ json: {}, binary: { data: { data: '', mimeType: 'image/png' } } }],
+				},
 			].map(
 				(value): InvalidInput => ({
 					path: 'updateFields.chatbotImageProperty',
@@ -805,7 +828,7 @@ export const catalogue: CatalogueEntry[] = [
 				'twilio#frag',
 				'={{ ["twilio"] }}',
 			]),
-			...bad('carrier', 'Carrier', [42, '', { carrier: 'twilio' }]),
+			...bad('carrier', 'Carrier', [42, '', { carrier: 'twilio' }, 't'.repeat(513)]),
 		],
 		failing: {
 			parameters: { carrier: '={{ $json.carrier }}' },
@@ -872,10 +895,11 @@ export const catalogue: CatalogueEntry[] = [
 
 /** The Options every operation has, read once per execution (item 0): each invalid value on every operation. */
 export const optionsInvalid: InvalidInput[] = [
-	...bad('options.concurrency', 'Concurrency', [0, 51, 'abc']),
-	...bad('options.maxAttempts', 'Max Attempts', [0, 11, 2.5]),
-	...bad('options.timeoutSeconds', 'Timeout (Seconds)', [0, 601, 'soon']),
-	...bad('options.maxWaitSeconds', 'Max Retry Wait (Seconds)', [-1, 601, 'never']),
+	// text counts in decimal digits only: not hex, binary, octal or exponent notation
+	...bad('options.concurrency', 'Concurrency', [0, 51, 'abc', '0x5', '1e1']),
+	...bad('options.maxAttempts', 'Max Attempts', [0, 11, 2.5, '0b10', '0o3']),
+	...bad('options.timeoutSeconds', 'Timeout (Seconds)', [0, 601, 'soon', '0x1E', '3e1']),
+	...bad('options.maxWaitSeconds', 'Max Retry Wait (Seconds)', [-1, 601, 'never', '0x1', '1e1']),
 	...bad('options.retryOnServerErrors', 'Retry on Server Errors', ['often', 42, {}]),
 	...bad('options.retryOnRateLimit', 'Retry on Rate Limit', ['sometimes']),
 ].map((value) => ({ ...value, at: 0 }));

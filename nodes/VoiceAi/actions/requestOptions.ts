@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RetrySettings } from '../transport';
 import { DEFAULT_RETRY } from '../transport';
-import { readBoolean, readInteger } from './validation';
+import { decimalText, readBoolean, readInteger } from './validation';
 
 const DEFAULT_CONCURRENCY = 5;
 const MAX_CONCURRENCY = 50;
@@ -116,7 +116,7 @@ function readNumber(
 	max: number,
 ): number {
 	const raw = ctx.getNodeParameter(field.name, 0, fallback) as unknown;
-	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	const value = decimalText(raw, false);
 	if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > max) {
 		return readInteger(ctx, 0, field, fallback, { min, max });
 	}

@@ -18,6 +18,17 @@ const SIP_URI = new RegExp(
 const NUMERIC_HOST = /^sip:[\d.]+$/;
 const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
 const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Half of a surrogate pair without its other half: not a character, and encodeURIComponent throws on it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/**
+ * The longest id that goes into a request path. The spec shows no limit; real ids are a few dozen
+ * characters (cb_…, UUIDs, carrier names). 512 characters, percent-encoded at worst (3-byte UTF-8),
+ * make about 4.6 KB of path: within the 8 KB request line common servers and proxies accept, so a
+ * longer value is a mistake refused here rather than a 414/431 that would read as a base-URL problem.
+ */
+export const MAX_PATH_ID_LENGTH = 512;
+const WHOLE_NUMBER = /^-?\d+$/;
+const DECIMAL_NUMBER = /^-?\d+(?:\.\d+)?$/;
 
 export interface FieldRef {
 	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
@@ -66,7 +77,14 @@ export function readString(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
-	options: { required?: boolean; fallback?: string; secret?: boolean; locator?: boolean } = {},
+	options: {
+		required?: boolean;
+		fallback?: string;
+		secret?: boolean;
+		locator?: boolean;
+		/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
+		asTyped?: boolean;
+	} = {},
 ): string {
 	// A resource locator gives the value of whichever mode is chosen; a plain text value passes through.
 	const raw = ctx.getNodeParameter(
@@ -90,7 +108,7 @@ export function readString(
 	const value = raw.trim();
 	if (options.required && value === '')
 		throw invalidField(ctx, itemIndex, field, 'a value is required');
-	return value;
+	return options.asTyped ? raw : value;
 }
 
 export function readBoolean(
@@ -110,6 +128,16 @@ export function readBoolean(
 	);
 }
 
+/**
+ * A number given as text counts only in decimal digits: Number() would also read 0x13C4, 0b1010, 0o7
+ * and 1e3, which nobody types as a port or a limit.
+ */
+export function decimalText(raw: unknown, wholeOnly: boolean): unknown {
+	if (typeof raw !== 'string') return raw;
+	const text = raw.trim();
+	return (wholeOnly ? WHOLE_NUMBER : DECIMAL_NUMBER).test(text) ? Number(text) : raw;
+}
+
 export function readInteger(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -118,7 +146,7 @@ export function readInteger(
 	range: { min: number; max: number },
 ): number {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
-	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	const value = decimalText(raw, true);
 	if (typeof value !== 'number' || !Number.isInteger(value)) {
 		throw invalidField(
 			ctx,
@@ -255,12 +283,43 @@ export function checkOneOf<T extends string>(
 	return value as T;
 }
 
+/**
+ * Any id that goes into a request path (Chatbot, Carrier; a phone number is E.164, 16 characters at
+ * most): whole characters only, and at most MAX_PATH_ID_LENGTH of them. The path builder then refuses
+ * `/`, `.` and `..` and encodes the rest.
+ */
+export function checkPathId(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+): string {
+	if (LONE_SURROGATE.test(value)) {
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			'it holds half of a character (a lone UTF-16 surrogate, as when text is cut in the middle of an emoji)',
+		);
+	}
+	if (value.length > MAX_PATH_ID_LENGTH) {
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`it has ${value.length} characters, more than ${MAX_PATH_ID_LENGTH} (the longest id this node sends)`,
+		);
+	}
+	return value;
+}
+
 export function checkPathSegment(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
 	value: string,
 ): string {
+	checkPathId(ctx, itemIndex, field, value);
 	if (!PATH_SEGMENT.test(value)) {
 		throw invalidField(
 			ctx,

@@ -81,7 +81,12 @@ export const create = defineOperation<CreateAgentInput>({
 				{ name: 'agentName', label: 'Agent Name' },
 				{ required: true },
 			),
-			task: readString(this, itemIndex, { name: 'task', label: 'Task' }, { required: true }),
+			task: readString(
+				this,
+				itemIndex,
+				{ name: 'task', label: 'Task' },
+				{ required: true, asTyped: true },
+			),
 			selectedVoice: readString(
 				this,
 				itemIndex,

@@ -6,6 +6,7 @@ import {
 	checkAnyHexColour,
 	checkHexColour,
 	checkOneOf,
+	checkPathId,
 	invalidField,
 	readBoolean,
 	readCollection,
@@ -35,15 +36,16 @@ const BUBBLE_SIZES = ['small', 'medium', 'large'] as const;
 // (docs/service-assumptions.md).
 
 /** One entry of the update form: how the editor shows it and how its value is read and sent. */
-type FormField = { name: string; displayName: string; description?: string } & (
-	| { kind: 'text'; rows?: number }
-	/** `rrggbbOnly`: the spec pins this colour to #RRGGBB; the others take any hex form. */
-	| { kind: 'colour'; rrggbbOnly?: boolean }
-	| { kind: 'choice'; values: readonly string[]; default: string }
-	| { kind: 'boolean'; default: boolean }
-	/** The field names the input item's binary property; the file goes as the form's `upload` part. */
-	| { kind: 'image'; upload: string }
-);
+type FormField = { name: string; displayName: string; description?: string } &
+	/** `id`: an identifier, trimmed; other text is free text, sent as typed. */
+	(| { kind: 'text'; rows?: number; id?: boolean }
+		/** `rrggbbOnly`: the spec pins this colour to #RRGGBB; the others take any hex form. */
+		| { kind: 'colour'; rrggbbOnly?: boolean }
+		| { kind: 'choice'; values: readonly string[]; default: string }
+		| { kind: 'boolean'; default: boolean }
+		/** The field names the input item's binary property; the file goes as the form's `upload` part. */
+		| { kind: 'image'; upload: string }
+	);
 
 /** In the editor's order (alphabetical by display name). */
 const FORM_FIELDS: FormField[] = [
@@ -132,6 +134,7 @@ const FORM_FIELDS: FormField[] = [
 	},
 	{
 		kind: 'text',
+		id: true,
 		name: 'pathway_id',
 		displayName: 'Pathway ID',
 		description:
@@ -241,16 +244,33 @@ interface UpdateChatbotInput {
 	images: ImageUpload[];
 }
 
+/** `type/subtype` in RFC 7230 token characters: nothing that could end or add a part header. */
+const MIME_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** How many bytes the binary holds, from the store's metadata or the item's own data. */
+async function binarySize(
+	this: IExecuteFunctions,
+	binary: IBinaryData,
+): Promise<number | undefined> {
+	if (binary.id) {
+		const stored = await this.helpers.getBinaryMetadata(binary.id).catch(() => undefined);
+		return stored && Number.isSafeInteger(stored.fileSize) ? stored.fileSize : undefined;
+	}
+	return typeof binary.data === 'string' ? Buffer.byteLength(binary.data, 'base64') : undefined;
+}
+
 /** The input item's binary property that an image field names, sent as the form's `upload` part. */
-function readImage(
+async function readImage(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
 	upload: string,
-): ImageUpload {
+): Promise<ImageUpload> {
 	const property = readString(this, itemIndex, field, { required: true });
-	const binary = this.getInputData()[itemIndex]?.binary?.[property];
-	if (!binary) {
+	const binaries = this.getInputData()[itemIndex]?.binary;
+	// Own properties only: "toString" or "__proto__" must not find Object.prototype's.
+	const binary = binaries && Object.hasOwn(binaries, property) ? binaries[property] : undefined;
+	if (!binary || typeof binary !== 'object') {
 		throw invalidField(
 			this,
 			itemIndex,
@@ -259,8 +279,26 @@ function readImage(
 			'Name a binary field of the input item, for example data from a Read File or HTTP Request node.',
 		);
 	}
-	// The spec names no image types: the file goes with the type its source gave it.
-	const mimeType = (binary.mimeType ?? '').trim() || 'application/octet-stream';
+	// The spec names no image types: the file goes with the type its source gave it, if it is one.
+	const mimeType = binary.mimeType || 'application/octet-stream';
+	if (!MIME_TYPE.test(mimeType)) {
+		throw invalidField(
+			this,
+			itemIndex,
+			field,
+			`the MIME type of binary field "${property}" (${JSON.stringify(mimeType).slice(0, 60)}) is not a type/subtype such as image/png`,
+			"Set the binary data's MIME type to a plain type/subtype (no parameters, spaces or line breaks), for example with an Edit Fields or Code node. Nothing was sent to Voice AI for this item.",
+		);
+	}
+	if ((await binarySize.call(this, binary)) === 0) {
+		throw invalidField(
+			this,
+			itemIndex,
+			field,
+			`binary field "${property}" is empty (0 bytes)`,
+			'An empty file would replace the current image with nothing. Check the node that produced the file. Nothing was sent to Voice AI for this item.',
+		);
+	}
 	return { field: upload, property, binary: { ...binary, mimeType } };
 }
 
@@ -271,12 +309,13 @@ export const update = defineOperation<UpdateChatbotInput>({
 	),
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
-	validate(itemIndex) {
-		const chatbotId = readString(
+	async validate(itemIndex) {
+		const chatbotField = { name: 'chatbotId', label: 'Chatbot' };
+		const chatbotId = checkPathId(
 			this,
 			itemIndex,
-			{ name: 'chatbotId', label: 'Chatbot' },
-			{ required: true, locator: true },
+			chatbotField,
+			readString(this, itemIndex, chatbotField, { required: true, locator: true }),
 		);
 		const updates = readCollection(this, itemIndex, {
 			name: 'updateFields',
@@ -290,7 +329,7 @@ export const update = defineOperation<UpdateChatbotInput>({
 			const field: FieldRef = { name: `updateFields.${name}`, label: form.displayName };
 			switch (form.kind) {
 				case 'text':
-					fields.push([name, readString(this, itemIndex, field)]);
+					fields.push([name, readString(this, itemIndex, field, { asTyped: !form.id })]);
 					break;
 				case 'colour': {
 					const value = readString(this, itemIndex, field, { required: true });
@@ -307,7 +346,7 @@ export const update = defineOperation<UpdateChatbotInput>({
 					fields.push([name, String(readBoolean(this, itemIndex, field, false))]);
 					break;
 				case 'image':
-					images.push(readImage.call(this, itemIndex, field, form.upload));
+					images.push(await readImage.call(this, itemIndex, field, form.upload));
 					break;
 			}
 		}
