@@ -87,21 +87,33 @@ async function trigger(
 	return await stack.api.importWorkflow(triggerJson(name, parameters), { voiceAiApi: credential });
 }
 
+/** Webhook Set started by hand, or (`path`) by n8n's Webhook node: a run nobody watches. */
 async function webhookSet(
 	name: string,
 	credential: CredentialRef,
 	whenTriggerHolds?: string,
+	path?: string,
 ): Promise<SavedWorkflow> {
-	const json: WorkflowJson = {
-		name,
-		nodes: [
-			{
+	const start = path
+		? {
+				name: 'Start',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: { httpMethod: 'POST', path, options: {} },
+			}
+		: {
 				name: 'Start',
 				type: 'n8n-nodes-base.manualTrigger',
 				typeVersion: 1,
 				position: [0, 0],
 				parameters: {},
-			},
+			};
+	const json: WorkflowJson = {
+		name,
+		nodes: [
+			start,
 			{
 				name: 'Set Webhook',
 				type: NODE_TYPES.action,
@@ -140,6 +152,44 @@ async function accountUrl(org = ACME): Promise<string | undefined> {
 
 async function pointsAt(url: string, what: string, org = ACME): Promise<void> {
 	await pollUntil(async () => (await accountUrl(org)) === url, { timeoutMs: 30_000, what });
+}
+
+/** Calls a production Webhook node and returns the error of the run it started, if any. */
+async function productionRun(workflow: SavedWorkflow, path: string, body: unknown) {
+	const before = await runIds(workflow);
+	// n8n 2.x publishes in the background: the path answers 404 until it is live.
+	const answer = await pollUntil(
+		async () => {
+			const res = await fetch(`${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+			return res.status === 404 ? undefined : res;
+		},
+		{ timeoutMs: 30_000, what: `the production webhook of "${workflow.name}"` },
+	);
+	expect(answer.status).toBe(200);
+	const id = await pollUntil(
+		async () => (await runIds(workflow)).find((run) => !before.includes(run)),
+		{ what: `the run of "${workflow.name}"` },
+	);
+	return await pollUntil(
+		async () => {
+			const run = await stack.api.getExecution(id);
+			return ['new', 'running', 'waiting'].includes(run.status) ? undefined : run;
+		},
+		{ what: `the end of run ${id}` },
+	);
+}
+
+async function runIds(workflow: SavedWorkflow): Promise<string[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId: workflow.id }));
+	const page = await stack.api.request<{ results: Array<{ id: string | number }> }>(
+		'GET',
+		`/rest/executions?filter=${filter}&limit=100`,
+	);
+	return page.results.map((run) => String(run.id));
 }
 
 /** Webhook runs of the workflow (n8n 2.41 refuses a page over 100, which N8nApi.listExecutions asks for). */
@@ -267,6 +317,32 @@ describe("another workflow's Webhook Set", () => {
 		await pointsAt(productionUrl(a), 'the account webhook on A, published again');
 		await nextDeliveryRuns(a);
 	});
+});
+
+test('a run nobody watches refuses when this n8n cannot tell whether a trigger holds the organization; Take It Over sets it', async () => {
+	const fresh = await stack.admin.request<{ id: string }>('POST', '/__sandbox/orgs', {
+		name: 'Fresh',
+	});
+	const credential = await stack.api.createVoiceAiCredential(
+		{ baseUrl: stack.sandbox.baseUrl, apiKey: (await newKey(fresh.id)).apiKey },
+		'Fresh organization',
+	);
+	const path = `set-${randomUUID().slice(0, 8)}`;
+	const set = await webhookSet(
+		'Set from a webhook',
+		credential,
+		'={{ $json.body.whenTriggerHolds }}',
+		path,
+	);
+	await stack.api.activateWorkflow(set);
+	const refused = await productionRun(set, path, { whenTriggerHolds: 'refuse' });
+	expect(refused.status).toBe('error');
+	expect(refused.error).toContain('n8n cannot tell whether a published workflow receives');
+	expect(await stack.admin.accountWebhook(fresh.id)).toBeNull();
+	const taken = await productionRun(set, path, { whenTriggerHolds: 'takeOver' });
+	expect(taken.error).toBeUndefined();
+	expect(await stack.admin.accountWebhook(fresh.id)).toBe('https://crm.example.com/voice');
+	await unpublish(set);
 });
 
 test('a key rotated in its credential keeps its claims: a second workflow on it is refused; unpublishing the holder applies On Unpublish', async () => {

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { identityOf } from '../../accountOwnership/identity';
-import { holderForSet, noteSet } from '../../accountOwnership/state';
+import { holderForSet, isKnown, noteSet } from '../../accountOwnership/state';
 import { checkHttpUrl, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
 
@@ -23,12 +23,12 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'refuse',
 		description:
-			"What happens when a published workflow's Voice AI Trigger receives this organization's conversations (as far as this n8n process knows)",
+			"What happens when a published workflow's Voice AI Trigger receives this organization's conversations, or, in a run not started by hand, when this n8n process cannot tell (a queue-mode worker)",
 		options: [
 			{
 				name: 'Refuse',
 				value: 'refuse',
-				description: 'Fail, naming the workflow, and send nothing',
+				description: 'Fail, naming the workflow (or saying n8n cannot tell), and send nothing',
 			},
 			{
 				name: 'Take It Over',
@@ -76,6 +76,19 @@ export const set = defineOperation<SetInput>({
 				{
 					itemIndex,
 					description: `The service keeps one webhook URL per organization, whatever key reaches it${held.unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${workflowName}" receives its conversations through it. Nothing was sent. Unpublish "${workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
+				},
+			);
+		}
+		// A run nobody watches (schedule, AI agent, a queue-mode worker) in a process that has not seen this
+		// organization since it started cannot tell whether a published trigger would be cut off.
+		if (!input.takeOver && this.getMode() !== 'manual' && !isKnown(identity)) {
+			throw new NodeOperationError(
+				this.getNode(),
+				"n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set",
+				{
+					itemIndex,
+					description:
+						'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. Nothing was sent. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over"; or run this workflow by hand in the editor.',
 				},
 			);
 		}
