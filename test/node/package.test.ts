@@ -26,6 +26,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 	peerDependencies?: Record<string, string>;
 	keywords: string[];
 	files: string[];
+	main: string;
 };
 
 let loader: PackageDirectoryLoader;
