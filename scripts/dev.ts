@@ -25,8 +25,7 @@ async function reinstall(userFolder: string): Promise<void> {
 	const tarball = join(userFolder, (JSON.parse(stdout) as Array<{ filename: string }>)[0].filename);
 	const installed = join(userFolder, '.n8n', 'nodes', 'node_modules', harness.PACKAGE_NAME);
 	rmSync(installed, { recursive: true, force: true });
-	await harness.installPackage(userFolder, tarball);
-	rmSync(tarball);
+	await harness.installPackage(userFolder, tarball); // the tarball stays, overwritten by the next
 }
 
 /** Runs `job` once changes pause for QUIET_MS, one run at a time (a change during a run: another after). */
@@ -84,7 +83,8 @@ async function main() {
 		await reinstall(userFolder);
 		await started.restart();
 		await api.login();
-		ready('n8n restarted with the new build');
+		const loaded = (await api.nodeTypeNames()).includes(harness.NODE_TYPES.action);
+		ready(`n8n restarted with the new build${loaded ? '' : ' but did NOT load it: see its log'}`);
 	});
 	const onChange = (_: string, file: string | null) =>
 		EDITORS_TEMPORARY.test(file ?? '.') || changed();
