@@ -2,7 +2,7 @@
  * `npm run bench`: the throughput benchmark of issue 6. Starts one sandbox (its own process), runs the
  * scenarios one after another, prints each table and writes bench/RESULTS.md (never README.md).
  *
- *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers,trigger,queueTrigger] [--quick] [--no-write]
+ *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers,trigger,queueTrigger,passOnce] [--quick] [--no-write]
  *                        [--trigger-settings defaults,likeForLike,lazy]
  *
  * --quick shrinks items and rounds for a smoke run (its numbers are not the benchmark's); --no-write
@@ -26,6 +26,7 @@ import { spawnSandbox } from './sandbox';
 import { latencyBound } from './scenarios/latency';
 import { memory } from './scenarios/memory';
 import { overhead } from './scenarios/overhead';
+import { passOnceCeiling } from './scenarios/passOnceCeiling';
 import { queueTrigger } from './scenarios/queueTrigger';
 import { queueWorkers } from './scenarios/queueWorkers';
 import { rateLimited } from './scenarios/rateLimited';
@@ -44,6 +45,7 @@ const SCENARIOS = [
 	'queueWorkers',
 	'trigger',
 	'queueTrigger',
+	'passOnce',
 ] as const;
 const RESULTS_JSON = join(__dirname, 'results.json');
 const RESULTS_MD = join(__dirname, 'RESULTS.md');
@@ -132,6 +134,8 @@ async function main(): Promise<void> {
 					sequential: quick ? 5 : 10,
 					parallel: quick ? 20 : 40,
 				});
+			else if (name === 'passOnce')
+				result = await passOnceCeiling({ n8nDir, conversations: quick ? 100 : 2000 });
 			else throw new Error(`unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
 			result.notes.push(
 				`Machine load (1-minute average) at the start and end of this scenario: ${loadBefore.toFixed(1)} and ${loadavg()[0].toFixed(1)}, on ${cpus().length} logical cores.`,

@@ -2,13 +2,14 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 /**
- * n8n's processed-data store reads and rewrites one record per workflow, with no lock: two calls that
- * overlap (two workers, or two runs in one process) can both find a conversation new, or overwrite
- * each other's entries. Its one atomic step is creating a record, whose key is unique. Pass Once uses
- * that as a lock across processes: the node's own record (scope "node") exists while a process holds
- * it. Within a process, the conversations that arrive while the lock is taken or held wait together
- * and are recorded in one write under the next lock: each process has one caller at the lock, and a
- * lock costs the same for one conversation as for fifty.
+ * n8n's processed-data store keeps one record per workflow and scope (key: workflow id and context,
+ * "" or "n:<node id>"); checking a list reads the record and writes it back whole, with no lock, so
+ * two overlapping checks can both find a conversation new or overwrite each other's entries. Its one
+ * atomic step is creating a record, whose key is unique; it offers no per-value key and no
+ * compare-and-set. So the history (scope "workflow") can only be written by one caller at a time,
+ * and Pass Once makes that caller's write carry as much as it can: the node's own record (scope
+ * "node") is a lock across processes; in a process, every conversation waiting when the lock is
+ * taken goes into that one write. docs/scaling.md says why this is correct and what it costs.
  */
 export type Store = Pick<
 	IExecuteFunctions['helpers'],
@@ -28,6 +29,10 @@ const LOCK_LAPSES_AFTER_MS = 30_000;
 const LOCK_WAIT_MS = 60_000;
 const ATTEMPTS = 3;
 const RECHECK_MS = 1_000;
+/** Waiters read the lock record this often (ms, jittered): the gap between a release and the next holder. */
+const POLL_MS = [2, 5] as const;
+/** A holder that saw waiters leaves the lock free this long before taking it again: a few polls. */
+const STEP_ASIDE_MS = 3 * POLL_MS[1];
 
 /** Per workflow and history size: the conversations waiting for the next write. */
 const queues = new Map<string, Waiting[]>();
@@ -53,47 +58,60 @@ export async function recordOnce(
 	return outcome.isNew;
 }
 
+function jittered([low, high]: readonly [number, number]): number {
+	return low + Math.floor(Math.random() * (high - low + 1));
+}
+
 async function drain(key: string, historySize: number): Promise<void> {
 	const queue = queues.get(key) as Waiting[];
 	let othersWaiting = false;
 	while (queue.length > 0) {
-		// Another process waited at the lock: let it take it before this process takes it again.
-		if (othersWaiting) await sleep(30 + Math.floor(Math.random() * 20));
-		const batch = queue.splice(0);
+		if (othersWaiting) await sleep(STEP_ASIDE_MS);
+		const store = queue[0].store;
 		try {
-			const written = await underLock(batch[0].store, async () => {
-				const ids = [...new Set(batch.map((waiting) => waiting.id))];
-				const result = await batch[0].store.checkProcessedAndRecord(ids, 'workflow', {
-					mode: 'entries',
-					maxEntries: historySize,
-				});
-				return new Set(result.new.map(String));
-			});
-			othersWaiting = written.othersWaiting;
-			// A conversation twice in one write is new once: the first of its callers passes it on.
-			for (const waiting of batch) {
-				const isNew = written.value.delete(waiting.id);
-				waiting.settle({ isNew });
-			}
+			await acquire(store);
 		} catch (error) {
+			for (const waiting of queue.splice(0)) waiting.settle({ error });
 			othersWaiting = false;
-			for (const waiting of batch) waiting.settle({ error });
+			continue;
+		}
+		// Taken after the lock, not before: what arrived while this process waited goes in this write.
+		const batch = queue.splice(0);
+		let outcome: { fresh: Set<string> } | { error: unknown };
+		try {
+			const ids = [...new Set(batch.map((waiting) => waiting.id))];
+			const result = await store.checkProcessedAndRecord(ids, 'workflow', {
+				mode: 'entries',
+				maxEntries: historySize,
+			});
+			outcome = { fresh: new Set(result.new.map(String)) };
+		} catch (error) {
+			// Not retried: a write that landed before its answer was lost would drop the conversations.
+			outcome = { error };
+		}
+		othersWaiting = await store.getProcessedDataCount('node', ENTRIES).then(
+			(entries) => entries > 2,
+			() => false,
+		);
+		// Released before the callers go on: a process that exits after its last execution leaves no lock.
+		await release(store);
+		for (const waiting of batch) {
+			// A conversation twice in one write is new once: the first of its callers passes it on.
+			if ('fresh' in outcome) waiting.settle({ isNew: outcome.fresh.delete(waiting.id) });
+			else waiting.settle({ error: outcome.error });
 		}
 	}
 	queues.delete(key);
 }
 
 /**
- * Runs `task` while this process holds the lock: the node's record [LOCK, a token of this caller].
- * Creating the record succeeds for one caller only; a caller that finds it adds its token, so a
- * record that still holds a caller's token on its next try is the same record, held by the same
- * holder. A record held that long (LOCK_LAPSES_AFTER_MS) was left by a process that died, and is
- * cleared. The holder sees the waiters' tokens before it lets go. Between tries a waiter only reads.
+ * Takes the lock: creates the node's record [LOCK, a token of this caller]. Creating succeeds for one
+ * caller only; a caller that finds the record adds its token, so a record that still holds the token
+ * on its next try is the same record, held by the same holder, and one held that long
+ * (LOCK_LAPSES_AFTER_MS) was left by a process that died: it is cleared. Between tries a waiter only
+ * reads; it tries again when the record is gone, or is another one without its token.
  */
-async function underLock<T>(
-	store: Store,
-	task: () => Promise<T>,
-): Promise<{ value: T; othersWaiting: boolean }> {
+async function acquire(store: Store): Promise<void> {
 	const token = `${LOCK} ${Date.now()} ${Math.random()}`;
 	const started = Date.now();
 	let heldSince = started;
@@ -104,7 +122,7 @@ async function underLock<T>(
 		try {
 			const tried = await store.checkProcessedAndRecord([LOCK, token], 'node', ENTRIES);
 			failures = 0;
-			if (tried.new.length === 2) break;
+			if (tried.new.length === 2) return;
 			// new = [token]: a record made since this caller's last try; new = []: the same record.
 			if (tried.new.length === 1) heldSince = Date.now();
 			else if (Date.now() - heldSince > LOCK_LAPSES_AFTER_MS) {
@@ -131,29 +149,22 @@ async function underLock<T>(
 			);
 		}
 		// After a lost race the next try finds the winner's record and puts this caller's token in it.
-		if (raced) await sleep(5 + Math.floor(Math.random() * 20));
-		else await untilWorthTrying(store);
-	}
-	try {
-		const value = await task();
-		const entries = await store.getProcessedDataCount('node', ENTRIES).catch(() => 2);
-		return { value, othersWaiting: entries > 2 };
-	} finally {
-		await release(store);
+		if (raced) await sleep(jittered(POLL_MS));
+		else await whileHeld(store);
 	}
 }
 
 /**
- * Waits by reading only, while the record this caller put its token in is held. A record with fewer
- * than 3 entries (the lock, its holder's token, this caller's) or fewer than last read is another
- * one: the next try puts this caller's token in it, so that its holder sees someone waiting. After
- * RECHECK_MS a try also tells whether the same holder still has it.
+ * Reads the lock record until it is worth another try: it is gone, or it has fewer than 3 entries
+ * (the lock, its holder's token and this caller's) or fewer than last read, so it is another record,
+ * which the next try marks so that its holder steps aside. After RECHECK_MS a try also tells whether
+ * the same holder still has it.
  */
-async function untilWorthTrying(store: Store): Promise<void> {
+async function whileHeld(store: Store): Promise<void> {
 	const since = Date.now();
 	let last: number | undefined;
 	while (Date.now() - since < RECHECK_MS) {
-		await sleep(5 + Math.floor(Math.random() * 20));
+		await sleep(jittered(POLL_MS));
 		let entries: number;
 		try {
 			entries = await store.getProcessedDataCount('node', ENTRIES);
