@@ -430,3 +430,70 @@ describe('SIP Compare (dry run)', () => {
 		},
 	);
 });
+
+describe('SIP Detach of a number the organization does not have (issue 34 part 5)', () => {
+	const detach = (phoneNumber: string, extra: INodeParameters = {}): INodeParameters => ({
+		resource: 'sip',
+		operation: 'detach',
+		phoneNumber,
+		directions: ['outbound'],
+		...extra,
+	});
+
+	it('a number the organization does not have (404) is an error naming the number', async () => {
+		const result = await run(detach('+14155550199'));
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(result.error?.message).toMatch(/\+14155550199/);
+		expect(result.error?.message).toMatch(/not found/);
+		expect(result.error?.httpCode).toBe('404');
+		expect(result.items).toEqual([]);
+	});
+
+	it('with Not Found Counts as Detached, a 404 gives an item that says it was not found', async () => {
+		const result = await run(detach('+14155550199', { notFoundAsDetached: true }));
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json)).toEqual([
+			{
+				detached: false,
+				notFound: true,
+				status: 404,
+				phone_number: '+14155550199',
+				directions: ['outbound'],
+				note: expect.stringMatching(/^Voice AI answered 404 \(phone number not found\): /),
+			},
+		]);
+	});
+
+	it('a 409 (the number is there, the direction is not attached) stays "counts as detached"', async () => {
+		await run(detach('+14155550101'));
+		const again = await run(detach('+14155550101'));
+		expect(again.error).toBeUndefined();
+		expect(again.items[0].json).toMatchObject({ success: true, status: 409 });
+		expect(again.items[0].json).not.toHaveProperty('notFound');
+	});
+
+	it('a 2xx stays the service’s answer, and the option changes nothing there', async () => {
+		const result = await run(detach('+14155550101', { notFoundAsDetached: true }));
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toMatchObject({ detached: ['outbound'] });
+		expect(result.items[0].json).not.toHaveProperty('notFound');
+	});
+
+	it('with Continue On Fail, the unknown number is an error item between the detached ones', async () => {
+		const result = await runNode({
+			parameters: {
+				options: { maxAttempts: 1 },
+				...detach('={{ $json.phone }}'),
+			},
+			credentials: fx.credentials(),
+			items: [
+				{ json: { phone: '+14155550101' } },
+				{ json: { phone: '+14155550199' } },
+				{ json: { phone: '+14155550102' } },
+			],
+			continueOnFail: true,
+		});
+		expect(result.items.map((item) => Boolean(item.json.error))).toEqual([false, true, false]);
+		expect(String(result.items[1].json.error)).toMatch(/\+14155550199/);
+	});
+});

@@ -685,13 +685,17 @@ export const catalogue: CatalogueEntry[] = [
 				{ type: 'inbound' },
 				['inbound', 'Outbound'],
 			]),
+			...bad('notFoundAsDetached', 'Not Found Counts as Detached', ['yes', 1, null], {
+				good: false,
+			}),
 		],
 		failing: {
 			parameters: { phoneNumber: '={{ $json.phone }}' },
-			// Detach counts a 404 as detached (the wanted state holds): an invalid number fails instead.
-			items: [{ json: { phone: '+14155550101' } }, { json: { phone: '555-0101' } }],
+			// Only a 2xx is a success: a number the organization does not have fails, named.
+			items: [{ json: { phone: '+14155550101' } }, { json: { phone: '+14155550199' } }],
 			at: 1,
-			message: /Phone Number/,
+			message: /\+14155550199/,
+			httpCode: '404',
 		},
 	},
 	{

@@ -1,7 +1,7 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkOneOf, invalidField } from '../validation';
+import { checkOneOf, invalidField, readBoolean } from '../validation';
 import { defineOperation, toRecords } from '../types';
 import { phoneNumberField, readPhoneNumber } from './fields';
 
@@ -21,12 +21,23 @@ const properties: INodeProperties[] = [
 		required: true,
 		description: 'Which directions to unlink from the number',
 	},
+	{
+		displayName: 'Not Found Counts as Detached',
+		name: 'notFoundAsDetached',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether a 404 (the organization of the API key has no such number) gives an output item with detached false and notFound true instead of an error. Off, a 404 fails the item, naming the number.',
+	},
 ];
 
-export const detach = defineOperation<{
+interface DetachInput {
 	phone_number: string;
 	directions: Array<{ type: string }>;
-}>({
+	notFoundAsDetached: boolean;
+}
+
+export const detach = defineOperation<DetachInput>({
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['detach'] } },
 		properties,
@@ -48,29 +59,52 @@ export const detach = defineOperation<{
 		const types = [
 			...new Set(raw.map((entry) => checkOneOf(this, itemIndex, field, String(entry), DIRECTIONS))),
 		];
-		return { phone_number, directions: types.map((type) => ({ type })) };
+		const notFoundAsDetached = readBoolean(
+			this,
+			itemIndex,
+			{ name: 'notFoundAsDetached', label: 'Not Found Counts as Detached' },
+			false,
+		);
+		return { phone_number, directions: types.map((type) => ({ type })), notFoundAsDetached };
 	},
-	async execute(body, api) {
+	async execute({ phone_number, directions, notFoundAsDetached }, api) {
 		try {
-			return toRecords(await api('POST', '/sip/detach2', { ...body }));
+			return toRecords(await api('POST', '/sip/detach2', { phone_number, directions }));
 		} catch (caught) {
 			const error =
 				caught instanceof NodeApiError
 					? caught
 					: new NodeOperationError(this.getNode(), caught as Error);
 			const status = error instanceof NodeApiError ? Number(error.httpCode) : NaN;
-			if (status !== 404 && status !== 409) throw error;
-			// A detach repeated after its answer was lost finds nothing attached: the wanted state holds.
-			const said = (error.errorResponse as IDataObject | undefined)?.serviceMessage;
+			const said = error.errorResponse?.serviceMessage;
+			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
+			const names = directions.map(({ type }) => type);
+			// A 404 is a number the organization does not have (a typo, another organization's number):
+			// an error naming it, as SIP Get's, unless the user counts it as detached.
+			if (status === 404 && notFoundAsDetached) {
+				return [
+					{
+						detached: false,
+						notFound: true,
+						status,
+						phone_number,
+						directions: names,
+						note: `${answered}: the organization of the API key has no such number. Nothing was detached; Not Found Counts as Detached is on, so this is an output item, not an error.`,
+					},
+				];
+			}
+			if (status !== 409) throw error;
+			// The number exists and these directions are not attached: a detach repeated after its answer
+			// was lost finds this, and the wanted state holds.
 			return [
 				{
 					success: true,
 					status,
-					phone_number: body.phone_number,
-					directions: body.directions.map(({ type }) => type),
+					phone_number,
+					directions: names,
 					note:
-						`Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}: nothing of these directions is attached to the number, ` +
-						'so it counts as detached (for example when a detach is repeated after its answer was lost). If you expected it to be attached, check that the number belongs to the organization of the API key.',
+						`${answered}: nothing of these directions is attached to the number, ` +
+						'so it counts as detached (for example when a detach is repeated after its answer was lost).',
 				},
 			];
 		}
