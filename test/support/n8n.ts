@@ -388,6 +388,18 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 	};
 }
 
+const PAGE = 100;
+const EXECUTION_STATUSES = [
+	'canceled',
+	'crashed',
+	'error',
+	'new',
+	'running',
+	'success',
+	'unknown',
+	'waiting',
+];
+
 const COMPLETE = '.voiceai-complete';
 const notMarker = (source: string) => !source.endsWith(COMPLETE);
 const migrating = new Map<string, Promise<string>>();
@@ -679,13 +691,29 @@ export class N8nApi {
 		};
 	}
 
+	/**
+	 * Every execution (of the workflow), newest first. n8n 2.41 refuses pages over 100, and n8n reads
+	 * `lastId` only with a status filter: later pages name every status.
+	 */
 	async listExecutions(workflowId?: string): Promise<ExecutionSummary[]> {
-		const filter = encodeURIComponent(JSON.stringify(workflowId ? { workflowId } : {}));
-		const page = await this.request<{ results: ExecutionSummary[] }>(
-			'GET',
-			`/rest/executions?filter=${filter}&limit=250`,
-		);
-		return page.results.map((e) => ({ ...e, id: String(e.id), workflowId: String(e.workflowId) }));
+		const all: ExecutionSummary[] = [];
+		let lastId: string | undefined;
+		for (;;) {
+			const filter = {
+				...(workflowId ? { workflowId } : {}),
+				...(lastId ? { status: EXECUTION_STATUSES } : {}),
+			};
+			const page = await this.request<{ results: ExecutionSummary[] }>(
+				'GET',
+				`/rest/executions?filter=${encodeURIComponent(JSON.stringify(filter))}&limit=${PAGE}` +
+					(lastId ? `&lastId=${lastId}` : ''),
+			);
+			all.push(
+				...page.results.map((e) => ({ ...e, id: String(e.id), workflowId: String(e.workflowId) })),
+			);
+			if (page.results.length < PAGE) return all;
+			lastId = all[all.length - 1].id;
+		}
 	}
 
 	/** Waits until the workflow has at least `count` finished executions; returns them all, oldest first. */
