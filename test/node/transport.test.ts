@@ -123,7 +123,17 @@ describe('a write answered 2xx succeeded, whatever the body', () => {
 });
 
 describe('SIP Detach when nothing is attached any more', () => {
-	it.each([409, 404])('%s: success with a note saying why', async (status) => {
+	it('404, a number the organization does not have: an error naming it, not a success', async () => {
+		const result = await run(sipDetach, (_, res) =>
+			json(res, 404, {
+				error: { status: 404, code: 'not_found', message: 'SIP number not found' },
+			}),
+		);
+		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '404' });
+		expect(result.error?.message).toContain('+14155550101');
+	});
+
+	it.each([409])('%s: success with a note saying why', async (status) => {
 		const result = await run(sipDetach, (_, res) =>
 			json(res, status, {
 				error: { status, code: 'not_attached', message: 'SIP number is already detached' },
