@@ -247,7 +247,10 @@ export function checkHttpUrl(
 		url = undefined;
 	}
 	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-		throw invalidField(ctx, itemIndex, field, `${show(value)} is not an http:// or https:// URL`);
+		// A query or fragment may hold a token, and a value cut to its start would show part of it.
+		const [address] = value.split(/[?#]/, 1);
+		const shown = address === value ? show(value) : `${show(address)} (its query not shown)`;
+		throw invalidField(ctx, itemIndex, field, `${shown} is not an http:// or https:// URL`);
 	}
 	return value;
 }
