@@ -8,6 +8,8 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
+import type { IDeduplicationOutput } from 'n8n-workflow';
+
 import type { Store } from '../../nodes/VoiceAi/actions/conversation/passOnceRecorder';
 
 export interface WorkerPlan {
@@ -36,6 +38,8 @@ export interface WorkerReport {
 	/** Per check: ms from the call to its answer. */
 	checkMs: number[];
 	historyWrites: number;
+	/** Per history write: ms the store took to read the history and write it back. */
+	historyWriteMs: number[];
 	storeCalls: number;
 	errors: string[];
 	elapsedMs: number;
@@ -74,7 +78,7 @@ async function main(): Promise<void> {
 	const helper = new DeduplicationHelper();
 	const contextData = { workflow: { id: plan.workflowId }, node: { id: plan.nodeId } };
 
-	const writes: Array<{ at: number; ids: Set<string> }> = [];
+	const writes: Array<{ at: number; ids: Set<string>; ms?: number }> = [];
 	let storeCalls = 0;
 	// What getDeduplicationHelperFunctions (n8n-core) hands a node, with the history writes noted.
 	const trace = process.env.VOICEAI_PASS_ONCE_TRACE
@@ -94,10 +98,14 @@ async function main(): Promise<void> {
 	const store: Store = {
 		async checkProcessedAndRecord(items, scope, options) {
 			storeCalls++;
-			if (scope === 'workflow') writes.push({ at: Date.now(), ids: new Set(items.map(String)) });
-			return await traced(`check ${scope} ${items.length === 2 ? items[1] : items.length}`, () =>
-				helper.checkProcessedAndRecord(items, scope, contextData, options),
+			const write = { at: Date.now(), ids: new Set(items.map(String)), ms: 0 };
+			if (scope === 'workflow') writes.push(write);
+			const result = await traced<IDeduplicationOutput>(
+				`check ${scope} ${items.length === 2 ? items[1] : items.length}`,
+				() => helper.checkProcessedAndRecord(items, scope, contextData, options),
 			);
+			write.ms = Date.now() - write.at;
+			return result;
 		},
 		async clearAllProcessedItems(scope, options) {
 			storeCalls++;
@@ -151,6 +159,7 @@ async function main(): Promise<void> {
 		lockWaitMs: [],
 		checkMs: [],
 		historyWrites: 0,
+		historyWriteMs: [],
 		storeCalls: 0,
 		errors: [],
 		elapsedMs: 0,
@@ -174,6 +183,7 @@ async function main(): Promise<void> {
 	await Promise.all(Array.from({ length: plan.inFlight }, lane));
 	report.elapsedMs = Date.now() - started;
 	report.historyWrites = writes.length;
+	report.historyWriteMs = writes.map((write) => write.ms ?? NaN);
 	report.storeCalls = storeCalls;
 	await dataSource.destroy();
 	process.stdout.write(`${JSON.stringify(report)}\n`);
