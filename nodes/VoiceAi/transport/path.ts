@@ -1,6 +1,8 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { decoded } from './httpText';
+
 /** A value that goes into a request path, with the field it came from (named when it cannot be used). */
 export interface PathValue {
 	field: { name: string; label: string };
@@ -43,15 +45,6 @@ function refuse(
 			description: `Correct the '${what}' field${name ? ` (${name})` : ''} and run again. Nothing was sent to Voice AI for this item.`,
 		},
 	);
-}
-
-function decoded(segment: string): string {
-	if (!segment.includes('%')) return segment;
-	try {
-		return decodeURIComponent(segment);
-	} catch {
-		return segment;
-	}
 }
 
 /**

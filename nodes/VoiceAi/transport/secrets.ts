@@ -9,6 +9,8 @@
  * Walks have no depth limit (iterative, cycle-safe), so nothing deep escapes.
  */
 
+import { decoded } from './httpText';
+
 /**
  * A key the node never held, in free text: `ct_` and at least 20 characters of letters, digits, `_` and
  * `-`, as one whole token. The spec fixes only the prefix; the length is the shortest random part that
@@ -45,14 +47,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 const isContainer = (value: unknown): value is Container =>
 	Array.isArray(value) || isPlainObject(value);
-
-function decoded(text: string): string {
-	try {
-		return decodeURIComponent(text);
-	} catch {
-		return text;
-	}
-}
 
 /** Sets an own property, even one named `__proto__`, without touching the prototype. */
 function setOwn(target: Container, key: string, value: unknown): void {

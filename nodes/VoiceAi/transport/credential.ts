@@ -1,0 +1,81 @@
+import type { ICredentialsDecrypted } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
+import { BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
+import type { VoiceAiContext } from './context';
+import { Secrets } from './secrets';
+
+export interface VoiceAiCredential {
+	/** Origin and path prefix as the URL parser reads the credential's Base URL (parseBaseUrl). */
+	baseUrl: string;
+	/** Scheme, host and port actually contacted: what messages show as the base URL. */
+	origin: string;
+	/**
+	 * Handed to every request, so n8n does not load and decrypt the credential again each time (in n8n
+	 * that is a database read per request); the credential's authenticate function still applies it.
+	 */
+	decrypted: ICredentialsDecrypted;
+	/**
+	 * The key, the base URL's user info, and every secret a request of this execution sent: removed from
+	 * every error and (by the router) every output item.
+	 */
+	secrets: Secrets;
+}
+
+/** Errors that say the credential cannot be used: they stop the node whatever Continue On Fail says. */
+const unusableCredentialErrors = new WeakSet<Error>();
+
+export function isUnusableCredentialError(error: unknown): boolean {
+	return error instanceof Error && unusableCredentialErrors.has(error);
+}
+
+function unusableCredential(
+	context: VoiceAiContext,
+	message: string,
+	description: string,
+	itemIndex?: number,
+): NodeOperationError {
+	const error = new NodeOperationError(context.getNode(), message, { itemIndex, description });
+	unusableCredentialErrors.add(error);
+	return error;
+}
+
+/**
+ * Reads the credential and checks it before anything is sent. `secrets`: the execution's collection,
+ * which gets the key (a new one when not given).
+ */
+export async function voiceAiCredential(
+	this: VoiceAiContext,
+	itemIndex?: number,
+	secrets = new Secrets(),
+): Promise<VoiceAiCredential> {
+	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
+	secrets.add(credentials.apiKey);
+	// A Base URL with user info is refused; its password is still hidden wherever it could show.
+	if (typeof credentials.baseUrl === 'string') secrets.addFromUrl(credentials.baseUrl.trim());
+	const baseUrl = parseBaseUrl(credentials.baseUrl);
+	if (!baseUrl.ok) {
+		throw unusableCredential(
+			this,
+			`The Voice AI credential has no valid base URL: the Base URL ${baseUrl.problem}`,
+			`Open the Voice AI credential. ${BASE_URL_RULE} Nothing was sent.`,
+			itemIndex,
+		);
+	}
+	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim())) {
+		throw unusableCredential(
+			this,
+			'The API key in the Voice AI credential does not start with ct_',
+			'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
+			itemIndex,
+		);
+	}
+	const id = this.getNode().credentials?.voiceAiApi?.id ?? '';
+	return {
+		baseUrl: `${baseUrl.url.origin}${baseUrl.url.pathPrefix}`,
+		origin: baseUrl.url.origin,
+		decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials },
+		secrets,
+	};
+}

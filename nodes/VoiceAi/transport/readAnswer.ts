@@ -1,0 +1,123 @@
+import { headerValue } from './httpText';
+
+/** Larger answers are refused rather than turned into one enormous item; the transfer stops at the limit. */
+export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
+/** Of an error answer only the start is read: the message shows 500 characters of it at most. */
+export const MAX_ERROR_BYTES = 64 * 1024;
+
+export interface FullResponse {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	/** A readable stream (the request asks for `encoding: 'stream'`); text or parsed JSON from other helpers. */
+	body: unknown;
+}
+
+interface BodyStream extends AsyncIterable<Buffer | string> {
+	destroy(error?: Error): void;
+	on(event: string, listener: (...args: never[]) => void): void;
+	off(event: string, listener: (...args: never[]) => void): void;
+}
+
+/** What was read of an answer: its text, or a value the HTTP helper already parsed, or that it was too large. */
+export type Answer =
+	| { text: string }
+	| { value: unknown }
+	| { tooLarge: true; bytes: number; declared: boolean };
+
+function isStream(body: unknown): body is BodyStream {
+	return (
+		body !== null &&
+		typeof body === 'object' &&
+		typeof (body as { pipe?: unknown }).pipe === 'function'
+	);
+}
+
+/**
+ * Leaving a loop over the body closes the connection. Only a loop: n8n's HTTP client hands out a
+ * wrapper stream that closes the connection under it only once reading has started, so a body is
+ * never dropped unread (it would hold the connection until the service gives up).
+ */
+async function close(body: BodyStream): Promise<void> {
+	for await (const chunk of body) {
+		void chunk;
+		break;
+	}
+}
+
+/** Drops an answer without waiting for it (a redirect's body is of no use). */
+export function discard(body: unknown): void {
+	if (!isStream(body)) return;
+	close(body).catch((error: unknown) => {
+		// Only the connection of an answer already refused could fail here: nothing to report.
+		void error;
+	});
+}
+
+function textOf(chunks: Buffer[], bytes: number): { text: string } {
+	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
+	return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+}
+
+/**
+ * Reads an answer up to `limit` bytes. Past the limit (or when the declared length is already past it)
+ * reading stops and the connection is closed, so memory stays bounded whatever the service sends.
+ * `truncate` keeps the first `limit` bytes instead of refusing (error answers: only their start is shown).
+ * Stream events rather than `for await`: the async iterator cost more CPU per request than the rest of
+ * the transport together (docs/benchmark.md).
+ */
+export async function readAnswer(
+	response: FullResponse,
+	limit: number,
+	truncate: boolean,
+): Promise<Answer> {
+	const { body } = response;
+	if (!isStream(body)) {
+		if (typeof body === 'string') return { text: body };
+		if (Buffer.isBuffer(body)) return { text: body.toString('utf8') };
+		return { value: body };
+	}
+	const declared = Number(headerValue(response.headers['content-length']));
+	return await new Promise<Answer>((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let bytes = 0;
+		const stop = () => {
+			body.off('data', onData);
+			body.off('end', onEnd);
+			body.off('error', onError);
+			body.off('close', onClose);
+		};
+		// Reading has started when a chunk arrives, so destroying the stream closes the connection.
+		const finish = (answer: Answer) => {
+			stop();
+			body.destroy();
+			resolve(answer);
+		};
+		const onData = (chunk: Buffer | string) => {
+			if (!truncate && declared > limit)
+				return finish({ tooLarge: true, bytes: declared, declared: true });
+			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			if (bytes + data.length <= limit) {
+				chunks.push(data);
+				bytes += data.length;
+				return;
+			}
+			if (!truncate) return finish({ tooLarge: true, bytes: bytes + data.length, declared: false });
+			chunks.push(data.subarray(0, limit - bytes));
+			finish(textOf(chunks, limit));
+		};
+		const onEnd = () => {
+			stop();
+			resolve(textOf(chunks, bytes));
+		};
+		const onError = (error: Error) => {
+			stop();
+			reject(error);
+		};
+		const onClose = () =>
+			onError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+		body.on('data', onData);
+		body.on('end', onEnd);
+		body.on('error', onError);
+		body.on('close', onClose);
+	});
+}
