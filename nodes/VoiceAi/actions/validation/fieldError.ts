@@ -1,0 +1,44 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+export interface FieldRef {
+	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
+	name: string;
+	/** What the user sees in the editor, e.g. `Header Color`. */
+	label: string;
+}
+
+export function show(value: unknown): string {
+	const text =
+		typeof value === 'string' || (typeof value === 'object' && value !== null)
+			? JSON.stringify(value)
+			: String(value);
+	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+export function typeName(value: unknown): string {
+	if (value === undefined) return 'nothing';
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'an array';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** A `NodeOperationError` that names the field and the item, with an optional hint. */
+export function invalidField(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	problem: string,
+	hint?: string,
+): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Invalid '${field.label}' in item ${itemIndex}: ${problem}`,
+		{
+			itemIndex,
+			description:
+				hint ??
+				`Correct the '${field.label}' field (${field.name}) and run again. Nothing was sent to Voice AI for this item.`,
+		},
+	);
+}

@@ -1,0 +1,86 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { FieldRef } from './fieldError';
+import { invalidField, show, typeName } from './fieldError';
+
+/** Reads a text parameter; an expression that produced a number, object or nothing is refused. */
+export function readString(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	options: {
+		required?: boolean;
+		fallback?: string;
+		secret?: boolean;
+		locator?: boolean;
+		/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
+		asTyped?: boolean;
+	} = {},
+): string {
+	// A resource locator gives the value of whichever mode is chosen; a plain text value passes through.
+	const raw = ctx.getNodeParameter(
+		field.name,
+		itemIndex,
+		options.fallback ?? '',
+		options.locator ? { extractValue: true } : {},
+	) as unknown;
+	if (raw === undefined || raw === null) {
+		if (options.required) throw invalidField(ctx, itemIndex, field, 'a value is required');
+		return '';
+	}
+	if (typeof raw !== 'string') {
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`expected text, got ${typeName(raw)}${options.secret ? '' : ` (${show(raw)})`}`,
+		);
+	}
+	const value = raw.trim();
+	if (options.required && value === '')
+		throw invalidField(ctx, itemIndex, field, 'a value is required');
+	return options.asTyped ? raw : value;
+}
+
+export function readBoolean(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	fallback: boolean,
+): boolean {
+	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
+	if (typeof raw === 'boolean') return raw;
+	if (raw === 'true' || raw === 'false') return raw === 'true';
+	throw invalidField(
+		ctx,
+		itemIndex,
+		field,
+		`expected true or false, got ${typeName(raw)} (${show(raw)})`,
+	);
+}
+
+export function checkOneOf<T extends string>(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+	allowed: readonly T[],
+): T {
+	if (!(allowed as readonly string[]).includes(value)) {
+		throw invalidField(ctx, itemIndex, field, `${show(value)} is not one of ${allowed.join(', ')}`);
+	}
+	return value as T;
+}
+
+/** Reads a collection parameter (e.g. Update Fields) and refuses anything that is not an object. */
+export function readCollection(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+): IDataObject {
+	const raw = ctx.getNodeParameter(field.name, itemIndex, {}) as unknown;
+	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+		throw invalidField(ctx, itemIndex, field, `expected a set of fields, got ${typeName(raw)}`);
+	}
+	return raw as IDataObject;
+}
