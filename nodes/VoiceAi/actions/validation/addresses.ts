@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { httpUrl } from '../../transport';
 import type { FieldRef } from './fieldError';
-import { invalidField, show } from './fieldError';
+import { invalidField, patternCheck, show } from './fieldError';
 
 const E164 = /^\+[1-9]\d{1,14}$/;
 const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
@@ -15,23 +15,11 @@ const SIP_URI = new RegExp(
 const NUMERIC_HOST = /^sip:[\d.]+$/;
 const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
 
-export function checkE164(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-): string {
-	if (!E164.test(value)) {
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
-			`${show(value)} is not an E.164 phone number`,
-			'Use the international E.164 form: a plus sign, the country code and the number, digits only, for example +14155550101.',
-		);
-	}
-	return value;
-}
+export const checkE164 = patternCheck(
+	E164,
+	'is not an E.164 phone number',
+	'Use the international E.164 form: a plus sign, the country code and the number, digits only, for example +14155550101.',
+);
 
 export function checkHttpUrl(
 	ctx: IExecuteFunctions,
@@ -48,20 +36,10 @@ export function checkHttpUrl(
 	return value;
 }
 
-export function checkSipUri(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-): string {
-	if (!SIP_URI.test(value) || (NUMERIC_HOST.test(value) && !SIP_IPV4.test(value))) {
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
-			`${show(value)} is not a SIP URI`,
-			'Use the form sip:<host>, for example sip:pbx.example.com.',
-		);
-	}
-	return value;
-}
+export const checkSipUri = patternCheck(
+	{
+		test: (value) => SIP_URI.test(value) && !(NUMERIC_HOST.test(value) && !SIP_IPV4.test(value)),
+	},
+	'is not a SIP URI',
+	'Use the form sip:<host>, for example sip:pbx.example.com.',
+);

@@ -42,3 +42,24 @@ export function invalidField(
 		},
 	);
 }
+
+/** A check of one text value: returns the value to send, or throws the error naming field and item. */
+export type TextCheck = (
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+) => string;
+
+/** Refuses a value the pattern does not accept (`<value> <problem>`); an accepted one goes on as given. */
+export function patternCheck(
+	pattern: { test(value: string): boolean },
+	problem: string,
+	hint?: string,
+): TextCheck {
+	return (ctx, itemIndex, field, value) => {
+		if (!pattern.test(value))
+			throw invalidField(ctx, itemIndex, field, `${show(value)} ${problem}`, hint);
+		return value;
+	};
+}

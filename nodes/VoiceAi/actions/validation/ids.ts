@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { FieldRef } from './fieldError';
-import { invalidField, show } from './fieldError';
+import type { FieldRef, TextCheck } from './fieldError';
+import { invalidField, patternCheck } from './fieldError';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -15,23 +15,14 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 export const MAX_PATH_ID_LENGTH = 512;
 
-export function checkUuid(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-): string {
-	if (!UUID.test(value)) {
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
-			`${show(value)} is not a UUID`,
-			'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.',
-		);
-	}
-	return value.toLowerCase();
-}
+const uuidCheck = patternCheck(
+	UUID,
+	'is not a UUID',
+	'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.',
+);
+
+export const checkUuid: TextCheck = (ctx, itemIndex, field, value) =>
+	uuidCheck(ctx, itemIndex, field, value).toLowerCase();
 
 /**
  * Any id that goes into a request path (Chatbot, Carrier; a phone number is E.164, 16 characters at
@@ -63,20 +54,10 @@ export function checkPathId(
 	return value;
 }
 
-export function checkPathSegment(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-): string {
-	checkPathId(ctx, itemIndex, field, value);
-	if (!PATH_SEGMENT.test(value)) {
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
-			`${show(value)} may only hold letters, digits, dots, dashes and underscores`,
-		);
-	}
-	return value;
-}
+const pathSegmentCheck = patternCheck(
+	PATH_SEGMENT,
+	'may only hold letters, digits, dots, dashes and underscores',
+);
+
+export const checkPathSegment: TextCheck = (ctx, itemIndex, field, value) =>
+	pathSegmentCheck(ctx, itemIndex, field, checkPathId(ctx, itemIndex, field, value));
