@@ -9,8 +9,9 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
+import { headerValue } from '../VoiceAi/transport';
 import { forgetUnlessAnswered, remember } from './dedupe';
-import { checkFilter, fieldAt, idList, locatorText, readDeliveries } from './delivery';
+import { checkFilter, fieldAt, idList, locatorText, readRequestDeliveries } from './delivery';
 import { toItem } from './output';
 import { triggerProperties } from './properties';
 import {
@@ -109,19 +110,10 @@ export class VoiceAiTrigger implements INodeType {
 			await noteReceiver.call(this, record);
 
 		const headers = this.getHeaderData();
-		const request = this.getRequestObject() as {
-			rawBody?: Buffer;
-			readRawBody?: () => Promise<void>;
-		};
-		if (
-			request.rawBody === undefined &&
-			!isMultipart(headers['content-type']) &&
-			typeof request.readRawBody === 'function'
-		) {
-			// Version 1.1: n8n left this body (an application/*+json type, no type) unread.
-			await request.readRawBody();
-		}
-		const read = readDeliveries(headers['content-type'], this.getBodyData(), request.rawBody);
+		// Version 1.1: n8n leaves some bodies (an application/*+json type, no type) for the node to read.
+		const read = await readRequestDeliveries(headers['content-type'], this.getRequestObject(), () =>
+			this.getBodyData(),
+		);
 		if ('problem' in read) return refuse(read.status, read.problem);
 
 		const output = this.getNodeParameter('output', 'variables') as 'variables' | 'raw';
@@ -236,13 +228,4 @@ async function noteReceiver(this: IWebhookFunctions, record: Registration): Prom
 		},
 		{ takeOver: false, restoring: true },
 	);
-}
-
-/** n8n has already consumed a multipart body (its form parser), so it cannot be read again. */
-function isMultipart(contentType: string | undefined): boolean {
-	return (contentType ?? '').trim().toLowerCase().startsWith('multipart/');
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-	return Array.isArray(value) ? value[0] : value;
 }
