@@ -2,8 +2,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { normalisedBaseUrl } from '../VoiceAi/accountOwnership/identity';
-import { voiceAiApiRequest } from '../VoiceAi/transport';
+import { parseBaseUrl } from '../../credentials/voiceAiBaseUrl';
+import { httpUrl, voiceAiApiRequest } from '../VoiceAi/transport';
 
 /** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
@@ -73,15 +73,6 @@ export function withToken(webhookUrl: string, token: string): string {
 	return url.toString();
 }
 
-function isHttpUrl(value: string): boolean {
-	try {
-		const url = new URL(value);
-		return url.protocol === 'http:' || url.protocol === 'https:';
-	} catch {
-		return false;
-	}
-}
-
 /** The API key of the trigger's credential as it is now. */
 export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promise<string> {
 	return String((await this.getCredentials('voiceAiApi')).apiKey ?? '');
@@ -104,7 +95,7 @@ export async function registerAccountWebhook(this: IHookFunctions, url: string):
 }
 
 export function assertHttpUrl(this: IHookFunctions, value: string, what: string): void {
-	if (!isHttpUrl(value)) {
+	if (httpUrl(value) === undefined) {
 		throw new NodeOperationError(this.getNode(), `${what} must be an http:// or https:// URL`);
 	}
 }
@@ -158,14 +149,6 @@ export function isLocalHost(hostname: string): boolean {
 	);
 }
 
-function hostOf(url: string): string | undefined {
-	try {
-		return new URL(url).hostname;
-	} catch {
-		return undefined;
-	}
-}
-
 /**
  * Publishing or listening registers n8n's webhook URL: refuse one the service cannot reach (a local
  * host) while the base URL names a host elsewhere, unless the user says the service is on n8n's network.
@@ -175,8 +158,9 @@ export async function assertServiceCanReach(
 	webhookUrl: string,
 ): Promise<void> {
 	if (this.getNodeParameter('options.allowLocalUrl', false) === true) return;
-	const n8nHost = hostOf(webhookUrl);
-	const serviceHost = hostOf(normalisedBaseUrl((await this.getCredentials('voiceAiApi')).baseUrl));
+	const n8nHost = httpUrl(webhookUrl)?.hostname;
+	const baseUrl = parseBaseUrl((await this.getCredentials('voiceAiApi')).baseUrl);
+	const serviceHost = baseUrl.ok ? baseUrl.url.hostname : undefined;
 	if (n8nHost === undefined || serviceHost === undefined) return;
 	if (!isLocalHost(n8nHost) || isLocalHost(serviceHost)) return;
 	throw new NodeOperationError(

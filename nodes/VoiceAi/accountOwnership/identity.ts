@@ -6,6 +6,7 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
+import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { listIn } from '../actions/types';
 import { voiceAiApiRequest } from '../transport';
 import { type KeyIdentity, needsAgents } from './state';
@@ -19,10 +20,11 @@ export function accountKey(baseUrl: string, apiKey: string): string {
 	return createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
 }
 
+/** The base URL as requests use it (origin and path, so `https://API.example.com/` is `https://api.example.com`). */
 export function normalisedBaseUrl(value: unknown): string {
-	return String(value ?? '')
-		.trim()
-		.replace(/\/+$/, '');
+	const parsed = parseBaseUrl(value);
+	if (parsed.ok) return `${parsed.url.origin}${parsed.url.pathPrefix}`;
+	return String(value ?? '').trim();
 }
 
 /** The ids of the agents the key lists (GET /callback/standardCampaign); undefined when not a list. */
