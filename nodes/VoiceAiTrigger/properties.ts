@@ -130,7 +130,7 @@ export const triggerProperties: INodeProperties[] = [
 					'Field of the delivery (dotted path, e.g. variables.call_id) that identifies a conversation. A second delivery with the same value within the window is answered 200 and starts nothing. A delivery without the field is identified by its X-VoiceAI-Delivery header. Empty: no deduplication.',
 			},
 			{
-				displayName: 'Deduplication Window (Minutes)',
+				displayName: 'Dedupe Window (Minutes)',
 				name: 'dedupeWindowMinutes',
 				type: 'number',
 				default: 60,
