@@ -712,6 +712,38 @@ describe('under attack and load', () => {
 		);
 	});
 
+	test("a body over n8n's size limit is refused by its type (415) or its size (413), not with a 500", async () => {
+		const before = await executionCount(inspect.id);
+		const oversized = Buffer.concat([
+			Buffer.from('{"conversation_id":"conv_oversized","variables":{"x":"'),
+			Buffer.alloc(17 * 1024 * 1024, 0x61), // over n8n's default N8N_PAYLOAD_SIZE_MAX (16 MiB)
+			Buffer.from('"}}'),
+		]);
+		const cases: Array<[string, number]> = [
+			['', 413],
+			['application/vnd.voiceai+json', 413],
+			['application/octet-stream', 415],
+		];
+		const answers = [];
+		for (const [contentType] of cases) {
+			const { status, json } = await answer(inspectUrl, oversized, contentType);
+			answers.push({ contentType, status, message: messageOf(json) ?? json });
+			expect(await healthy()).toBe(true);
+		}
+		console.log(`[hostile] 17 MiB bodies → ${JSON.stringify(answers)}`);
+		expect(answers).toEqual(
+			cases.map(([contentType, status]) => ({
+				contentType,
+				status,
+				message:
+					status === 413
+						? expect.stringContaining('N8N_PAYLOAD_SIZE_MAX')
+						: expect.stringContaining('Content-Type must be'),
+			})),
+		);
+		expect(await executionCount(inspect.id)).toBe(before);
+	});
+
 	test('a delivery nested 100,000 levels deep is refused with 400 saying so; 1,000 levels run and the execution opens', async () => {
 		const before = await executionCount(inspect.id);
 		const nested = (id: string, depth: number) =>
