@@ -122,20 +122,20 @@ export const triggerProperties: INodeProperties[] = [
 					"Whether to publish and listen even though n8n's webhook URL is local (localhost, a private or link-local address, .local, a name without a dot) while the Voice AI base URL is not. Turn on only when the service runs on n8n's network.",
 			},
 			{
-				displayName: 'Deduplicate By Field',
-				name: 'dedupeField',
-				type: 'string',
-				default: 'conversation_id',
-				description:
-					'Field of the delivery (dotted path, e.g. variables.call_id) that identifies a conversation. A second delivery with the same value within the window is answered 200 and starts nothing. A delivery without the field is identified by its X-VoiceAI-Delivery header. Empty: no deduplication.',
-			},
-			{
 				displayName: 'Dedupe Window (Minutes)',
 				name: 'dedupeWindowMinutes',
 				type: 'number',
 				default: 60,
 				typeOptions: { minValue: 0 },
 				description: 'How long a conversation ID is remembered. 0 turns deduplication off.',
+			},
+			{
+				displayName: 'Deduplicate By Field',
+				name: 'dedupeField',
+				type: 'string',
+				default: 'conversation_id',
+				description:
+					'Field of the delivery (dotted path, e.g. variables.call_id) that identifies a conversation. A second delivery with the same value within the window is answered 200 and starts nothing. A delivery without the field is identified by its X-VoiceAI-Delivery header. Empty: no deduplication.',
 			},
 			{
 				// Named agentIds as before: workflows saved when this was a plain comma-separated string still read.
