@@ -561,3 +561,44 @@ describe('Secrets: free text and output values', () => {
 		expect(cyclic.a).toEqual({ key: HELD_KEY });
 	});
 });
+
+describe('secrets of a URL are found as the URL parser reads it, and only they are held', () => {
+	it("a token holding '=' is held whole: its part before '=' is not a secret", () => {
+		const held = new Secrets();
+		held.collect({ webhookUrl: 'https://h.example.com/h?token=1=2' });
+		expect(held.redactValue({ a: '1', b: '1=2' })).toEqual({ a: '1', b: '***' });
+		expect(held.redact('Voice AI answered 401 for item 1; token 1=2')).toBe(
+			'Voice AI answered 401 for item 1; token ***',
+		);
+	});
+
+	it('user info of a URL the parser refuses is held, so its refusal cannot show the password', async () => {
+		const held = new Secrets();
+		held.collect('https://admin:hunter2@hooks example.com/h');
+		expect(held.redact('"https://admin:hunter2@hooks example.com/h" is not a URL')).not.toContain(
+			'hunter2',
+		);
+		const sentBefore = (await fx.requests()).length;
+		const result = await fx.run({
+			resource: 'webhook',
+			operation: 'set',
+			webhookUrl: 'https://admin:hunter2@hooks example.com/h',
+		});
+		// What a person sees of the error (the node's own parameters hold the URL as typed, as stored).
+		const { error } = result;
+		expect(error?.message).toContain('"https://***@hooks example.com/h" is not an http');
+		expect(JSON.stringify([error?.message, error?.description, error?.stack])).not.toContain(
+			'hunter2',
+		);
+		expect(await fx.requests()).toHaveLength(sentBefore);
+	});
+
+	it('a URL the parser reads without "//" (https:host/…) or with upper-case parameter names is a URL too', () => {
+		const held = new Secrets();
+		held.collect([
+			'https:hooks.example.com/h?token=tok_SECRET_1',
+			'https://h.example.com/?Token=Tok2x',
+		]);
+		expect(held.redact('echo tok_SECRET_1 and Tok2x')).toBe('echo *** and ***');
+	});
+});

@@ -125,6 +125,25 @@ function mapStrings<T>(value: T, leaf: (text: string) => string): T {
 	return result as T;
 }
 
+/** Text of a query string as a form decodes it (`+` is a space). */
+function formDecoded(text: string): string {
+	return decoded(text.split('+').join(' '));
+}
+
+/**
+ * The user info of a URL the parser refused: what stands before the last `@` of its authority (after
+ * `//`, up to the first `/`, `\\`, `?` or `#`), or undefined.
+ */
+function refusedUserInfo(text: string): string | undefined {
+	const start = text.indexOf('//');
+	if (start < 0) return undefined;
+	const rest = text.slice(start + 2);
+	const ends = ['/', '\\', '?', '#'].map((mark) => rest.indexOf(mark)).filter((at) => at >= 0);
+	const authority = rest.slice(0, ends.length ? Math.min(...ends) : rest.length);
+	const at = authority.lastIndexOf('@');
+	return at > 0 ? authority.slice(0, at) : undefined;
+}
+
 export class Secrets {
 	/** Every form of every secret, longest first (so `user:pass` goes before `pass`): for free text. */
 	private forms: string[] = [];
@@ -141,38 +160,44 @@ export class Secrets {
 
 	/**
 	 * The user info of an http(s) URL (`user:pass@`) as the URL parser reads it (so `host\@` is a host,
-	 * not user info) and the values of secret query parameters, of a URL the parser refuses too (a
-	 * malformed URL is shown back by its refusal).
+	 * not user info) and the values of secret query parameters; of a URL the parser refuses too, since
+	 * its refusal shows it back: there the user info is what stands before the authority's last `@`.
 	 */
 	addFromUrl(text: string): void {
-		this.addQuerySecrets(/\?([^#]*)/.exec(text)?.[1]);
-		let url: URL;
+		const queryAt = text.indexOf('?');
+		if (queryAt >= 0) this.addQuerySecrets(text.slice(queryAt + 1).split('#', 1)[0]);
+		let url: URL | undefined;
 		try {
 			url = new URL(text);
 		} catch {
-			return;
+			url = undefined;
 		}
-		if (url.username !== '' || url.password !== '') {
-			const userInfo = url.password === '' ? url.username : `${url.username}:${url.password}`;
-			this.add(userInfo);
-			this.add(decoded(userInfo));
+		const userInfo = url
+			? url.password === ''
+				? url.username
+				: `${url.username}:${url.password}`
+			: refusedUserInfo(text);
+		if (!userInfo) return;
+		const colon = userInfo.indexOf(':');
+		for (const secret of colon < 0 ? [userInfo] : [userInfo, userInfo.slice(colon + 1)]) {
+			this.add(secret);
+			this.add(decoded(secret));
 		}
-		if (url.password) {
-			this.add(url.password);
-			this.add(decoded(url.password));
-		}
-		if (url.search) this.addQuerySecrets(url.search.slice(1));
 	}
 
-	/** Values of the secret parameters of a query string, decoded and as they stand in it. */
-	private addQuerySecrets(query: string | undefined): void {
-		if (!query) return;
-		const parameters = new URLSearchParams(query);
-		for (const name of SECRET_QUERY_PARAMETERS)
-			for (const value of parameters.getAll(name)) this.add(value);
+	/** Values of the secret parameters of a query string (names in any case), as they stand and decoded. */
+	private addQuerySecrets(query: string): void {
 		for (const pair of query.split('&')) {
-			const [name, value] = pair.split('=', 2);
-			if (value && SECRET_QUERY_PARAMETERS.includes(decoded(name))) this.add(value);
+			const equals = pair.indexOf('=');
+			if (equals < 0) continue;
+			const value = pair.slice(equals + 1);
+			if (
+				!value ||
+				!SECRET_QUERY_PARAMETERS.includes(formDecoded(pair.slice(0, equals)).toLowerCase())
+			)
+				continue;
+			this.add(value);
+			this.add(formDecoded(value));
 		}
 	}
 
@@ -183,7 +208,10 @@ export class Secrets {
 		while (pending.length > 0) {
 			const entry = pending.pop();
 			if (typeof entry === 'string') {
-				if (/^\s*https?:\/\//i.test(entry)) this.addFromUrl(entry.trim());
+				// Every text an http(s) URL may be read from, as the parser reads schemes (`https:host` too).
+				const text = entry.trim();
+				const scheme = text.slice(0, 6).toLowerCase();
+				if (scheme.startsWith('http:') || scheme.startsWith('https:')) this.addFromUrl(text);
 				continue;
 			}
 			if (!isContainer(entry) || seen.has(entry)) continue;
