@@ -28,3 +28,22 @@ export function httpUrl(value: string): URL | undefined {
 		return undefined;
 	}
 }
+
+/** Text of a query string as a form decodes it (`+` is a space). */
+export function formDecoded(text: string): string {
+	return decoded(text.split('+').join(' '));
+}
+
+/**
+ * The user info of a URL the parser refused: what stands before the last `@` of its authority (after
+ * `//`, up to the first `/`, `\\`, `?` or `#`), or undefined.
+ */
+export function refusedUserInfo(text: string): string | undefined {
+	const start = text.indexOf('//');
+	if (start < 0) return undefined;
+	const rest = text.slice(start + 2);
+	const ends = ['/', '\\', '?', '#'].map((mark) => rest.indexOf(mark)).filter((at) => at >= 0);
+	const authority = rest.slice(0, ends.length ? Math.min(...ends) : rest.length);
+	const at = authority.lastIndexOf('@');
+	return at > 0 ? authority.slice(0, at) : undefined;
+}

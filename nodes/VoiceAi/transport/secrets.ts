@@ -9,7 +9,7 @@
  * Walks have no depth limit (iterative, cycle-safe), so nothing deep escapes.
  */
 
-import { decoded } from './httpText';
+import { decoded, formDecoded, refusedUserInfo } from './httpText';
 
 /**
  * A key the node never held, in free text: `ct_` and at least 20 characters of letters, digits, `_` and
@@ -123,25 +123,6 @@ function mapStrings<T>(value: T, leaf: (text: string) => string): T {
 		if (stack.length > 0) returned = result;
 	}
 	return result as T;
-}
-
-/** Text of a query string as a form decodes it (`+` is a space). */
-function formDecoded(text: string): string {
-	return decoded(text.split('+').join(' '));
-}
-
-/**
- * The user info of a URL the parser refused: what stands before the last `@` of its authority (after
- * `//`, up to the first `/`, `\\`, `?` or `#`), or undefined.
- */
-function refusedUserInfo(text: string): string | undefined {
-	const start = text.indexOf('//');
-	if (start < 0) return undefined;
-	const rest = text.slice(start + 2);
-	const ends = ['/', '\\', '?', '#'].map((mark) => rest.indexOf(mark)).filter((at) => at >= 0);
-	const authority = rest.slice(0, ends.length ? Math.min(...ends) : rest.length);
-	const at = authority.lastIndexOf('@');
-	return at > 0 ? authority.slice(0, at) : undefined;
 }
 
 export class Secrets {
