@@ -234,6 +234,29 @@ describe('after a restart (n8n 2.x does not run the publish step again)', () => 
 	});
 });
 
+describe('after a key rotation in the credential and a restart, without publishing again', () => {
+	test("the first delivery lists the new key's agents; the next ones list nothing", async () => {
+		const { flow, url } = await activeTrigger();
+		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {
+			name: 'rotated',
+		});
+		flow.credential.apiKey = key.apiKey;
+		forgetAllAccounts(); // n8n restarted: the registration still holds the old key's hash
+		const agentLists = async () =>
+			(
+				await admin.request<Array<{ method: string; path: string }>>(
+					'GET',
+					`/__sandbox/requests?org=${ORG}`,
+				)
+			).filter((r) => r.method === 'GET' && r.path === '/callback/standardCampaign').length;
+		const before = await agentLists();
+		for (let i = 0; i < 4; i++)
+			expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
+		expect((await agentLists()) - before).toBeLessThanOrEqual(1);
+		expect(executionsOf(flow)).toHaveLength(4);
+	});
+});
+
 describe('malformed bodies start nothing', () => {
 	test.each([
 		[

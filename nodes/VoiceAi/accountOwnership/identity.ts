@@ -49,11 +49,11 @@ async function agentIdsOf(this: Context, itemIndex?: number): Promise<string[] |
 /**
  * The credential's key as the ownership state knows keys. `agents`: 'always' reads the key's agent
  * list (a publish records it, to tell later keys apart); 'ifNeeded' only when another key on the
- * same base URL cannot be told apart without it.
+ * same base URL cannot be told apart without it; 'never' reads none.
  */
 export async function identityOf(
 	this: Context,
-	agents: 'always' | 'ifNeeded',
+	agents: 'always' | 'ifNeeded' | 'never',
 	itemIndex?: number,
 ): Promise<{ apiKey: string; identity: KeyIdentity }> {
 	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
@@ -64,7 +64,7 @@ export async function identityOf(
 		keyHash: accountKey(baseUrl, apiKey),
 		credentialId: this.getNode().credentials?.voiceAiApi?.id ?? undefined,
 	};
-	if (agents === 'always' || needsAgents(identity)) {
+	if (agents === 'always' || (agents === 'ifNeeded' && needsAgents(identity))) {
 		identity.agentIds = await agentIdsOf.call(this, itemIndex);
 	}
 	return { apiKey, identity };
