@@ -39,7 +39,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"This node never repeats Agent Create after a timeout or a 5xx, so no agent is created twice. n8n's Retry On Fail (node Settings) sends a failed Agent Create again, and one that timed out or got a 5xx may already have created its agent: leave Retry On Fail off here.",
+			"This node never repeats Agent Create after a timeout or a 5xx, so no agent is created twice. n8n's Retry On Fail (node Settings) sends a failed one again: leave it off here.",
 		name: 'createRetryNotice',
 		type: 'notice',
 		default: '',

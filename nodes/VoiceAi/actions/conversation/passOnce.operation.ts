@@ -22,7 +22,7 @@ export const passOnce = defineOperation<PassOnceInput>({
 	description: [
 		{
 			displayName:
-				'Passes each conversation on once, across executions, n8n processes and restarts: the IDs are kept in n8n\'s database (the store of Remove Duplicates\' "previous executions" mode). Makes no request to Voice AI.',
+				"Passes each conversation on once, across executions, n8n processes and restarts (the IDs are kept in n8n's database, as Remove Duplicates does). Sends nothing to Voice AI.",
 			name: 'passOnceNotice',
 			type: 'notice',
 			default: '',
