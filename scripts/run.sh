@@ -59,8 +59,7 @@ case "$job" in
   test)
     ensure_deps
     mkdir -p .tmp
-    # The other lines' n8n install in the background while the first suites run (each install is
-    # atomic, so a later `line_dir` waits for nothing it cannot finish itself).
+    # The other lines' n8n install in the background while the first suites run.
     for version in $OTHER_LINES; do line_dir "$version" > ".tmp/install-$version.log" 2>&1 & done
     build
     lint
@@ -74,6 +73,8 @@ case "$job" in
     npx jest --config test/e2e/jest.config.js --runInBand --json \
       --outputFile=".tmp/e2e-$PRIMARY_N8N.json" || status=$?
     ensure_chromium
+    # The other lines' installs must be complete before anything asks for them again.
+    wait
     for version in $PRIMARY_N8N $OTHER_LINES; do
       has_editor "$version" || continue
       reports+=(".tmp/editor-$version.json")
@@ -81,7 +82,6 @@ case "$job" in
     done
     reports+=(.tmp/queue.json)
     npx jest --config test/queue/jest.config.js --runInBand --json --outputFile=.tmp/queue.json || status=$?
-    wait
     for version in $OTHER_LINES; do
       reports+=(".tmp/lines-$version.json")
       every_line_on "$version" --json --outputFile=".tmp/lines-$version.json" || status=$?
