@@ -9,6 +9,7 @@ import {
 	identityOf,
 	isKnown,
 	lend,
+	noteRegistered,
 	release,
 } from './ownership';
 import {
@@ -112,6 +113,7 @@ export async function claimForPublish(this: IHookFunctions): Promise<void> {
 		try {
 			await registerAccountWebhook.call(this, withToken(webhookUrl, token));
 			registered = true;
+			noteRegistered(wanted.id);
 		} finally {
 			if (!registered) release(wanted.id);
 		}

@@ -14,7 +14,7 @@ export {
 	isKnown,
 	knowsKey,
 	lend,
+	noteRegistered,
 	release,
-	relationOf,
 	type Released,
 } from '../VoiceAi/accountOwnership/state';

@@ -475,6 +475,34 @@ describe('Webhook Set while a published trigger holds the organization (issue 35
 		expect(await pointsAt()).toBe(a.productionUrl);
 	});
 
+	test('a take-over whose registration fails leaves the URL Webhook Set gave standing: a test listen gives it back to that URL', async () => {
+		const key = sandbox.orgs[0].apiKey;
+		const a = new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey: key, name: 'Sync A' });
+		await a.activate();
+		expect((await setWebhook(key, { whenTriggerHolds: 'takeOver' })).error).toBeUndefined();
+		const b = new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey: key,
+			name: 'Sync B',
+			parameters: { whenHeld: 'takeOver' },
+		});
+		await admin.request('POST', '/__sandbox/faults', {
+			kind: 'status-500',
+			path: '/webhook/insert-webhook',
+			times: 20,
+		});
+		try {
+			await expect(b.activate()).rejects.toThrow();
+		} finally {
+			await admin.request('DELETE', '/__sandbox/faults');
+		}
+		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
+		const y = new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey: key, name: 'Draft' });
+		await y.startTestListen();
+		await y.endTestListen();
+		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
+	});
+
 	test('with no published trigger for the organization it sets the URL as before', async () => {
 		const result = await setWebhook(sandbox.orgs[1].apiKey);
 		expect(result.error).toBeUndefined();

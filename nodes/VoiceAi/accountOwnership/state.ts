@@ -214,8 +214,15 @@ export function claim(
 	const at = mine.claims.findIndex((c) => c.claimedAt > wanted.claimedAt);
 	mine.claims.splice(at === -1 ? mine.claims.length : at, 0, { ...wanted });
 	const top = holderIn(mine)!.id === wanted.id && mine.lentTo === undefined;
-	if (top && !how.restoring) mine.setBy = undefined;
-	return { outcome: top && mine.setBy === undefined ? 'register' : 'wait' };
+	// A publish registers over a URL Webhook Set gave; that URL stands until the registration succeeds.
+	return { outcome: top && (mine.setBy === undefined || !how.restoring) ? 'register' : 'wait' };
+}
+
+/** The claim's registration went through: a URL Webhook Set gave no longer stands. */
+export function noteRegistered(id: string): void {
+	const organization = withClaim(id);
+	if (organization !== undefined && holderIn(organization)?.id === id)
+		organization.setBy = undefined;
 }
 
 export type Released =
