@@ -221,8 +221,7 @@ export function claim(
 /** The claim's registration went through: a URL Webhook Set gave no longer stands. */
 export function noteRegistered(id: string): void {
 	const organization = withClaim(id);
-	if (organization !== undefined && holderIn(organization)?.id === id)
-		organization.setBy = undefined;
+	if (organization && holderIn(organization)?.id === id) organization.setBy = undefined;
 }
 
 export type Released =
