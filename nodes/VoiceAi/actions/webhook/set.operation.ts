@@ -75,7 +75,7 @@ export const set = defineOperation<SetInput>({
 				`The Voice AI account's webhook ${holds} by the published workflow "${workflowName}" (ID ${workflowId}): setting it would cut that workflow off`,
 				{
 					itemIndex,
-					description: `The service keeps one webhook URL per organization, whatever key reaches it${held.unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${workflowName}" receives its conversations through it. Nothing was sent. Unpublish "${workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
+					description: `The service keeps one webhook URL per organization, whatever key reaches it${held.unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${workflowName}" receives its conversations through it. The webhook was not changed. Unpublish "${workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
 				},
 			);
 		}
@@ -88,7 +88,7 @@ export const set = defineOperation<SetInput>({
 				{
 					itemIndex,
 					description:
-						'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. Nothing was sent. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over"; or run this workflow by hand in the editor.',
+						'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. The webhook was not changed. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over"; or run this workflow by hand in the editor.',
 				},
 			);
 		}
