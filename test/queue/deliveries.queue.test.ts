@@ -1,8 +1,8 @@
 /**
  * n8n in queue mode (test/support/queue: Postgres, Redis, nginx, main, two webhook processors, two
  * workers) syncing conversations into a CRM table under load: VOICEAI_QUEUE_DELIVERIES deliveries
- * (default 2,000) completed by the sandbox, at most 40 in flight through the balancer, 10% of them a
- * second delivery of an earlier conversation. Each scenario prints its figures. Scenario e: a test
+ * (default 1,000; docs/scaling.md says why that is enough) completed by the sandbox, at most 40 in
+ * flight through the balancer, 10% of them a second delivery of an earlier conversation. Each scenario prints its figures. Scenario e: a test
  * listen on main, and the SIP audit example over 1,000 numbers on a worker.
  *
  * What each scenario holds is in docs/scaling.md.
@@ -12,7 +12,7 @@ import { filesHoldingSecrets } from '../support/queue/secretsOnDisk';
 import { sipAuditOnWorker } from '../support/queue/sip-audit';
 import { testListenInQueueMode } from '../support/queue/test-listen';
 
-const TOTAL = Number(process.env.VOICEAI_QUEUE_DELIVERIES ?? 2000);
+const TOTAL = Number(process.env.VOICEAI_QUEUE_DELIVERIES ?? 1000);
 const AUDITED_NUMBERS = 1000;
 const REPEATS = 0.1;
 
@@ -49,7 +49,7 @@ test('a. no faults: every distinct conversation written exactly once, none missi
 	expect(f.writtenTwice).toBe(0);
 });
 
-test('b. a webhook processor and a worker stopped with SIGTERM mid-load and started again: every conversation written exactly once, none missing but the runs the stopping worker stranded, no run failed', async () => {
+test('b. a webhook processor and a worker stopped with SIGTERM mid-load and started again: every conversation written exactly once, none missing but the runs the stopping worker stranded, no other run failed', async () => {
 	const f = await scenario({
 		name: 'b',
 		passOnce: true,
@@ -69,13 +69,14 @@ test('b. a webhook processor and a worker stopped with SIGTERM mid-load and star
 	// A starting processor answers 200 "n8n is starting up" and runs nothing: the balancer must wait.
 	expect(f.answeredWhileStarting).toBe(0);
 	// n8n 2.40.7's worker pauses Bull for its shutdown by dropping Bull's blocking Redis connection; a
-	// job Redis hands over in that instant is never run, and its run stays "new" (docs/scaling.md).
-	// Those are the only conversations allowed to go missing, and the figures name them.
+	// job Redis hands over in that instant is never run: its run stays "new", or is marked failed as
+	// stalled by the processor that queued it (docs/scaling.md). Those are the only conversations
+	// allowed to go missing, and the only failed runs; the figures name them.
 	expect(f.missingNotStranded).toBe(0);
 	expect(f.missing).toBe(f.strandedUnwritten);
 	expect(f.rows).toBe(f.distinct - f.missing);
 	expect(f.writtenTwice).toBe(0);
-	expect(f.failed).toBe(0);
+	expect(f.failed).toBe(f.stalled);
 	// Runs n8n created but never queued: the processor exited holding their request, the service saw
 	// it fail (502) and sent it again, and another run wrote the conversation.
 	expect(f.neverQueuedWrittenByAnother).toBe(f.neverQueued);

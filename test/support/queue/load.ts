@@ -195,6 +195,21 @@ export async function failedExecutionIds(n8nDb: Client, workflowId: string): Pro
 }
 
 /**
+ * Ids of the workflow's failed executions that no worker ran: Bull's stalled-job check failed their
+ * job (`maxStalledCount: 0`) and the webhook processor that queued it, still waiting on the job,
+ * marked the run failed with n8n's MaxStalledCountError (`dist/workflow-runner.js`).
+ */
+export async function stalledExecutionIds(n8nDb: Client, workflowId: string): Promise<string[]> {
+	const { rows } = await n8nDb.query<{ id: string }>(
+		`SELECT e.id FROM execution_entity e JOIN execution_data d ON d."executionId" = e.id
+		 WHERE e."workflowId" = $1 AND e.status IN ('error', 'crashed')
+		   AND d.data LIKE '%failed to be processed too many times%'`,
+		[workflowId],
+	);
+	return rows.map((row) => String(row.id));
+}
+
+/**
  * Every second, reads the conversation (an id starting with `prefix`) of each open execution of the
  * workflow not seen yet, from the data the webhook processor stored with it, into `into`.
  */

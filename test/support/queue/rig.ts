@@ -25,6 +25,7 @@ import {
 	executionCounts,
 	executionTimings,
 	failedExecutionIds,
+	stalledExecutionIds,
 	loadOrder,
 	sampleOpenExecutions,
 	settledExecutions,
@@ -83,10 +84,14 @@ export interface ScenarioFigures {
 	/** Of them, those whose conversation another run wrote. */
 	neverQueuedWrittenByAnother: number;
 	/**
-	 * Executions a webhook processor queued that no worker ever started (left "new"): Bull handed the
-	 * job to a worker in the instant that worker paused for its shutdown (see docs/scaling.md).
+	 * Executions a webhook processor queued that no worker ever started: Bull handed the job to a
+	 * worker in the instant that worker paused for its shutdown (see docs/scaling.md). The run stays
+	 * "new", or, when the processor that queued it is still waiting on the job, Bull's stalled check
+	 * fails the job and that processor marks the run failed (`stalled`).
 	 */
 	stranded: number;
+	/** Of the stranded runs, those n8n marked failed as stalled (MaxStalledCountError). */
+	stalled: number;
 	/** Of them, those whose conversation another run wrote. */
 	strandedWrittenByAnother: number;
 	/** Distinct conversations of stranded runs that no run wrote. */
@@ -290,18 +295,19 @@ export class QueueRig {
 		const ids = new Set(order);
 		const missingIds = [...ids].filter((id) => !crm.ids.has(id));
 		const failedIds = await failedExecutionIds(this.n8nDb, workflow.id);
+		const stalledIds = await stalledExecutionIds(this.n8nDb, workflow.id);
 		// Read only when runs were left new: the processors' logs are megabytes.
 		const enqueued = counts.leftNew.length
 			? enqueuedExecutions(this.deployment)
 			: new Set<string>();
 		const leftNew = await conversationsOf(this.n8nDb, counts.leftNew, prefix);
 		const writtenByAnother = (ids: string[]) =>
-			ids.filter((id) => crm.ids.has(leftNew.get(id) ?? '')).length;
+			ids.filter((id) => crm.ids.has(leftNew.get(id) ?? conversationOf.get(id) ?? '')).length;
 		const neverQueued = counts.leftNew.filter((id) => !enqueued.has(id));
-		const stranded = counts.leftNew.filter((id) => enqueued.has(id));
-		const strandedConversations = new Set(
-			stranded.flatMap((id) => (leftNew.has(id) ? [leftNew.get(id) as string] : [])),
-		);
+		const stranded = [...counts.leftNew.filter((id) => enqueued.has(id)), ...stalledIds];
+		// A stalled run's stored data is n8n's error alone: its conversation was read while it was open.
+		const conversationOfRun = (id: string) => leftNew.get(id) ?? conversationOf.get(id);
+		const strandedConversations = new Set(stranded.flatMap((id) => conversationOfRun(id) ?? []));
 		const failedConversations = new Set(
 			failedIds.flatMap((id) => (conversationOf.has(id) ? [conversationOf.get(id) as string] : [])),
 		);
@@ -361,6 +367,7 @@ export class QueueRig {
 			neverQueued: neverQueued.length,
 			neverQueuedWrittenByAnother: writtenByAnother(neverQueued),
 			stranded: stranded.length,
+			stalled: stalledIds.length,
 			strandedWrittenByAnother: writtenByAnother(stranded),
 			strandedUnwritten: [...strandedConversations].filter((id) => !crm.ids.has(id)).length,
 			missingNotStranded: missingIds.filter((id) => !strandedConversations.has(id)).length,
@@ -387,7 +394,7 @@ export function formatFigures(f: ScenarioFigures): string {
 		`scenario ${f.scenario}: delivered ${f.delivered}/${f.deliveries} (gave up ${f.undelivered}, retries ${f.retries}), ` +
 		`distinct ${f.distinct}, executions ${f.executions} ${JSON.stringify(f.executionsByStatus)}, rows ${f.rows}, ` +
 		`written twice ${f.writtenTwice} (of them delivered once ${f.writtenTwiceDeliveredOnce}), missing ${f.missing}, ` +
-		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), never queued ${f.neverQueued} (written by another run ${f.neverQueuedWrittenByAnother}), stranded in the queue ${f.stranded} (written by another run ${f.strandedWrittenByAnother}, conversations lost ${f.strandedUnwritten}), answered by a starting processor ${f.answeredWhileStarting}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
+		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), never queued ${f.neverQueued} (written by another run ${f.neverQueuedWrittenByAnother}), stranded in the queue ${f.stranded} (marked failed as stalled ${f.stalled}, written by another run ${f.strandedWrittenByAnother}, conversations lost ${f.strandedUnwritten}), answered by a starting processor ${f.answeredWhileStarting}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
 		`answered in ${f.seconds} s, all executions done in ${f.settledSeconds} s (${f.deliveriesPerSecond} deliveries/s), ` +
 		`queue wait median ${f.timings.queueWaitMs.median} ms (p90 ${f.timings.queueWaitMs.p90} ms), run median ${f.timings.runMs} ms`
 	);
