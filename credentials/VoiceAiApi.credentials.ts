@@ -104,7 +104,7 @@ export class VoiceAiApi implements ICredentialType {
 			const baseUrl = parseBaseUrl(credentials.baseUrl);
 			if (!baseUrl.ok)
 				throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
-			requestOptions.baseURL = `${baseUrl.url.origin}${baseUrl.url.pathPrefix}`;
+			requestOptions.baseURL = baseUrl.url.base;
 			keyedTests.add(requestOptions);
 		}
 		const key = String(credentials.apiKey ?? '').trim();

@@ -11,10 +11,13 @@
 export interface VoiceAiBaseUrl {
 	/** Scheme, host and port, e.g. `https://api.example.com`: the host actually contacted. */
 	origin: string;
-	/** The path every API path is appended to, without a trailing slash: `''` or e.g. `/v1`. */
-	pathPrefix: string;
 	/** The host name alone, e.g. `api.example.com`. */
 	hostname: string;
+	/**
+	 * What every API path is appended to: the origin and the URL's path without a trailing slash, e.g.
+	 * `https://api.example.com` or `https://api.example.com/v1`.
+	 */
+	base: string;
 }
 
 export type BaseUrlCheck =
@@ -34,9 +37,14 @@ function hasSpaceOrControl(text: string): boolean {
 	return false;
 }
 
-function parsed(text: string): URL | undefined {
+/**
+ * The URL when the value is an http:// or https:// address, undefined otherwise. The parser gives an
+ * http(s) URL a host or refuses it, so no separate check for an empty host is needed.
+ */
+export function httpUrl(value: string): URL | undefined {
 	try {
-		return new URL(text);
+		const url = new URL(value);
+		return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
 	} catch {
 		return undefined;
 	}
@@ -45,9 +53,8 @@ function parsed(text: string): URL | undefined {
 export function parseBaseUrl(value: unknown): BaseUrlCheck {
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (text === '') return { ok: false, problem: 'is empty' };
-	const url = parsed(text);
-	const isHttp = url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:');
-	const contacted = isHttp ? ` (the URL parser reads the host as ${url.origin})` : '';
+	const url = httpUrl(text);
+	const contacted = url ? ` (the URL parser reads the host as ${url.origin})` : '';
 	if (text.includes('\\'))
 		return {
 			ok: false,
@@ -55,7 +62,7 @@ export function parseBaseUrl(value: unknown): BaseUrlCheck {
 		};
 	if (hasSpaceOrControl(text))
 		return { ok: false, problem: 'holds a space or a control character' };
-	if (!isHttp)
+	if (url === undefined)
 		return { ok: false, problem: 'is not an http:// or https:// address of the Voice AI API' };
 	if (url.username !== '' || url.password !== '')
 		return {
@@ -67,12 +74,6 @@ export function parseBaseUrl(value: unknown): BaseUrlCheck {
 			ok: false,
 			problem: 'holds a query (?) or a fragment (#): every request would go to that one address',
 		};
-	return {
-		ok: true,
-		url: {
-			origin: url.origin,
-			pathPrefix: url.pathname.replace(/\/+$/, ''),
-			hostname: url.hostname,
-		},
-	};
+	const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+	return { ok: true, url: { origin: url.origin, hostname: url.hostname, base } };
 }

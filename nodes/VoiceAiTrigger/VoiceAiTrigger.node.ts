@@ -13,7 +13,12 @@ import { headerValue } from '../VoiceAi/transport';
 import { forgetUnlessAnswered, remember } from './dedupe';
 import { checkFilter, fieldAt, idList, locatorText, readRequestDeliveries } from './delivery';
 import { toItem } from './output';
-import { triggerProperties } from './properties';
+import {
+	DEFAULT_DEDUPE_FIELD,
+	DEFAULT_DEDUPE_WINDOW_MINUTES,
+	DEFAULT_OUTPUT,
+	triggerProperties,
+} from './properties';
 import {
 	claimForPublish,
 	giveBackAfterTest,
@@ -31,7 +36,7 @@ import {
 	TOKEN_PARAMETER,
 	tokenMatches,
 } from './registration';
-import { memoryDedupeWindowMs, respondWhenWebhookFields } from './respondWhen';
+import { memoryDedupeWindowMs, ON_RECEIVED, respondWhenWebhookFields } from './respondWhen';
 
 export class VoiceAiTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -116,15 +121,17 @@ export class VoiceAiTrigger implements INodeType {
 		);
 		if ('problem' in read) return refuse(read.status, read.problem);
 
-		const output = this.getNodeParameter('output', 'variables') as 'variables' | 'raw';
+		const output = this.getNodeParameter('output', DEFAULT_OUTPUT) as 'variables' | 'raw';
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const chatbotIds = idList(options.chatbotIds as string | undefined);
 		const agentIds = idList(locatorText(options.agentIds));
 		const startUnidentified = options.withoutSourceId === 'start';
-		const dedupeField = ((options.dedupeField as string | undefined) ?? 'conversation_id').trim();
+		const dedupeField = (
+			(options.dedupeField as string | undefined) ?? DEFAULT_DEDUPE_FIELD
+		).trim();
 		const windowMs = memoryDedupeWindowMs(
-			this.getNodeParameter('respondWhen', 'onReceived'),
-			Number(options.dedupeWindowMinutes ?? 60) * 60_000,
+			this.getNodeParameter('respondWhen', ON_RECEIVED),
+			Number(options.dedupeWindowMinutes ?? DEFAULT_DEDUPE_WINDOW_MINUTES) * 60_000,
 		);
 		const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;
 		const now = Date.now();

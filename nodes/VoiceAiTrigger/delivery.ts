@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { isPlainObject, setOwn } from '../VoiceAi/transport';
+
 /** The fields of a delivery the contract names; anything else is a variable or an unknown extra. */
 export const ENVELOPE_FIELDS = [
 	'event',
@@ -26,27 +28,6 @@ type ReadResult = { deliveries: IDataObject[] } | { problem: string; status: 400
 interface WebhookRequest {
 	rawBody?: Buffer;
 	readRawBody?: () => Promise<void>;
-}
-
-export function isPlainObject(value: unknown): value is IDataObject {
-	return (
-		value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value)
-	);
-}
-
-/** Own keys only: `__proto__` or `constructor` in a delivery is data, never the object's prototype. */
-export function hasOwn(value: object, key: string): boolean {
-	return Object.prototype.hasOwnProperty.call(value, key);
-}
-
-/** Sets `key` as an own field, also when it is `__proto__` (an assignment would set the prototype). */
-export function setField(target: IDataObject, key: string, value: unknown): void {
-	Object.defineProperty(target, key, {
-		value,
-		enumerable: true,
-		writable: true,
-		configurable: true,
-	});
 }
 
 type BodyKind = 'json' | 'text' | 'form' | 'other';
@@ -82,7 +63,7 @@ function formFields(fields: IDataObject): IDataObject {
 	const keys = Object.keys(fields);
 	if (keys.length === 0 || keys[0].charCodeAt(0) !== 0xfeff) return fields;
 	const fixed: IDataObject = {};
-	for (const key of keys) setField(fixed, withoutBom(key), fields[key]);
+	for (const key of keys) setOwn(fixed, withoutBom(key), fields[key]);
 	return fixed;
 }
 
@@ -146,7 +127,7 @@ function unwrapEnvelope(delivery: IDataObject): IDataObject {
 	if (!isPlainObject(delivery.data) || !keys.every((key) => key === 'data' || key === 'event'))
 		return delivery;
 	const inner = delivery.data;
-	return delivery.event === undefined || hasOwn(inner, 'event')
+	return delivery.event === undefined || Object.hasOwn(inner, 'event')
 		? inner
 		: { event: delivery.event, ...inner };
 }
@@ -241,7 +222,7 @@ export function readDeliveries(
 export function fieldAt(delivery: IDataObject, path: string): string | undefined {
 	let value: unknown = delivery;
 	for (const part of path.split('.')) {
-		if (!isPlainObject(value) || !hasOwn(value, part)) return undefined;
+		if (!isPlainObject(value) || !Object.hasOwn(value, part)) return undefined;
 		value = value[part];
 	}
 	if (typeof value === 'string') return value === '' ? undefined : value;

@@ -1,14 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import {
-	ENVELOPE_FIELDS,
-	fieldAt,
-	hasOwn,
-	isPlainObject,
-	MAX_NESTING_DEPTH,
-	nestsDeeperThan,
-	setField,
-} from './delivery';
+import { isPlainObject, setOwn } from '../VoiceAi/transport';
+import { ENVELOPE_FIELDS, fieldAt, MAX_NESTING_DEPTH, nestsDeeperThan } from './delivery';
 
 /** Key of the metadata object added next to the variables. */
 const METADATA_KEY = '_voiceAi';
@@ -38,17 +31,17 @@ function splitDelivery(delivery: IDataObject): {
 	variables: IDataObject;
 	rest: IDataObject;
 } {
-	const variables = hasOwn(delivery, 'variables') ? delivery.variables : undefined;
+	const variables = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
 	const rest: IDataObject = {};
 	if (variables === undefined) {
 		const taken: IDataObject = {};
 		for (const [key, value] of Object.entries(delivery)) {
-			setField((ENVELOPE_FIELDS as readonly string[]).includes(key) ? rest : taken, key, value);
+			setOwn((ENVELOPE_FIELDS as readonly string[]).includes(key) ? rest : taken, key, value);
 		}
 		return { variables: taken, rest };
 	}
 	for (const [key, value] of Object.entries(delivery)) {
-		if (key !== 'variables') setField(rest, key, value);
+		if (key !== 'variables') setOwn(rest, key, value);
 	}
 	if (isPlainObject(variables)) return { variables, rest };
 	if (typeof variables === 'string') {
@@ -85,7 +78,8 @@ export function toItem(
 ): INodeExecutionData {
 	if (shape === 'raw') return { json: delivery };
 	const { variables, rest } = splitDelivery(delivery);
-	const clash = hasOwn(variables, METADATA_KEY) || hasOwn(variables, CONVERSATION_KEY);
+	const clash =
+		Object.hasOwn(variables, METADATA_KEY) || Object.hasOwn(variables, CONVERSATION_KEY);
 	return {
 		json: {
 			...variables,

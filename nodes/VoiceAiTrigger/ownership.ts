@@ -9,7 +9,6 @@ export {
 	claim,
 	forgetAllAccounts,
 	giveBack,
-	holderOf,
 	holds,
 	isKnown,
 	knowsKey,

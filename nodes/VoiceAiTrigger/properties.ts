@@ -2,6 +2,10 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { respondWhenProperty } from './respondWhen';
 
+export const DEFAULT_OUTPUT = 'variables';
+export const DEFAULT_DEDUPE_WINDOW_MINUTES = 60;
+export const DEFAULT_DEDUPE_FIELD = 'conversation_id';
+
 export const triggerProperties: INodeProperties[] = [
 	{
 		// At most three lines in the panel; the rules are in the linked page.
@@ -15,7 +19,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'Output',
 		name: 'output',
 		type: 'options',
-		default: 'variables',
+		default: DEFAULT_OUTPUT,
 		options: [
 			{
 				name: 'Raw Delivery',
@@ -125,7 +129,7 @@ export const triggerProperties: INodeProperties[] = [
 				displayName: 'Dedupe Window (Minutes)',
 				name: 'dedupeWindowMinutes',
 				type: 'number',
-				default: 60,
+				default: DEFAULT_DEDUPE_WINDOW_MINUTES,
 				typeOptions: { minValue: 0 },
 				description: 'How long a conversation ID is remembered. 0 turns deduplication off.',
 			},
@@ -133,7 +137,7 @@ export const triggerProperties: INodeProperties[] = [
 				displayName: 'Deduplicate By Field',
 				name: 'dedupeField',
 				type: 'string',
-				default: 'conversation_id',
+				default: DEFAULT_DEDUPE_FIELD,
 				description:
 					'Field of the delivery (dotted path, e.g. variables.call_id) that identifies a conversation. A second delivery with the same value within the window is answered 200 and starts nothing. A delivery without the field is identified by its X-VoiceAI-Delivery header. Empty: no deduplication.',
 			},

@@ -5,17 +5,19 @@ import type { INodeParameters, INodeProperties } from 'n8n-workflow';
  * the webhook description's `responseMode` as an expression, as it does for its Webhook node.
  */
 const RESPOND_WHEN = 'respondWhen';
+/** The default: answer as soon as the delivery is checked and queued. */
+export const ON_RECEIVED = 'onReceived';
 
 export const respondWhenProperty: INodeProperties = {
 	displayName: 'Answer the Service',
 	name: RESPOND_WHEN,
 	type: 'options',
-	default: 'onReceived',
+	default: ON_RECEIVED,
 	description: 'When the service gets its answer for a delivery',
 	options: [
 		{
 			name: 'When Received',
-			value: 'onReceived',
+			value: ON_RECEIVED,
 			description:
 				'Answer 200 as soon as the delivery is checked and queued. A run that fails or is lost later (a worker killed) is not delivered again.',
 		},
@@ -29,7 +31,7 @@ export const respondWhenProperty: INodeProperties = {
 };
 
 /** The webhook description's `responseMode`: n8n's response mode is the option's value. */
-export const webhookResponseMode = `={{$parameter["${RESPOND_WHEN}"] || "onReceived"}}`;
+export const webhookResponseMode = `={{$parameter["${RESPOND_WHEN}"] || "${ON_RECEIVED}"}}`;
 
 /**
  * The webhook description's `responseData`. When received, empty lets the node's own answer through;
@@ -52,7 +54,7 @@ export const respondWhenWebhookFields = {
 	[NATIVE_RESOLVERS]: {
 		responseMode: {
 			template: webhookResponseMode,
-			resolve: (parameters: INodeParameters) => respondWhenOf(parameters) || 'onReceived',
+			resolve: (parameters: INodeParameters) => respondWhenOf(parameters) || ON_RECEIVED,
 		},
 		responseData: {
 			template: webhookResponseData,

@@ -10,7 +10,7 @@ import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workfl
 import type { InputItem } from '../support/engine';
 import { imageItem } from '../support/images';
 import { agentCreate } from '../support/parameters';
-import { parseRetryAfter } from '../../nodes/VoiceAi/transport';
+import { parseRetryAfter } from '../../nodes/VoiceAi/transport/retrySettings';
 import { PNG, SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();

@@ -1,20 +1,11 @@
 import { createHash } from 'crypto';
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
-import { listIn } from '../actions/types';
-import { voiceAiApiRequest } from '../transport';
+import { requestAgents } from '../listSearch/agentList';
 import { type KeyIdentity, needsAgents } from './state';
 
 type Context = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
-
-/** The agent list is read to tell organizations apart: one retry, short waits. */
-const AGENT_LIST_RETRY = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 };
 
 export function accountKey(baseUrl: string, apiKey: string): string {
 	return createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
@@ -23,27 +14,16 @@ export function accountKey(baseUrl: string, apiKey: string): string {
 /** The base URL as requests use it (origin and path, so `https://API.example.com/` is `https://api.example.com`). */
 export function normalisedBaseUrl(value: unknown): string {
 	const parsed = parseBaseUrl(value);
-	if (parsed.ok) return `${parsed.url.origin}${parsed.url.pathPrefix}`;
+	if (parsed.ok) return parsed.url.base;
 	return String(value ?? '').trim();
 }
 
-/** The ids of the agents the key lists (GET /callback/standardCampaign); undefined when not a list. */
+/** The ids of the agents the key lists; undefined when the answer is not a list. */
 async function agentIdsOf(this: Context, itemIndex?: number): Promise<string[] | undefined> {
-	const answer = listIn(
-		await voiceAiApiRequest.call(
-			this,
-			'GET',
-			'/callback/standardCampaign',
-			undefined,
-			{},
-			{ retry: AGENT_LIST_RETRY, itemIndex },
-		),
+	const agents = await requestAgents.call(this, { itemIndex });
+	return agents?.flatMap((agent) =>
+		typeof agent.id === 'string' || typeof agent.id === 'number' ? [String(agent.id)] : [],
 	);
-	if (answer === undefined) return undefined;
-	return answer.flatMap((agent) => {
-		const id = agent !== null && typeof agent === 'object' ? (agent as IDataObject).id : undefined;
-		return typeof id === 'string' || typeof id === 'number' ? [String(id)] : [];
-	});
 }
 
 /**

@@ -151,12 +151,6 @@ function withClaim(id: string): Organization | undefined {
 	return organizations.find((o) => o.claims.some((c) => c.id === id));
 }
 
-/** The published trigger the key's organization belongs to, if any. */
-export function holderOf(identity: KeyIdentity): Claim | undefined {
-	const mine = find(identity).mine;
-	return mine === undefined ? undefined : holderIn(mine);
-}
-
 /** Whether this claim holds its organization's webhook right now (no test listen, no Webhook Set). */
 export function holds(id: string): Claim | undefined {
 	const organization = withClaim(id);

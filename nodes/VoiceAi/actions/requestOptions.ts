@@ -1,11 +1,14 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RetrySettings } from '../transport';
-import { DEFAULT_RETRY } from '../transport';
 import { decimalText, readBoolean, readInteger } from './validation';
 
-const DEFAULT_CONCURRENCY = 5;
+// Each option's default is written once, in its description below (n8n's lint wants a literal there);
+// readRequestOptions takes its fallbacks from there.
 const MAX_CONCURRENCY = 50;
+const MAX_ATTEMPTS = 10;
+/** Longest Max Retry Wait and Timeout a user may set. */
+const MAX_SECONDS = 600;
 
 /** The node's Options collection: how many requests run at once and how failures are retried. */
 export const requestOptionsDescription: INodeProperties = {
@@ -21,14 +24,13 @@ export const requestOptionsDescription: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 			default: 5,
-			description:
-				'How many items are sent to Voice AI at the same time (1 to 50). Output order always follows input order. While the service answers 429 the node runs fewer at once.',
+			description: `How many items are sent to Voice AI at the same time (1 to ${MAX_CONCURRENCY}). Output order always follows input order. While the service answers 429 the node runs fewer at once.`,
 		},
 		{
 			displayName: 'Max Attempts',
 			name: 'maxAttempts',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: 10 },
+			typeOptions: { minValue: 1, maxValue: MAX_ATTEMPTS },
 			default: 4,
 			description:
 				"Attempts per request including the first; 1 turns all retries off. These are the node's own retries: per request, within one run, only where repeating is safe. n8n's Retry On Fail (node Settings) runs the node again after these have given up, sending only the items that did not succeed.",
@@ -37,7 +39,7 @@ export const requestOptionsDescription: INodeProperties = {
 			displayName: 'Max Retry Wait (Seconds)',
 			name: 'maxWaitSeconds',
 			type: 'number',
-			typeOptions: { minValue: 0, maxValue: 600 },
+			typeOptions: { minValue: 0, maxValue: MAX_SECONDS },
 			default: 60,
 			description: 'Longest single wait before a retry, whatever the Retry-After header asks for',
 		},
@@ -61,12 +63,18 @@ export const requestOptionsDescription: INodeProperties = {
 			displayName: 'Timeout (Seconds)',
 			name: 'timeoutSeconds',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: 600 },
+			typeOptions: { minValue: 1, maxValue: MAX_SECONDS },
 			default: 30,
 			description: 'How long to wait for one answer',
 		},
 	],
 };
+
+/** An option's default, as its description gives it. */
+function defaultOf<T extends number | boolean>(name: string): T {
+	const option = requestOptionsDescription.options!.find((entry) => entry.name === name);
+	return (option as INodeProperties).default as T;
+}
 
 interface RequestOptions {
 	concurrency: number;
@@ -75,35 +83,41 @@ interface RequestOptions {
 
 export function readRequestOptions(ctx: IExecuteFunctions): RequestOptions {
 	const field = (name: string, label: string) => ({ name: `options.${name}`, label });
-	const seconds = (name: string, label: string, fallbackMs: number, min: number) =>
-		Math.round(readNumber(ctx, field(name, label), fallbackMs / 1000, min, 600) * 1000);
+	const seconds = (name: string, label: string, min: number) =>
+		Math.round(readNumber(ctx, field(name, label), defaultOf(name), min, MAX_SECONDS) * 1000);
 	return {
-		concurrency: readInteger(ctx, 0, field('concurrency', 'Concurrency'), DEFAULT_CONCURRENCY, {
-			min: 1,
-			max: MAX_CONCURRENCY,
-		}),
+		concurrency: readInteger(
+			ctx,
+			0,
+			field('concurrency', 'Concurrency'),
+			defaultOf('concurrency'),
+			{
+				min: 1,
+				max: MAX_CONCURRENCY,
+			},
+		),
 		retry: {
 			rateLimit: readBoolean(
 				ctx,
 				0,
 				field('retryOnRateLimit', 'Retry on Rate Limit'),
-				DEFAULT_RETRY.rateLimit,
+				defaultOf('retryOnRateLimit'),
 			),
 			serverErrors: readBoolean(
 				ctx,
 				0,
 				field('retryOnServerErrors', 'Retry on Server Errors'),
-				DEFAULT_RETRY.serverErrors,
+				defaultOf('retryOnServerErrors'),
 			),
 			maxAttempts: readInteger(
 				ctx,
 				0,
 				field('maxAttempts', 'Max Attempts'),
-				DEFAULT_RETRY.maxAttempts,
-				{ min: 1, max: 10 },
+				defaultOf('maxAttempts'),
+				{ min: 1, max: MAX_ATTEMPTS },
 			),
-			maxWaitMs: seconds('maxWaitSeconds', 'Max Retry Wait (Seconds)', DEFAULT_RETRY.maxWaitMs, 0),
-			timeoutMs: seconds('timeoutSeconds', 'Timeout (Seconds)', DEFAULT_RETRY.timeoutMs, 0.001),
+			maxWaitMs: seconds('maxWaitSeconds', 'Max Retry Wait (Seconds)', 0),
+			timeoutMs: seconds('timeoutSeconds', 'Timeout (Seconds)', 0.001),
 		},
 	};
 }

@@ -2,10 +2,41 @@ import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { listIn } from '../actions/types';
-import { voiceAiApiRequest, voiceAiCredential } from '../transport';
+import {
+	isPlainObject,
+	type VoiceAiContext,
+	type VoiceAiCredential,
+	voiceAiApiRequest,
+	voiceAiCredential,
+} from '../transport';
 
-/** A list in the editor should answer quickly: one retry, short waits, no minute-long rate-limit pause. */
-const LIST_RETRY = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 };
+/**
+ * The agent list answers the editor's pickers and tells organizations apart (accountOwnership): one
+ * retry, short waits, no minute-long rate-limit pause.
+ */
+const AGENT_LIST_RETRY = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 };
+
+/**
+ * The organization's agents (GET /callback/standardCampaign). The spec does not show the answer's
+ * shape: a bare array and a list wrapped in an object (`{"data":[…]}`) are both read, entries that are
+ * not objects are skipped; undefined when the answer is not a list.
+ */
+export async function requestAgents(
+	this: VoiceAiContext,
+	policy: { itemIndex?: number; credential?: VoiceAiCredential } = {},
+): Promise<IDataObject[] | undefined> {
+	const answer = listIn(
+		await voiceAiApiRequest.call(
+			this,
+			'GET',
+			'/callback/standardCampaign',
+			undefined,
+			{},
+			{ retry: AGENT_LIST_RETRY, ...policy },
+		),
+	);
+	return answer?.filter(isPlainObject);
+}
 
 interface AgentEntry {
 	id: string;
@@ -17,24 +48,11 @@ function text(value: unknown): string {
 	return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 }
 
-/**
- * The organization's agents (GET /callback/standardCampaign) for the editor's lists. The spec does not show
- * the answer's shape: a bare array and a list wrapped in an object (`{"data":[…]}`) are both read, entries
- * that are not objects are skipped.
- */
+/** The organization's agents for the editor's lists (see `requestAgents`). */
 export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry[]> {
 	const credential = await voiceAiCredential.call(this);
-	const answer = listIn(
-		await voiceAiApiRequest.call(
-			this,
-			'GET',
-			'/callback/standardCampaign',
-			undefined,
-			{},
-			{ retry: LIST_RETRY, credential },
-		),
-	);
-	if (!answer) {
+	const agents = await requestAgents.call(this, { credential });
+	if (!agents) {
 		throw new NodeOperationError(
 			this.getNode(),
 			'Voice AI answered the agent list with something that is not a list',
@@ -43,14 +61,9 @@ export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry
 			},
 		);
 	}
-	return answer
-		.filter(
-			(agent): agent is IDataObject =>
-				agent !== null && typeof agent === 'object' && !Array.isArray(agent),
-		)
-		.map((agent) => ({
-			id: text(agent.id),
-			agentName: text(agent.agentName),
-			phoneNumber: text(agent.phoneNumber),
-		}));
+	return agents.map((agent) => ({
+		id: text(agent.id),
+		agentName: text(agent.agentName),
+		phoneNumber: text(agent.phoneNumber),
+	}));
 }

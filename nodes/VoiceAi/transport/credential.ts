@@ -7,7 +7,7 @@ import type { VoiceAiContext } from './context';
 import { Secrets } from './secrets';
 
 export interface VoiceAiCredential {
-	/** Origin and path prefix as the URL parser reads the credential's Base URL (parseBaseUrl). */
+	/** What every API path is appended to, as the URL parser reads the credential's Base URL (parseBaseUrl). */
 	baseUrl: string;
 	/** Scheme, host and port actually contacted: what messages show as the base URL. */
 	origin: string;
@@ -73,7 +73,7 @@ export async function voiceAiCredential(
 	}
 	const id = this.getNode().credentials?.voiceAiApi?.id ?? '';
 	return {
-		baseUrl: `${baseUrl.url.origin}${baseUrl.url.pathPrefix}`,
+		baseUrl: baseUrl.url.base,
 		origin: baseUrl.url.origin,
 		decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials },
 		secrets,

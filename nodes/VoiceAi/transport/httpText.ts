@@ -1,5 +1,6 @@
 // Reading the text of HTTP, in one place for the action node and the trigger: headers as Node's http
-// module hands them over, percent-encoded text, and http(s) URLs as WHATWG `URL` (what sends them) reads them.
+// module hands them over and percent-encoded text. http(s) URLs are read in one place too, next to the
+// Base URL rule (credentials/voiceAiBaseUrl.ts `httpUrl`), which the credential also uses.
 
 /** A header's value; a repeated header comes as a list, of which the first counts. */
 export function headerValue(value: string | string[] | undefined): string | undefined {
@@ -13,19 +14,6 @@ export function decoded(text: string): string {
 		return decodeURIComponent(text);
 	} catch {
 		return text;
-	}
-}
-
-/**
- * The URL when the value is an http:// or https:// address, undefined otherwise. The parser gives an
- * http(s) URL a host or refuses it, so no separate check for an empty host is needed.
- */
-export function httpUrl(value: string): URL | undefined {
-	try {
-		const url = new URL(value);
-		return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
-	} catch {
-		return undefined;
 	}
 }
 

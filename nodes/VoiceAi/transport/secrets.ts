@@ -10,6 +10,7 @@
  */
 
 import { decoded, formDecoded, refusedUserInfo } from './httpText';
+import { isPlainObject, setOwn } from './plainData';
 
 /**
  * A key the node never held, in free text: `ct_` and at least 20 characters of letters, digits, `_` and
@@ -39,24 +40,8 @@ const SECRET_QUERY_PARAMETERS = [
 
 type Container = Record<string, unknown> | unknown[];
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	if (value === null || typeof value !== 'object') return false;
-	const prototype = Object.getPrototypeOf(value) as unknown;
-	return prototype === Object.prototype || prototype === null;
-}
-
 const isContainer = (value: unknown): value is Container =>
 	Array.isArray(value) || isPlainObject(value);
-
-/** Sets an own property, even one named `__proto__`, without touching the prototype. */
-function setOwn(target: Container, key: string, value: unknown): void {
-	Object.defineProperty(target, key, {
-		value,
-		writable: true,
-		enumerable: true,
-		configurable: true,
-	});
-}
 
 function shallowCopy(source: Container): Container {
 	if (Array.isArray(source)) return [...source];

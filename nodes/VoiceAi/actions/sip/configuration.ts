@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { setOwn } from '../../transport';
 import type { ApiCall } from '../types';
 
 // What SIP Update and SIP Compare share: reading the GET /sip answer (whose body shape the spec does not
@@ -251,12 +252,7 @@ export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
 			const secret =
 				key === 'sip_password' || (passwordDifference && (key === 'current' || key === 'intended'));
 			if (secret && isSet(entry)) {
-				Object.defineProperty(record, key, {
-					value: HIDDEN_PASSWORD,
-					writable: true,
-					enumerable: true,
-					configurable: true,
-				});
+				setOwn(record, key, HIDDEN_PASSWORD);
 			} else pending.push(entry);
 		}
 	}
