@@ -10,7 +10,7 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { captureServer } from '../support/captureServer';
+import { forgetRequests, type Loopback, startLoopback } from '../support/loopback';
 import { chain, voiceAiNode, START } from '../support/manualWorkflow';
 import { n8nVersion, pollUntil, type ExecutionDetail, type SavedWorkflow } from '../support/n8n';
 import { startStack, type Stack } from '../support/stack';
@@ -191,10 +191,12 @@ describe(`n8n ${n8nVersion()}: the credential dialog's test`, () => {
 });
 
 describe(`n8n ${n8nVersion()}: a base URL is what the URL parser reads, and refused by name before anything is sent`, () => {
-	const other = captureServer();
-	beforeAll(async () => await other.start());
-	afterAll(async () => await other.stop());
-	beforeEach(() => other.clear());
+	let other: Loopback;
+	beforeAll(async () => {
+		other = await startLoopback();
+	});
+	afterAll(async () => await other.close());
+	beforeEach(() => forgetRequests(other));
 
 	const sandboxHost = () => new URL(stack.sandbox.baseUrl).host;
 	const CASES: Array<[string, () => string, () => RegExp]> = [

@@ -1,7 +1,7 @@
 // What each operation sends and answers is the catalogue's wire test (catalogue.test.ts); here: what
 // goes beyond one request (several items, Limit, state kept or changed, uploads, the credential).
 import { testCredential } from '../support/engine';
-import { captureServer } from '../support/captureServer';
+import { forgetRequests, json, type Loopback, startLoopback } from '../support/loopback';
 import { PNG, SandboxFixture } from '../support/sandboxFixture';
 
 const fx = new SandboxFixture();
@@ -296,10 +296,17 @@ describe('credential', () => {
 });
 
 describe('credential headers on the wire', () => {
-	const capture = captureServer();
-	beforeAll(async () => await capture.start());
-	afterAll(async () => await capture.stop());
-	beforeEach(() => capture.clear());
+	let capture: Loopback;
+	beforeAll(async () => {
+		// 200 [] to a key-shaped header, 401 otherwise, as the service answers.
+		capture = await startLoopback(({ headers }, res) =>
+			/^(Bearer )?ct_\S+$/.test(String(headers.authorization ?? headers['x-api-key'] ?? ''))
+				? json(res, 200, [])
+				: json(res, 401, { error: { status: 401, code: 'unauthorized', message: 'unauthorized' } }),
+		);
+	});
+	afterAll(async () => await capture.close());
+	beforeEach(() => forgetRequests(capture));
 
 	it.each([
 		['bearer', 'authorization', (key: string) => `Bearer ${key}`],

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { call } from '../support/sandboxHttp';
-import { Receiver } from '../support/deliveryReceiver';
+import { jsonBody, type Loopback, startLoopback, statusesInTurn } from '../support/loopback';
 
 const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -34,7 +34,7 @@ function finished(child: ChildProcess): Promise<{ code: number | null; stdout: s
 
 describe('sandbox command line', () => {
 	let server: ChildProcess | undefined;
-	let receiver: Receiver | undefined;
+	let receiver: Loopback | undefined;
 	afterAll(async () => {
 		if (server && server.exitCode === null) {
 			const exited = new Promise((resolve) => server!.once('exit', resolve));
@@ -68,7 +68,7 @@ describe('sandbox command line', () => {
 		});
 		expect(agents.status).toBe(200);
 
-		receiver = await Receiver.start([500]);
+		receiver = await startLoopback(statusesInTurn([500]));
 		await call(summary.baseUrl, 'POST', '/webhook/insert-webhook', {
 			key: summary.orgs[0].apiKey,
 			json: { webhook: receiver.url },
@@ -94,7 +94,7 @@ describe('sandbox command line', () => {
 			attempts: 2,
 			responseCodes: [500, 200],
 		});
-		expect(receiver.received.at(-1)!.body.variables).toEqual({ name: 'Ann', score: 0.9 });
+		expect(jsonBody(receiver.requests.at(-1)!).variables).toEqual({ name: 'Ann', score: 0.9 });
 	});
 
 	it('refuses bad flags', async () => {

@@ -2,7 +2,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 
 import { Harness, until } from '../support/sandboxHttp';
-import { Receiver } from '../support/deliveryReceiver';
+import { jsonBody, type Loopback, startLoopback, statusesInTurn } from '../support/loopback';
 
 async function closedPortUrl(): Promise<string> {
 	const server = createServer();
@@ -14,7 +14,7 @@ async function closedPortUrl(): Promise<string> {
 
 describe('sandbox webhook delivery', () => {
 	let h: Harness;
-	let receiver: Receiver | undefined;
+	let receiver: Loopback | undefined;
 	beforeEach(async () => {
 		h = await Harness.start({ deliveryRetry: { attempts: 4, baseDelayMs: 5 } });
 	});
@@ -31,7 +31,7 @@ describe('sandbox webhook delivery', () => {
 		}, 'deliveries to settle');
 
 	it('delivers an agent conversation to the account webhook, retrying failures with the same conversation id', async () => {
-		receiver = await Receiver.start([500, 503]);
+		receiver = await startLoopback(statusesInTurn([500, 503]));
 		await h.api('POST', '/webhook/insert-webhook', {
 			json: { webhook: `${receiver.url}/hook?token=t0k` },
 		});
@@ -52,13 +52,13 @@ describe('sandbox webhook delivery', () => {
 			attempts: 3,
 			responseCodes: [500, 503, 200],
 		});
-		expect(receiver.received).toHaveLength(3);
-		receiver.received.forEach((hit, i) => {
-			expect(hit.path).toBe('/hook?token=t0k');
+		expect(receiver.requests).toHaveLength(3);
+		receiver.requests.forEach((hit, i) => {
+			expect(hit.url).toBe('/hook?token=t0k');
 			expect(hit.headers['content-type']).toBe('application/json');
 			expect(hit.headers['x-voiceai-delivery']).toBe(delivery.id);
 			expect(hit.headers['x-voiceai-attempt']).toBe(String(i + 1));
-			expect(hit.body).toEqual({
+			expect(jsonBody(hit)).toEqual({
 				event: 'conversation.completed',
 				conversation_id: started.body.conversationId,
 				source: 'account_webhook',
@@ -71,7 +71,7 @@ describe('sandbox webhook delivery', () => {
 	});
 
 	it('gives up after the bounded number of attempts', async () => {
-		receiver = await Receiver.start([500, 500, 500, 500, 500]);
+		receiver = await startLoopback(statusesInTurn([500, 500, 500, 500, 500]));
 		await h.api('POST', '/webhook/insert-webhook', { json: { webhook: receiver.url } });
 		const started = await h.admin('POST', '/orgs/org_acme/conversations', { variables: { a: 1 } });
 		const [delivery] = await settled(started.body.conversationId);
@@ -80,7 +80,7 @@ describe('sandbox webhook delivery', () => {
 			attempts: 4,
 			responseCodes: [500, 500, 500, 500],
 		});
-		expect(receiver.received).toHaveLength(4);
+		expect(receiver.requests).toHaveLength(4);
 	});
 
 	it('retries network errors and records them without a response code', async () => {
@@ -147,7 +147,7 @@ describe('sandbox webhook delivery', () => {
 	});
 
 	it('delivers a chatbot conversation to the chatbot webhook_url and to the account webhook', async () => {
-		receiver = await Receiver.start();
+		receiver = await startLoopback(statusesInTurn([]));
 		await h.api('POST', '/webhook/insert-webhook', {
 			json: { webhook: `${receiver.url}/account` },
 		});
@@ -165,7 +165,7 @@ describe('sandbox webhook delivery', () => {
 		expect(
 			deliveries.map((d: { target: string; status: string }) => `${d.target}:${d.status}`),
 		).toEqual(['chatbot:delivered', 'account:delivered']);
-		const byPath = Object.fromEntries(receiver.received.map((hit) => [hit.path, hit.body]));
+		const byPath = Object.fromEntries(receiver.requests.map((hit) => [hit.url, jsonBody(hit)]));
 		expect(byPath['/bot']).toMatchObject({
 			source: 'chatbot',
 			chatbot_id: 'cb_acme_booking',

@@ -1,8 +1,9 @@
 /**
- * A small HTTP server on a free loopback port that records every request (method, URL, headers, body)
- * and answers through a handler the test sets: a redirecting front, a second origin that must see
- * nothing, a service that echoes secrets back, an endless answer. Not the sandbox: these answers are
- * ones the sandbox has no reason to give.
+ * The tests' one recording HTTP server: a free loopback port that records every request (method, URL,
+ * headers, body) and answers through a handler the test sets: a redirecting front, a second origin
+ * that must see nothing, a service that echoes secrets back, an endless answer, a webhook receiver
+ * whose first deliveries fail. Not the sandbox: these answers are ones the sandbox has no reason to
+ * give. (recorder.ts is a proxy in front of the sandbox, not a server of its own.)
  */
 import {
 	createServer,
@@ -42,6 +43,23 @@ export const json = (
 ): void => {
 	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
 	res.end(JSON.stringify(body));
+};
+
+/** Answers the given statuses in turn, then 200: a webhook receiver whose first deliveries fail. */
+export const statusesInTurn = (statuses: number[]): Handler => {
+	const script = [...statuses];
+	return (_, res) => {
+		res.statusCode = script.shift() ?? 200;
+		res.end('ok');
+	};
+};
+
+/** A recorded request's body read as JSON. */
+export const jsonBody = (request: SeenRequest): any => JSON.parse(request.body.toString('utf8'));
+
+/** Clears the recorded requests, e.g. before each test of a server started once. */
+export const forgetRequests = (loopback: Loopback): void => {
+	loopback.requests.length = 0;
 };
 
 export async function startLoopback(
