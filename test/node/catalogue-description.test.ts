@@ -1,31 +1,22 @@
 /**
- * The catalogue of operations (test/support/catalogue.ts) against the node itself, and the README's
- * operations table against the catalogue. No n8n run: the node's description and its operation objects.
+ * The registry of operations (nodes/VoiceAi/actions/registry.ts) against the node's description, the
+ * catalogue (test/support/catalogue/), README.md's operations table and docs/operations.md's sections.
+ * No n8n run: the node's description and its operation objects.
  */
 import type { INodePropertyOptions } from 'n8n-workflow';
 import { readFileSync } from 'node:fs';
 
-import { agentOperations } from '../../nodes/VoiceAi/actions/agent';
-import { chatbotOperations } from '../../nodes/VoiceAi/actions/chatbot';
-import { contactOperations } from '../../nodes/VoiceAi/actions/contact';
-import { conversationOperations } from '../../nodes/VoiceAi/actions/conversation';
-import { sipOperations } from '../../nodes/VoiceAi/actions/sip';
-import { trustProductOperations } from '../../nodes/VoiceAi/actions/trustProduct';
-import type { VoiceAiOperation } from '../../nodes/VoiceAi/actions/types';
-import { webhookOperations } from '../../nodes/VoiceAi/actions/webhook';
+import { allOperations, operationOf } from '../../nodes/VoiceAi/actions/registry';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
-import { README, operationsTable, tableIn } from '../../scripts/operations-table';
-import { catalogue } from '../support/catalogue';
-
-const implemented: Record<string, Record<string, VoiceAiOperation>> = {
-	agent: agentOperations,
-	chatbot: chatbotOperations,
-	contact: contactOperations,
-	conversation: conversationOperations,
-	sip: sipOperations,
-	trustProduct: trustProductOperations,
-	webhook: webhookOperations,
-};
+import {
+	DOCS,
+	README,
+	docsHeading,
+	docsSectionsProblem,
+	operationsTable,
+	tableIn,
+} from '../../scripts/operations-table';
+import { cases, catalogue } from '../support/catalogue';
 
 /** Every resource/operation pair the editor offers, with the names it shows. */
 function offered() {
@@ -51,43 +42,99 @@ function offered() {
 
 const key = (entry: { resource: string; operation: string }) =>
 	`${entry.resource}.${entry.operation}`;
-const sorted = <T extends { resource: string; operation: string }>(list: T[]) =>
-	[...list].sort((a, b) => key(a).localeCompare(key(b)));
+const registered = allOperations().map(({ resource, value }) => `${resource.value}.${value}`);
 
-describe('the catalogue of operations', () => {
-	it("has exactly one entry per operation of the node's description, with its display names", () => {
-		const entries = catalogue.map(({ resource, operation, resourceName, operationName }) => ({
-			resource,
-			operation,
-			resourceName,
-			operationName,
-		}));
-		expect(new Set(entries.map(key)).size).toBe(entries.length);
-		expect(sorted(entries)).toEqual(sorted(offered()));
+/** A path of the registry (`/sip/{phone_number}`) as a pattern for the URL the sandbox saw. */
+const urlPattern = (path: string) =>
+	new RegExp(
+		`^${path
+			.split(/\{[^}]+\}/)
+			.map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+			.join('[^/?]+')}(\\?.*)?$`,
+	);
+
+describe('the registry of operations', () => {
+	it('is what the editor offers, with the same names, and what the router runs', () => {
+		expect(offered().map(key)).toEqual(registered);
+		expect(new Set(registered).size).toBe(registered.length);
+		for (const { resource, value, operation } of allOperations()) {
+			expect(operationOf(resource.value, value)).toBe(operation);
+			expect(offered().find((entry) => key(entry) === `${resource.value}.${value}`)).toMatchObject({
+				resourceName: resource.name,
+				operationName: operation.name,
+			});
+		}
+		expect(operationOf('agent', 'constructor')).toBeUndefined();
 	});
 
-	it('has an entry for every operation the router runs, and no other', () => {
-		const routed = Object.entries(implemented).flatMap(([resource, operations]) =>
+	it('the subtitle names every operation as the dropdown does, in sentence case', () => {
+		const { subtitle } = new VoiceAi().description;
+		// The subtitle is one JavaScript expression over $parameter: evaluated as n8n would, on plain values.
+		const evaluate = (parameter: Record<string, string>) =>
+			new Function('$parameter', `return ${String(subtitle).slice(3, -2)}`)(parameter) as string;
+		expect(offered().map(({ resource, operation }) => evaluate({ resource, operation }))).toEqual([
+			'Create: agent',
+			'Get many: agent',
+			'Update: chatbot',
+			'Get list names: contact',
+			'Pass once: conversation',
+			'Compare: SIP',
+			'Detach: SIP',
+			'Get: SIP',
+			'Update: SIP',
+			'Get many: trust product',
+			'Set: webhook',
+		]);
+		expect(evaluate({ resource: 'later', operation: 'newOne' })).toBe('newOne: later');
+	});
+
+	it.each(
+		allOperations().map((entry) => [`${entry.resource.value}.${entry.value}`, entry] as const),
+	)('%s: "changes data", retries and its requests agree', (_name, { operation }) => {
+		const methods = operation.requests.map((request) => request.method);
+		if (operation.changesData === false) {
+			expect(operation.repeatable).toBe(true);
+			expect(methods.filter((method) => method !== 'GET')).toEqual([]);
+		} else {
+			expect(methods.some((method) => method !== 'GET')).toBe(true);
+		}
+		if (!operation.repeatable) expect(operation.mayHaveApplied).toEqual(expect.any(String));
+		expect(operation.requests.length === 0).toBe(operation.instead !== undefined);
+	});
+});
+
+describe('the catalogue of operations', () => {
+	it('has one entry per registered operation, and no other', () => {
+		const written = Object.entries(cases).flatMap(([resource, operations]) =>
 			Object.keys(operations).map((operation) => `${resource}.${operation}`),
 		);
-		expect(catalogue.map(key).sort()).toEqual(routed.sort());
+		const missing = registered.filter((name) => !written.includes(name));
+		const unknown = written.filter((name) => !registered.includes(name));
+		expect({ missing, unknown }).toEqual({ missing: [], unknown: [] });
+		expect(catalogue.map(key)).toEqual(registered);
 	});
 
 	it.each(catalogue.map((entry) => [key(entry), entry] as const))(
-		'%s: retries and "changes data" agree with the operation and its request; a change says what the sandbox then holds',
+		'%s: its example sends what the registry says; a change says what the sandbox then holds',
 		(_name, entry) => {
-			const { repeatable } = implemented[entry.resource][entry.operation];
-			expect(entry.example.holds !== undefined).toBe(entry.changesData);
-			if (entry.request === null) {
-				expect(entry.retried).toBe('noRequest');
+			const operation = operationOf(entry.resource, entry.operation)!;
+			expect(entry.example.holds !== undefined).toBe(operation.changesData !== false);
+			if (operation.requests.length === 0) {
 				expect(entry.example.sends).toEqual([]);
 				return;
 			}
-			// Only a request that may not be repeated is left alone after a timeout or a 5xx.
-			expect(entry.retried).toBe(repeatable ? 'always' : 'after429');
-			const [method] = entry.request.split(' ');
-			expect(entry.changesData).toBe(method !== 'GET');
-			expect(entry.example.sends.map((sent) => sent.method)).toContain(method);
+			for (const sent of entry.example.sends)
+				expect(
+					operation.requests.some(
+						(request) => request.method === sent.method && urlPattern(request.path).test(sent.url),
+					),
+				).toBe(true);
+			for (const request of operation.requests.filter((request) => request.when === undefined))
+				expect(
+					entry.example.sends.some(
+						(sent) => sent.method === request.method && urlPattern(request.path).test(sent.url),
+					),
+				).toBe(true);
 		},
 	);
 
@@ -96,13 +143,18 @@ describe('the catalogue of operations', () => {
 	});
 });
 
-describe("README.md's operations table", () => {
-	it('is the one scripts/operations-table.ts writes (npm run docs:operations)', () => {
+describe('the docs of the operations', () => {
+	it("README.md's operations table is the one scripts/operations-table.ts writes (npm run docs:operations)", () => {
 		const readme = readFileSync(README, 'utf8');
 		expect(() => tableIn(readme)).not.toThrow();
 		if (tableIn(readme) !== operationsTable())
 			throw new Error(
-				"README.md's operations table differs from the catalogue: run npm run docs:operations",
+				"README.md's operations table differs from the registry: run npm run docs:operations",
 			);
+	});
+
+	it('docs/operations.md has one section per operation, and none for an operation the node lacks', () => {
+		expect(docsSectionsProblem(readFileSync(DOCS, 'utf8'))).toBeUndefined();
+		expect(docsHeading(allOperations()[0])).toBe('### Agent → Create (changes data)');
 	});
 });

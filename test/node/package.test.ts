@@ -16,6 +16,8 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
+import { optionDescription } from '../../nodes/VoiceAi/actions/resource';
+import { allOperations, resources } from '../../nodes/VoiceAi/actions/registry';
 import { testCredential } from '../support/engine';
 
 const root = join(__dirname, '..', '..');
@@ -121,16 +123,8 @@ describe('the package as n8n loads it', () => {
 
 		const names = parameterNames(description.properties);
 		const resource = description.properties.find((property) => property.name === 'resource')!;
-		const resources = resource.options!.map((option) => (option as { value: string }).value);
-		expect(resources.sort()).toEqual([
-			'agent',
-			'chatbot',
-			'contact',
-			'conversation',
-			'sip',
-			'trustProduct',
-			'webhook',
-		]);
+		const offered = resource.options!.map((option) => (option as { value: string }).value);
+		expect(offered).toEqual(resources.map(({ value }) => value));
 
 		const operations: Record<string, string[]> = {};
 		for (const property of description.properties) {
@@ -150,30 +144,37 @@ describe('the package as n8n loads it', () => {
 				expect(values).toContain(property.default);
 			}
 		}
-		expect(operations).toEqual({
-			agent: ['create', 'getAll'],
-			chatbot: ['update'],
-			contact: ['getListNames'],
-			conversation: ['passOnce'],
-			sip: ['compare', 'detach', 'get', 'update'],
-			trustProduct: ['getAll'],
-			webhook: ['set'],
-		});
+		expect(operations).toEqual(
+			Object.fromEntries(
+				resources.map(({ value, operations: byValue }) => [value, Object.keys(byValue).sort()]),
+			),
+		);
 	});
 
-	it('operations that change data say so', () => {
+	it('operations that change data say so, as the registry says', () => {
 		const { description } = loader.nodeTypes.voiceAi.type as INodeType;
-		const changing = ['agent:create', 'chatbot:update', 'sip:update', 'sip:detach', 'webhook:set'];
-		for (const property of description.properties.filter((p) => p.name === 'operation')) {
-			const resource = (property.displayOptions!.show!.resource as string[])[0];
-			for (const option of property.options as Array<{ value: string; description: string }>) {
-				const changes = /changes data/.test(option.description);
-				expect([`${resource}:${option.value}`, changes]).toEqual([
-					`${resource}:${option.value}`,
-					changing.includes(`${resource}:${option.value}`),
-				]);
-			}
-		}
+		const shown = description.properties
+			.filter((property) => property.name === 'operation')
+			.flatMap((property) =>
+				(property.options as Array<{ value: string; description: string }>).map((option) => [
+					`${(property.displayOptions!.show!.resource as string[])[0]}.${option.value}`,
+					option.description,
+				]),
+			);
+		const registered = allOperations();
+		expect(shown).toEqual(
+			registered.map(({ resource, value, operation }) => [
+				`${resource.value}.${value}`,
+				optionDescription(operation),
+			]),
+		);
+		expect(
+			registered
+				.filter(({ operation }) => operation.changesData !== false)
+				.map(({ resource, value }) => `${resource.value}.${value}`),
+		).toEqual(
+			shown.filter(([, text]) => /\(changes data(: [^)]+)?\)$/.test(text)).map(([name]) => name),
+		);
 	});
 
 	it('both nodes carry their codex (category, search aliases, documentation) from the .node.json beside them', () => {

@@ -11,26 +11,10 @@ import {
 	voiceAiApiRequest,
 	voiceAiCredential,
 } from '../transport';
-import { agentOperations } from './agent';
 import { earlierTries } from './earlierTries';
 import { failedItem, unusableResult } from './failedItem';
-import { chatbotOperations } from './chatbot';
-import { contactOperations } from './contact';
-import { conversationOperations } from './conversation';
-import { sipOperations } from './sip';
-import { trustProductOperations } from './trustProduct';
+import { operationOf } from './registry';
 import type { ApiCall, VoiceAiOperation } from './types';
-import { webhookOperations } from './webhook';
-
-const operations: Record<string, Record<string, VoiceAiOperation>> = {
-	agent: agentOperations,
-	chatbot: chatbotOperations,
-	contact: contactOperations,
-	conversation: conversationOperations,
-	sip: sipOperations,
-	trustProduct: trustProductOperations,
-	webhook: webhookOperations,
-};
 
 /** Errors from the operations are already NodeApiError/NodeOperationError; anything else gets wrapped. */
 function asNodeError(
@@ -68,7 +52,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
-	const operation = operations[resource]?.[operationName];
+	const operation = operationOf(resource, operationName);
 	if (!operation) {
 		throw new NodeOperationError(
 			this.getNode(),

@@ -20,13 +20,54 @@ export type ApiCall = (
 	extra?: Partial<IHttpRequestOptions>,
 ) => Promise<unknown>;
 
-/** One operation: its fields, whether repeating it is safe, its validation and its execution. */
-export interface VoiceAiOperation<Input = unknown> {
+/** A request an operation sends, as the README and docs/operations.md show it. */
+export interface OperationRequest {
+	method: IHttpRequestMethods;
+	/** The spec's path, ids in braces: `/sip/{phone_number}`. */
+	path: string;
+	/** Only sent in some runs: when, e.g. 'to keep the directions not listed'. */
+	when?: string;
+}
+
+/**
+ * The note the editor adds to a changing operation's option description, in its parentheses:
+ * "changes data", or "changes data: " and what it changes.
+ */
+export type ChangesDataNote = 'changes data' | `changes data: ${string}`;
+
+/** What an operation does to the service's data; a read is always repeatable. */
+type Effect =
+	| { changesData: false; repeatable: true; mayHaveApplied?: never }
+	| {
+			changesData: ChangesDataNote;
+			/** Would sending the request twice leave the same state (writes that set a state)? */
+			repeatable: true;
+			mayHaveApplied?: never;
+	  }
+	| {
+			changesData: ChangesDataNote;
+			repeatable: false;
+			/** What may have happened when the answer was lost. */
+			mayHaveApplied: string;
+	  };
+
+/**
+ * One operation: what the editor and the docs show of it, its requests, whether repeating it is safe,
+ * its fields, its validation and its execution. The resource's index lists it under its `value`.
+ */
+export type VoiceAiOperation<Input = unknown> = Effect & {
+	/** The Operation dropdown's option: name, description (the changes-data note is added) and action. */
+	name: string;
+	hint: string;
+	action: string;
+	/** One line for the README's table. */
+	summary: string;
+	/** Every request it may send, in order; empty for an operation that sends none. */
+	requests: OperationRequest[];
+	/** For an operation that sends no request: what it works on instead. */
+	instead?: string;
+	/** Its fields, shown only for its resource and operation. */
 	description: INodeProperties[];
-	/** Would sending the request twice leave the same state (reads, writes that set a state)? */
-	repeatable: boolean;
-	/** For non-repeatable operations: what may have happened when the answer was lost. */
-	mayHaveApplied?: string;
 	/** Names what a 404 is about, e.g. `Chatbot "cb_1"`. */
 	target?(input: Input): string;
 	/** Reads and checks the item's parameters; throws NodeOperationError before anything is sent. */
@@ -38,7 +79,7 @@ export interface VoiceAiOperation<Input = unknown> {
 		api: ApiCall,
 		itemIndex: number,
 	): Promise<IDataObject[]>;
-}
+};
 
 export function defineOperation<Input>(
 	operation: VoiceAiOperation<Input>,

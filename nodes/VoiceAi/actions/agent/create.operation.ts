@@ -54,6 +54,12 @@ interface CreateAgentInput {
 }
 
 export const create = defineOperation<CreateAgentInput>({
+	name: 'Create',
+	hint: 'Create a calling agent',
+	action: 'Create an agent',
+	summary: 'Creates an agent on a phone number with a task and a voice',
+	changesData: 'changes data: adds an agent to the organization',
+	requests: [{ method: 'POST', path: '/callback/standardCampaign' }],
 	description: updateDisplayOptions(
 		{ show: { resource: ['agent'], operation: ['create'] } },
 		properties,

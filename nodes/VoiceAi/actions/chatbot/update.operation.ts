@@ -43,6 +43,12 @@ interface UpdateChatbotInput {
 }
 
 export const update = defineOperation<UpdateChatbotInput>({
+	name: 'Update',
+	hint: 'Change the settings and images of a chatbot widget',
+	action: 'Update a chatbot',
+	summary: 'Restyles a website chatbot widget, images included',
+	changesData: 'changes data',
+	requests: [{ method: 'PATCH', path: '/chatbot/{id}' }],
 	description: updateDisplayOptions(
 		{ show: { resource: ['chatbot'], operation: ['update'] } },
 		properties,

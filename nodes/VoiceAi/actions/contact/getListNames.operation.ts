@@ -2,6 +2,12 @@ import { readListLimit } from '../validation';
 import { defineOperation, listIn, returnAllFields, toRecords } from '../types';
 
 export const getListNames = defineOperation<{ limit?: number }>({
+	name: 'Get List Names',
+	hint: 'List the distinct names of the contact lists, one item per name',
+	action: 'Get contact list names',
+	summary: 'Lists the names of the contact lists',
+	changesData: false,
+	requests: [{ method: 'GET', path: '/contacts/list-names' }],
 	description: returnAllFields('contact', 'getListNames', 'list names'),
 	repeatable: true,
 	validate(itemIndex) {

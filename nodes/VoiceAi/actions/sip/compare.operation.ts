@@ -20,6 +20,12 @@ import { readSipIntent } from './readIntent';
  * never "in sync", so a scheduled audit cannot mistake it for a clean result.
  */
 export const compare = defineOperation<SipIntent>({
+	name: 'Compare',
+	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
+	action: 'Compare a SIP configuration with wanted settings',
+	summary: 'The body Update would send and its differences, writing nothing',
+	changesData: false,
+	requests: [{ method: 'GET', path: '/sip/{phone_number}' }],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['compare'] } },
 		updateProperties,

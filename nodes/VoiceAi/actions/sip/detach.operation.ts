@@ -38,6 +38,12 @@ interface DetachInput {
 }
 
 export const detach = defineOperation<DetachInput>({
+	name: 'Detach',
+	hint: 'Unlink a number from its SIP configuration and notify the carrier',
+	action: 'Detach a SIP configuration',
+	summary: "Detaches a number's inbound and/or outbound trunk",
+	changesData: 'changes data',
+	requests: [{ method: 'POST', path: '/sip/detach2' }],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['detach'] } },
 		properties,

@@ -5,6 +5,12 @@ import { fetchSip, hideSipPasswords } from './configuration';
 import { phoneNumberField, readPhoneNumber, readShowPasswords, showPasswordsField } from './fields';
 
 export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean }>({
+	name: 'Get',
+	hint: 'Get the inbound and outbound SIP configuration of a number',
+	action: 'Get a SIP configuration',
+	summary: "Reads a number's SIP trunk configuration",
+	changesData: false,
+	requests: [{ method: 'GET', path: '/sip/{phone_number}' }],
 	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [
 		phoneNumberField,
 		showPasswordsField,

@@ -14,6 +14,15 @@ import { updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
 
 export const update = defineOperation<SipIntent>({
+	name: 'Update',
+	hint: 'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations',
+	action: 'Update a SIP configuration',
+	summary: "Changes a number's SIP trunk, keeping what is not listed",
+	changesData: 'changes data',
+	requests: [
+		{ method: 'GET', path: '/sip/{phone_number}', when: 'when a field or direction is kept' },
+		{ method: 'PATCH', path: '/sip/sip2' },
+	],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['update'] } },
 		updateProperties,

@@ -17,6 +17,12 @@ const properties: INodeProperties[] = [
 ];
 
 export const getAll = defineOperation<{ carrier: string; limit?: number }>({
+	name: 'Get Many',
+	hint: 'List the caller-identity trust products (SHAKEN/STIR, Voice Integrity, CNAME) held with a carrier',
+	action: 'Get many trust products',
+	summary: 'Lists caller-identity trust products',
+	changesData: false,
+	requests: [{ method: 'GET', path: '/agency/{carrier}/trust-products' }],
 	description: [
 		...updateDisplayOptions(
 			{ show: { resource: ['trustProduct'], operation: ['getAll'] } },

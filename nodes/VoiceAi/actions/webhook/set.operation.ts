@@ -46,6 +46,19 @@ interface SetInput {
 }
 
 export const set = defineOperation<SetInput>({
+	name: 'Set',
+	hint: "Register the account's webhook URL, replacing the current one",
+	action: 'Set the account webhook',
+	summary: "Points the account's one webhook at a URL",
+	changesData: 'changes data',
+	requests: [
+		{
+			method: 'GET',
+			path: '/callback/standardCampaign',
+			when: 'when another key on the base URL must be told apart',
+		},
+		{ method: 'POST', path: '/webhook/insert-webhook' },
+	],
 	description: updateDisplayOptions(
 		{ show: { resource: ['webhook'], operation: ['set'] } },
 		properties,
