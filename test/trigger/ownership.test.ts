@@ -160,20 +160,34 @@ describe('the ownership module', () => {
 	});
 });
 
-describe('several workflows of one n8n process, one account', () => {
-	const ORG = 'org_acme';
-	let sandbox: Sandbox;
-	let admin: SandboxAdmin;
+const ORG = 'org_acme';
 
+/**
+ * A sandbox for the describe block it is called in, handed over once started; each test starts as a
+ * freshly started n8n process (the ownership state forgotten).
+ */
+function sandboxForEachBlock(started: (value: { sandbox: Sandbox; admin: SandboxAdmin }) => void) {
+	let sandbox: Sandbox | undefined;
 	beforeAll(async () => {
 		sandbox = await startSandbox();
-		admin = new SandboxAdmin(sandbox);
+		started({ sandbox, admin: new SandboxAdmin(sandbox) });
 	});
-	afterAll(async () => {
-		await sandbox.close();
-	});
-	// Each test is a freshly started n8n process.
+	afterAll(async () => await sandbox?.close());
 	beforeEach(() => forgetAllAccounts());
+}
+
+/** The URL the organization's account webhook points at, without its token. */
+async function webhookWithoutToken(admin: SandboxAdmin, org: string): Promise<string> {
+	const url = new URL((await admin.accountWebhook(org))!);
+	url.searchParams.delete('token');
+	return url.toString();
+}
+
+describe('several workflows of one n8n process, one account', () => {
+	let sandbox: Sandbox;
+	let admin: SandboxAdmin;
+	sandboxForEachBlock((started) => ({ sandbox, admin } = started));
+	const pointsAt = (org = ORG) => webhookWithoutToken(admin, org);
 
 	function flow(name: string, parameters = {}): TriggerWorkflow {
 		return new TriggerWorkflow({
@@ -182,12 +196,6 @@ describe('several workflows of one n8n process, one account', () => {
 			parameters,
 			name,
 		});
-	}
-
-	async function pointsAt(): Promise<string> {
-		const url = new URL((await admin.accountWebhook(ORG))!);
-		url.searchParams.delete('token');
-		return url.toString();
 	}
 
 	async function registeredToken(): Promise<string | null> {
@@ -302,18 +310,10 @@ describe('several workflows of one n8n process, one account', () => {
 });
 
 describe('one organization, several keys or credentials (issue 32.1)', () => {
-	const ORG = 'org_acme';
 	let sandbox: Sandbox;
 	let admin: SandboxAdmin;
-
-	beforeAll(async () => {
-		sandbox = await startSandbox();
-		admin = new SandboxAdmin(sandbox);
-	});
-	afterAll(async () => {
-		await sandbox.close();
-	});
-	beforeEach(() => forgetAllAccounts());
+	sandboxForEachBlock((started) => ({ sandbox, admin } = started));
+	const pointsAt = (org = ORG) => webhookWithoutToken(admin, org);
 
 	async function newKey(org = ORG): Promise<{ id: string; apiKey: string }> {
 		return await admin.request('POST', `/__sandbox/orgs/${org}/keys`, { name: 'n8n' });
@@ -321,12 +321,6 @@ describe('one organization, several keys or credentials (issue 32.1)', () => {
 
 	function flow(name: string, apiKey: string, more: Partial<TriggerSetupMore> = {}) {
 		return new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey, name, ...more });
-	}
-
-	async function pointsAt(org = ORG): Promise<string> {
-		const url = new URL((await admin.accountWebhook(org))!);
-		url.searchParams.delete('token');
-		return url.toString();
 	}
 
 	async function registeredToken(org = ORG): Promise<string | null> {
@@ -405,18 +399,10 @@ describe('one organization, several keys or credentials (issue 32.1)', () => {
 });
 
 describe('Webhook Set while a published trigger holds the organization (issue 35.1)', () => {
-	const ORG = 'org_acme';
 	let sandbox: Sandbox;
 	let admin: SandboxAdmin;
-
-	beforeAll(async () => {
-		sandbox = await startSandbox();
-		admin = new SandboxAdmin(sandbox);
-	});
-	afterAll(async () => {
-		await sandbox.close();
-	});
-	beforeEach(() => forgetAllAccounts());
+	sandboxForEachBlock((started) => ({ sandbox, admin } = started));
+	const pointsAt = (org = ORG) => webhookWithoutToken(admin, org);
 
 	async function setWebhook(apiKey: string, parameters: Record<string, string> = {}) {
 		return await runNode({
@@ -436,12 +422,6 @@ describe('Webhook Set while a published trigger holds the organization (issue 35
 			`/__sandbox/requests?org=${ORG}`,
 		);
 		return log.filter((e) => e.method === 'POST' && e.path === '/webhook/insert-webhook').length;
-	}
-
-	async function pointsAt(): Promise<string> {
-		const url = new URL((await admin.accountWebhook(ORG))!);
-		url.searchParams.delete('token');
-		return url.toString();
 	}
 
 	test('by default it is refused, naming the holding workflow and what to do, and sends nothing', async () => {
