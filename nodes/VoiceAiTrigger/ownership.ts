@@ -7,7 +7,6 @@ export {
 	type Claim,
 	type KeyIdentity,
 	claim,
-	forgetAllAccounts,
 	giveBack,
 	holds,
 	isKnown,

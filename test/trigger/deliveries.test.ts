@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { type Delivery, SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
+import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/state';
 import { forgetUnlessAnswered, remember } from '../../nodes/VoiceAiTrigger/dedupe';
 import { readRequestDeliveries } from '../../nodes/VoiceAiTrigger/delivery';
 import { TriggerWorkflow, WebhookReceiver } from '../support/triggerWorkflow';

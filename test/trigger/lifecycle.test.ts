@@ -6,7 +6,7 @@ import { createHash } from 'crypto';
 
 import { SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { forgetAllAccounts } from '../../nodes/VoiceAiTrigger/ownership';
+import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/state';
 import { isLocalHost } from '../../nodes/VoiceAiTrigger/registration';
 import { TriggerWorkflow } from '../support/triggerWorkflow';
 

@@ -9,13 +9,12 @@ import {
 	accountKey,
 	claim,
 	type Claim,
-	forgetAllAccounts,
 	giveBack,
 	type KeyIdentity,
 	lend,
 	release,
 } from '../../nodes/VoiceAiTrigger/ownership';
-import { holderForSet } from '../../nodes/VoiceAi/accountOwnership/state';
+import { forgetAllAccounts, holderForSet } from '../../nodes/VoiceAi/accountOwnership/state';
 import { runNode } from '../support/engine';
 import { type TriggerSetup, TriggerWorkflow } from '../support/triggerWorkflow';
 

@@ -288,7 +288,11 @@ export function noteSet(
 	if (mine !== undefined) mine.setBy = { ...setBy };
 }
 
-/** Tests only: forget everything, as a process restart does. */
+/**
+ * Forget everything, as a process restart does. Only tests call it: the restart scenarios (n8n 2.x does
+ * not publish again on start, docs/trigger-ownership.md) need a process that forgets while the
+ * workflows' static data stays, inside one test process whose node modules stay loaded.
+ */
 export function forgetAllAccounts(): void {
 	organizations.length = 0;
 }
