@@ -72,8 +72,8 @@ test('b. a webhook processor and a worker stopped with SIGTERM mid-load and star
 	// job Redis hands over in that instant is never run: its run stays "new", or is marked failed as
 	// stalled by the processor that queued it (docs/scaling.md). Those are the only conversations
 	// allowed to go missing, and the only failed runs; the figures name them.
-	expect(f.missingNotStranded).toBe(0);
-	expect(f.missing).toBe(f.strandedUnwritten);
+	expect(f.missingNotLostInQueue).toBe(0);
+	expect(f.missing).toBe(f.lostInQueue);
 	expect(f.rows).toBe(f.distinct - f.missing);
 	expect(f.writtenTwice).toBe(0);
 	expect(f.failed).toBe(f.stalled);

@@ -84,20 +84,24 @@ export interface ScenarioFigures {
 	/** Of them, those whose conversation another run wrote. */
 	neverQueuedWrittenByAnother: number;
 	/**
-	 * Executions a webhook processor queued that no worker ever started: Bull handed the job to a
-	 * worker in the instant that worker paused for its shutdown (see docs/scaling.md). The run stays
-	 * "new", or, when the processor that queued it is still waiting on the job, Bull's stalled check
-	 * fails the job and that processor marks the run failed (`stalled`).
+	 * Executions a webhook processor queued that no worker ever started (left "new"): Bull handed the
+	 * job to a worker in the instant that worker paused for its shutdown (see docs/scaling.md).
 	 */
 	stranded: number;
-	/** Of the stranded runs, those n8n marked failed as stalled (MaxStalledCountError). */
+	/**
+	 * Failed executions whose job Bull's stalled check failed (n8n's MaxStalledCountError, set by the
+	 * processor that queued it): the jobs a killed worker held, or one a stopping worker was handed in
+	 * the instant it paused while the processor that queued it was still up.
+	 */
 	stalled: number;
 	/** Of them, those whose conversation another run wrote. */
 	strandedWrittenByAnother: number;
 	/** Distinct conversations of stranded runs that no run wrote. */
 	strandedUnwritten: number;
-	/** Missing conversations that were not the conversation of a stranded run. */
-	missingNotStranded: number;
+	/** Distinct conversations of stranded or stalled runs that no run wrote. */
+	lostInQueue: number;
+	/** Missing conversations that were not the conversation of a stranded or a stalled run. */
+	missingNotLostInQueue: number;
 	/**
 	 * Webhook requests a processor answered while it was starting (spawned, /healthz/readiness not yet
 	 * 200): n8n answers them 200 "n8n is starting up" or 404 and runs nothing.
@@ -304,10 +308,13 @@ export class QueueRig {
 		const writtenByAnother = (ids: string[]) =>
 			ids.filter((id) => crm.ids.has(leftNew.get(id) ?? conversationOf.get(id) ?? '')).length;
 		const neverQueued = counts.leftNew.filter((id) => !enqueued.has(id));
-		const stranded = [...counts.leftNew.filter((id) => enqueued.has(id)), ...stalledIds];
+		const stranded = counts.leftNew.filter((id) => enqueued.has(id));
+		const strandedConversations = new Set(stranded.flatMap((id) => leftNew.get(id) ?? []));
 		// A stalled run's stored data is n8n's error alone: its conversation was read while it was open.
-		const conversationOfRun = (id: string) => leftNew.get(id) ?? conversationOf.get(id);
-		const strandedConversations = new Set(stranded.flatMap((id) => conversationOfRun(id) ?? []));
+		const inQueueConversations = new Set([
+			...strandedConversations,
+			...stalledIds.flatMap((id) => conversationOf.get(id) ?? []),
+		]);
 		const failedConversations = new Set(
 			failedIds.flatMap((id) => (conversationOf.has(id) ? [conversationOf.get(id) as string] : [])),
 		);
@@ -367,10 +374,11 @@ export class QueueRig {
 			neverQueued: neverQueued.length,
 			neverQueuedWrittenByAnother: writtenByAnother(neverQueued),
 			stranded: stranded.length,
-			stalled: stalledIds.length,
 			strandedWrittenByAnother: writtenByAnother(stranded),
 			strandedUnwritten: [...strandedConversations].filter((id) => !crm.ids.has(id)).length,
-			missingNotStranded: missingIds.filter((id) => !strandedConversations.has(id)).length,
+			stalled: stalledIds.length,
+			lostInQueue: [...inQueueConversations].filter((id) => !crm.ids.has(id)).length,
+			missingNotLostInQueue: missingIds.filter((id) => !inQueueConversations.has(id)).length,
 			answeredWhileStarting,
 			repeatsAcrossProcessors: [...processorsOf.values()].filter((set) => set.size > 1).length,
 			seconds: Math.round(seconds * 10) / 10,
@@ -394,7 +402,7 @@ export function formatFigures(f: ScenarioFigures): string {
 		`scenario ${f.scenario}: delivered ${f.delivered}/${f.deliveries} (gave up ${f.undelivered}, retries ${f.retries}), ` +
 		`distinct ${f.distinct}, executions ${f.executions} ${JSON.stringify(f.executionsByStatus)}, rows ${f.rows}, ` +
 		`written twice ${f.writtenTwice} (of them delivered once ${f.writtenTwiceDeliveredOnce}), missing ${f.missing}, ` +
-		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), never queued ${f.neverQueued} (written by another run ${f.neverQueuedWrittenByAnother}), stranded in the queue ${f.stranded} (marked failed as stalled ${f.stalled}, written by another run ${f.strandedWrittenByAnother}, conversations lost ${f.strandedUnwritten}), answered by a starting processor ${f.answeredWhileStarting}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
+		`failed runs ${f.failed} (conversation known for ${f.failedIdentified}, written by another run ${f.failedWrittenByAnother}, conversations lost ${f.failedUnwritten}; missing without a failed run ${f.missingNotFailed}), never queued ${f.neverQueued} (written by another run ${f.neverQueuedWrittenByAnother}), stranded in the queue ${f.stranded} (written by another run ${f.strandedWrittenByAnother}, conversations lost ${f.strandedUnwritten}), failed as stalled ${f.stalled} (stranded or stalled, conversations lost ${f.lostInQueue}), answered by a starting processor ${f.answeredWhileStarting}, repeats across processors ${f.repeatsAcrossProcessors}, ` +
 		`answered in ${f.seconds} s, all executions done in ${f.settledSeconds} s (${f.deliveriesPerSecond} deliveries/s), ` +
 		`queue wait median ${f.timings.queueWaitMs.median} ms (p90 ${f.timings.queueWaitMs.p90} ms), run median ${f.timings.runMs} ms`
 	);
