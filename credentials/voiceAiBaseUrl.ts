@@ -1,8 +1,9 @@
 /**
  * The one rule for the credential's Base URL (docs/security.md, "Base URL"), used by the credential
- * test, the Voice AI node, its list pickers and the trigger. It lives next to the credential because
- * both the credential and the nodes import it, and the layering rule (eslint.config.mjs) lets nodes
- * import from credentials/ but not the transport's inner files.
+ * test, the Voice AI node, its list pickers and the trigger, and the one check of an http(s) URL
+ * (`httpUrl`, which the nodes reach through the transport's public module). It lives next to the
+ * credential because both the credential and the nodes import it, and the layering rule
+ * (eslint.config.mjs) lets nodes import from credentials/ but not the transport's inner files.
  *
  * The text is read by the parser that sends (WHATWG `URL`), so the host checked is the host contacted.
  */
