@@ -82,10 +82,17 @@ case "$job" in
     done
     reports+=(.tmp/queue.json)
     npx jest --config test/queue/jest.config.js --runInBand --json --outputFile=.tmp/queue.json || status=$?
+    # The other lines share nothing (each file starts its own n8n and sandbox): side by side, each
+    # printing when it is done.
+    pids=()
     for version in $OTHER_LINES; do
       reports+=(".tmp/lines-$version.json")
-      every_line_on "$version" --json --outputFile=".tmp/lines-$version.json" || status=$?
+      every_line_on "$version" --json --outputFile=".tmp/lines-$version.json" \
+        > ".tmp/lines-$version.log" 2>&1 &
+      pids+=("$!")
     done
+    for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+    for version in $OTHER_LINES; do cat ".tmp/lines-$version.log"; done
     node scripts/summarize-jest.js "${reports[@]}"
     exit "$status"
     ;;
