@@ -72,19 +72,18 @@ describe('the registry of operations', () => {
 		// The subtitle is one JavaScript expression over $parameter: evaluated as n8n would, on plain values.
 		const evaluate = (parameter: Record<string, string>) =>
 			new Function('$parameter', `return ${String(subtitle).slice(3, -2)}`)(parameter) as string;
-		expect(offered().map(({ resource, operation }) => evaluate({ resource, operation }))).toEqual([
-			'Create: agent',
-			'Get many: agent',
-			'Update: chatbot',
-			'Get list names: contact',
-			'Pass once: conversation',
-			'Compare: SIP',
-			'Detach: SIP',
-			'Get: SIP',
-			'Update: SIP',
-			'Get many: trust product',
-			'Set: webhook',
-		]);
+		for (const { resource, operation, resourceName, operationName } of offered()) {
+			const shown = evaluate({ resource, operation });
+			expect(shown.toLowerCase()).toBe(`${operationName}: ${resourceName}`.toLowerCase());
+			expect(shown[0]).toBe(operationName[0]);
+		}
+		expect(
+			[
+				['trustProduct', 'getAll'],
+				['sip', 'update'],
+				['conversation', 'passOnce'],
+			].map(([resource, operation]) => evaluate({ resource, operation })),
+		).toEqual(['Get many: trust product', 'Update: SIP', 'Pass once: conversation']);
 		expect(evaluate({ resource: 'later', operation: 'newOne' })).toBe('newOne: later');
 	});
 
