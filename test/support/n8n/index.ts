@@ -26,6 +26,7 @@
 export * from './lines';
 export * from './wait';
 export * from './install';
+export * from './env';
 export * from './process';
 export * from './rest';
 export * from './examples';

@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { installPackage } from './install';
-import { knowsModule, n8nDir } from './lines';
+import { harnessEnv } from './env';
+import { n8nDir } from './lines';
 import { freePort, pollUntil } from './wait';
 
 export interface StartN8nOptions {
@@ -82,32 +83,13 @@ export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProces
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: host,
 		N8N_HOST: host,
-		N8N_PROTOCOL: 'http',
+		...harnessEnv(dir),
 		N8N_WEBHOOK_URL: webhookBase,
 		N8N_EDITOR_BASE_URL: `${baseUrl}/`,
-		N8N_SECURE_COOKIE: 'false',
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
 		// n8n 3.0 removes the in-memory mode (1.x's default): every line runs as 3.0 will.
 		N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
-		// Its refresh task calls api.n8n.io and logs a stack trace per attempt when offline. n8n 1.x has
-		// no such module and refuses to start when an unknown one is named.
-		...(knowsModule(dir, 'mcp-registry') ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_HIRING_BANNER_ENABLED: 'false',
-		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
-		N8N_LOG_LEVEL: 'info',
-		N8N_LOG_OUTPUT: 'console',
-		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
-		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
-		GENERIC_TIMEZONE: 'UTC',
-		NODE_ENV: 'production',
 		...options.env,
 	};
 	// A parent jest or tsx must not leak its module hooks into n8n.

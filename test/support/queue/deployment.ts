@@ -20,7 +20,15 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 
-import { DEFAULT_OWNER, N8nApi, freePort, installPackage, n8nDir, packPackage } from '../n8n';
+import {
+	DEFAULT_OWNER,
+	N8nApi,
+	freePort,
+	harnessEnv,
+	installPackage,
+	n8nDir,
+	packPackage,
+} from '../n8n';
 import {
 	ChildServer,
 	childPids,
@@ -155,26 +163,9 @@ export async function startQueueDeployment(
 			N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
 			N8N_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_HOST: '127.0.0.1',
-			N8N_PROTOCOL: 'http',
+			...harnessEnv(dir),
 			N8N_WEBHOOK_URL: `${balancerUrl}/`,
 			N8N_EDITOR_BASE_URL: `${balancerUrl}/`,
-			N8N_SECURE_COOKIE: 'false',
-			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-			N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
-			N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
-			N8N_DISABLED_MODULES: 'mcp-registry',
-			N8N_DIAGNOSTICS_ENABLED: 'false',
-			N8N_PERSONALIZATION_ENABLED: 'false',
-			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-			N8N_TEMPLATES_ENABLED: 'false',
-			N8N_HIRING_BANNER_ENABLED: 'false',
-			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-			N8N_LOG_LEVEL: 'info',
-			N8N_LOG_OUTPUT: 'console',
-			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
-			EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
-			GENERIC_TIMEZONE: 'UTC',
-			NODE_ENV: 'production',
 			...options.env,
 		};
 		delete common.NODE_OPTIONS;
