@@ -1,0 +1,39 @@
+/** The node and credential types the engine knows, by name as a workflow file names them. */
+import type { ICredentialType, INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+import { VoiceAiApi } from '../../../credentials/VoiceAiApi.credentials';
+import { VoiceAiSipLoginApi } from '../../../credentials/VoiceAiSipLoginApi.credentials';
+import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node';
+
+export const PACKAGE = 'n8n-nodes-voiceai';
+
+export type AnyNodeType = INodeType | IVersionedNodeType;
+
+export const nodeTypes: Record<string, AnyNodeType> = {
+	[`${PACKAGE}.voiceAi`]: new VoiceAi(),
+};
+
+export const credentialTypes: Record<string, ICredentialType> = {
+	voiceAiApi: new VoiceAiApi(),
+	voiceAiSipLoginApi: new VoiceAiSipLoginApi(),
+};
+
+export const INPUT_TYPE = 'harness.input';
+
+export function resolveTypeName(name: string, registry: Record<string, AnyNodeType>): string {
+	if (registry[name]) return name;
+	if (registry[`${PACKAGE}.${name}`]) return `${PACKAGE}.${name}`;
+	throw new Error(
+		`harness: unknown node type "${name}" (known: ${Object.keys(registry).join(', ')})`,
+	);
+}
+
+export function nodeTypeRegistry(extra: Record<string, AnyNodeType>): INodeTypes {
+	const all = { ...nodeTypes, ...extra };
+	return {
+		getByName: (name) => all[resolveTypeName(name, all)],
+		getByNameAndVersion: (name, version) =>
+			NodeHelpers.getVersionedNodeType(all[resolveTypeName(name, all)], version),
+		getKnownTypes: () => ({}),
+	};
+}
