@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { VoiceAiOperation } from './types';
+
 type ItemError = Error & { description?: unknown; httpCode?: unknown };
 
 /** The message, and the description and HTTP code where there are any. */
@@ -34,23 +36,21 @@ export function failedItem(
 }
 
 /**
- * A result that is an item on the regular output but a failure for an error branch: SIP Compare's
- * "could not read" (a scheduled audit with an error branch must hear of it). Only with "Continue
- * (using error output)"; otherwise the item goes out as it is.
+ * A result that is an item on the regular output but a failure for an error branch (the operation's
+ * `failureIn`, e.g. SIP Compare's "could not read": a scheduled audit with an error branch must hear
+ * of it). Only with "Continue (using error output)"; otherwise the item goes out as it is.
  */
 export function unusableResult(
 	ctx: IExecuteFunctions,
-	resource: string,
-	operation: string,
+	operation: VoiceAiOperation,
 	records: IDataObject[],
 	itemIndex: number,
 ): NodeOperationError | undefined {
 	if (ctx.getNode().onError !== 'continueErrorOutput') return undefined;
-	if (resource !== 'sip' || operation !== 'compare') return undefined;
-	const unreadable = records.find((record) => record.status === 'could not read');
-	if (!unreadable) return undefined;
-	return new NodeOperationError(ctx.getNode(), String(unreadable.reason), {
+	const failure = operation.failureIn?.(records);
+	if (!failure) return undefined;
+	return new NodeOperationError(ctx.getNode(), failure.message, {
 		itemIndex,
-		description: `SIP Compare of ${String(unreadable.phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`,
+		description: failure.description,
 	});
 }

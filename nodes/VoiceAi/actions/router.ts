@@ -109,7 +109,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			});
 		try {
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
-			const unusable = unusableResult(this, resource, operationName, records, itemIndex);
+			const unusable = unusableResult(this, operation, records, itemIndex);
 			if (unusable) throw unusable;
 			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 			earlier.record(itemIndex, results[itemIndex]);

@@ -70,6 +70,8 @@ export type VoiceAiOperation<Input = unknown> = Effect & {
 	description: INodeProperties[];
 	/** Names what a 404 is about, e.g. `Chatbot "cb_1"`. */
 	target?(input: Input): string;
+	/** A result that is a failure for an error branch ("Continue (using error output)"), or undefined. */
+	failureIn?(records: IDataObject[]): { message: string; description: string } | undefined;
 	/** Reads and checks the item's parameters; throws NodeOperationError before anything is sent. */
 	validate(this: IExecuteFunctions, itemIndex: number): Input | Promise<Input>;
 	/** Sends the request(s) and returns one JSON object per output item. */

@@ -33,6 +33,15 @@ export const compare = defineOperation<SipIntent>({
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
 	validate: readSipIntent,
+	// A scheduled audit with an error branch must hear of an answer it could not read.
+	failureIn(records) {
+		const unreadable = records.find((record) => record.status === 'could not read');
+		if (!unreadable) return undefined;
+		return {
+			message: String(unreadable.reason),
+			description: `SIP Compare of ${String(unreadable.phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`,
+		};
+	},
 	async execute(intent, api) {
 		const answer = await fetchSip(api, intent.phone_number);
 		const current = readCurrentSip(answer);
