@@ -19,14 +19,7 @@ import {
 	DEFAULT_OUTPUT,
 	triggerProperties,
 } from './properties';
-import {
-	claimForPublish,
-	giveBackAfterTest,
-	holdsAccount,
-	lendForTest,
-	releaseOnUnpublish,
-} from './lifecycle';
-import { claim, identityOf, isKnown, knowsKey } from './ownership';
+import { holdsAccount, noteDelivery, onCreate, onDelete } from './ownership';
 import {
 	apiKeyOf,
 	hashToken,
@@ -73,30 +66,20 @@ export class VoiceAiTrigger implements INodeType {
 		listSearch: { searchAgents },
 	};
 
+	/** Who holds the organization's one webhook: ./ownership.ts and its table of transitions. */
 	webhookMethods = {
 		default: {
-			/** Only this process knows who holds the account: after a restart, claim it again. */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const activation = this.getActivationMode();
-				if (
-					this.getMode() === 'manual' ||
-					activation === 'init' ||
-					activation === 'leadershipChange'
-				)
-					return false;
 				return await holdsAccount.call(this);
 			},
 
 			async create(this: IHookFunctions): Promise<boolean> {
-				if (this.getMode() === 'manual') await lendForTest.call(this);
-				else await claimForPublish.call(this);
+				await onCreate.call(this);
 				return true;
 			},
 
 			async delete(this: IHookFunctions): Promise<boolean> {
-				const record = readRegistration(this.getWorkflowStaticData('node'));
-				if (record?.kind === 'test') await giveBackAfterTest.call(this);
-				else if (record !== undefined) await releaseOnUnpublish.call(this);
+				await onDelete.call(this);
 				return true;
 			},
 		},
@@ -111,8 +94,7 @@ export class VoiceAiTrigger implements INodeType {
 
 		const record = readRegistration(this.getWorkflowStaticData('node'));
 		if (!(await hasValidToken.call(this, record))) return refuse(401, 'Missing or wrong token');
-		if (record?.kind === 'production' && record.accountKey !== undefined)
-			await noteReceiver.call(this, record);
+		await noteDelivery.call(this, record);
 
 		const headers = this.getHeaderData();
 		// Version 1.1: n8n leaves some bodies (an application/*+json type, no type) for the node to read.
@@ -205,36 +187,4 @@ async function hasValidToken(
 	if (this.getMode() === 'manual') return false;
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
-}
-
-/**
- * After a restart, the first delivery to a published trigger tells this process who holds the
- * organization. Only then is the credential read (and its agents listed, to tell organizations apart).
- */
-async function noteReceiver(this: IWebhookFunctions, record: Registration): Promise<void> {
-	if (knowsKey(record.accountKey!)) return;
-	let identity;
-	try {
-		// After a key rotation the registration holds the old key's hash; a delivery since knows the new one.
-		if (isKnown((await identityOf.call(this, 'never')).identity)) return;
-		identity = (await identityOf.call(this, 'always')).identity;
-	} catch {
-		return; // The next delivery tries again; this one is served all the same.
-	}
-	if (isKnown(identity)) return;
-	const workflow = this.getWorkflow();
-	const token = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
-	claim(
-		identity,
-		{
-			id: `${workflow.id}/${this.getNode().id}`,
-			workflowId: String(workflow.id),
-			workflowName: workflow.name ?? String(workflow.id),
-			productionUrl: record.webhookUrl,
-			// The token the service delivered with: the one it holds, valid whatever key is current.
-			token: String(token),
-			claimedAt: record.claimedAt ?? 0,
-		},
-		{ takeOver: false, restoring: true },
-	);
 }

@@ -5,16 +5,17 @@
  */
 import { SandboxAdmin } from '../support/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
+import { accountKey } from '../../nodes/VoiceAi/accountOwnership/identity';
 import {
-	accountKey,
 	claim,
 	type Claim,
+	forgetAllAccounts,
 	giveBack,
+	holderForSet,
 	type KeyIdentity,
 	lend,
 	release,
-} from '../../nodes/VoiceAiTrigger/ownership';
-import { forgetAllAccounts, holderForSet } from '../../nodes/VoiceAi/accountOwnership/state';
+} from '../../nodes/VoiceAi/accountOwnership/state';
 import { runNode } from '../support/engine';
 import { type TriggerSetup, TriggerWorkflow } from '../support/triggerWorkflow';
 
@@ -32,11 +33,11 @@ describe('the ownership module', () => {
 		token: `token-${claimId}`,
 		claimedAt,
 	});
-	const plain = { takeOver: false, restoring: false };
-	const released = (outcome: string, next?: string) =>
+	const plain = 'publish';
+	const released = (state: string, next?: string) =>
 		next === undefined
-			? expect.objectContaining({ outcome })
-			: expect.objectContaining({ outcome, next: expect.objectContaining({ id: next }) });
+			? expect.objectContaining({ state })
+			: expect.objectContaining({ state, next: expect.objectContaining({ id: next }) });
 
 	beforeEach(() => forgetAllAccounts());
 
@@ -58,18 +59,18 @@ describe('the ownership module', () => {
 			holder: expect.objectContaining({ id: 'A' }),
 			unsure: false,
 		});
-		expect(claim(id, at('B', 2), { takeOver: true, restoring: false })).toEqual({
+		expect(claim(id, at('B', 2), 'publishTakingOver')).toEqual({
 			outcome: 'register',
 		});
-		expect(release('B')).toEqual(released('handOver', 'A'));
-		expect(release('A')).toEqual(released('lastOut'));
-		expect(release('A')).toEqual({ outcome: 'none' });
+		expect(release('B')).toEqual(released('heldWithQueue', 'A'));
+		expect(release('A')).toEqual(released('heldAlone'));
+		expect(release('A')).toEqual({ state: 'notHolding' });
 	});
 
 	test('releasing a claim that does not hold the account changes nothing', () => {
 		claim(id, at('A', 1), plain);
-		claim(id, at('B', 2), { takeOver: true, restoring: false });
-		expect(release('A')).toEqual({ outcome: 'none' });
+		claim(id, at('B', 2), 'publishTakingOver');
+		expect(release('A')).toEqual({ state: 'notHolding' });
 		expect(holderForSet(id)).toEqual({
 			holder: expect.objectContaining({ id: 'B' }),
 			unsure: false,
@@ -78,13 +79,13 @@ describe('the ownership module', () => {
 
 	test('a claim made again (re-publish) keeps its place and registers only if it holds', () => {
 		claim(id, at('A', 1), plain);
-		claim(id, at('B', 2), { takeOver: true, restoring: false });
+		claim(id, at('B', 2), 'publishTakingOver');
 		expect(claim(id, at('A', 1), plain)).toEqual({ outcome: 'wait' });
 		expect(claim(id, at('B', 2), plain)).toEqual({ outcome: 'register' });
 	});
 
 	test('restoring after a restart, in any order, ends with the latest claim holding', () => {
-		const restoring = { takeOver: false, restoring: true };
+		const restoring = 'restart';
 		expect(claim(id, at('B', 2), restoring)).toEqual({ outcome: 'register' });
 		expect(claim(id, at('A', 1), restoring)).toEqual({ outcome: 'wait' });
 		expect(holderForSet(id)).toEqual({
@@ -96,16 +97,22 @@ describe('the ownership module', () => {
 	test('a test listen borrows the account and gives it back to whoever holds it when it ends', () => {
 		expect(lend(id, 'Y/test')).toBeUndefined();
 		expect(claim(id, at('A', 1), plain)).toEqual({ outcome: 'wait' }); // published during the test: registered when it ends
-		expect(giveBack('Y/test')).toEqual({ holder: expect.objectContaining({ id: 'A' }) });
-		expect(giveBack('Y/test')).toBeUndefined();
+		expect(giveBack('Y/test')).toEqual({
+			state: 'held',
+			holder: expect.objectContaining({ id: 'A' }),
+		});
+		expect(giveBack('Y/test')).toEqual({ state: 'lentToAnotherTest' });
 	});
 
 	test('unpublishing the holder during a test listen leaves the hand-back to the end of the test', () => {
 		claim(id, at('A', 1), plain);
-		claim(id, at('B', 2), { takeOver: true, restoring: false });
+		claim(id, at('B', 2), 'publishTakingOver');
 		lend(id, 'Y/test');
-		expect(release('B')).toEqual({ outcome: 'none' });
-		expect(giveBack('Y/test')).toEqual({ holder: expect.objectContaining({ id: 'A' }) });
+		expect(release('B')).toEqual({ state: 'notHolding' });
+		expect(giveBack('Y/test')).toEqual({
+			state: 'held',
+			holder: expect.objectContaining({ id: 'A' }),
+		});
 	});
 
 	describe('one organization, several keys', () => {
@@ -148,8 +155,8 @@ describe('the ownership module', () => {
 		test('when nothing tells them apart, the claim is refused, even a take-over', () => {
 			claim(keyOf('ct_1', { credentialId: 'c1', agentIds: [] }), at('A', 1), plain);
 			const other = keyOf('ct_2', { credentialId: 'c2', agentIds: [] });
-			for (const takeOver of [false, true]) {
-				expect(claim(other, at('Z', 2), { takeOver, restoring: false })).toEqual({
+			for (const event of ['publish', 'publishTakingOver'] as const) {
+				expect(claim(other, at('Z', 2), event)).toEqual({
 					outcome: 'refused',
 					holder: expect.objectContaining({ id: 'A' }),
 					unsure: true,

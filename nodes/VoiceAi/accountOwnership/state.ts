@@ -1,18 +1,15 @@
+import { type ClaimState, type JoinedState, JOINED, TRANSITIONS } from './transitions';
+
 /**
  * Who holds each Voice AI organization's one webhook, inside this n8n process: shared by the
- * Voice AI Trigger (claims, test listens) and Webhook Set, so it lives below both nodes.
+ * Voice AI Trigger and Webhook Set, so it lives below both nodes. Pure state, no I/O: each verb
+ * returns the state it found, and transitions.ts says what the caller does in it.
  *
- * The service keeps one webhook URL per organization and an organization may have several API keys;
- * the spec gives no organization id. An entry here is one organization as far as this process can
- * tell: the hashes of the keys and the credentials seen reaching it, and the agent ids those keys
- * listed (see `relationOf`). Pure state, no I/O: each verb says which URL, if any, the caller registers.
- *
- * - Published triggers are claims, ordered by the time they were claimed; the last one holds the
- *   organization. A claim while another published workflow holds it is refused unless the new one
- *   takes over; releasing the holder hands it to the claim before it.
- * - A test listen borrows it; when it ends it goes back to the holder, if any.
- * - Webhook Set, told to take it, points it elsewhere: the claims stay queued (as under a take-over)
- *   and the first to publish again, or a trigger that takes over, points it back at n8n.
+ * The spec gives no organization id and an organization may have several API keys: an entry here is
+ * one organization as far as this process can tell (the hashes of the keys and the credentials seen
+ * reaching it, and the agent ids those keys listed; see `relationOf`). Per organization: the claims
+ * of published triggers in the order they were first made (the last one holds it), a test listen
+ * borrowing it, and the URL Webhook Set pointed it at.
  */
 export interface Claim {
 	/** Workflow id and node id: one claim per trigger node. */
@@ -178,38 +175,41 @@ export type ClaimOutcome =
 	| { outcome: 'register' | 'wait' }
 	| { outcome: 'refused'; holder: Claim; unsure: boolean };
 
+/** The events that make a claim (transitions.ts). */
+export type ClaimEvent = 'publish' | 'publishTakingOver' | 'restart';
+
+function joinedState(organization: Organization, id: string): JoinedState {
+	if (holderIn(organization)?.id !== id) return 'behindAnother';
+	if (organization.lentTo !== undefined) return 'lentToTest';
+	return organization.setBy === undefined ? 'latest' : 'setElsewhere';
+}
+
 /**
- * A published trigger wants its organization. `takeOver` lets it displace another holder of the same
- * organization; `restoring` (n8n starting up) re-adds a claim accepted before, in its original order.
- * `register`: it holds it now; `wait`: another claim holds it, or a test listen borrowed it (the
- * hand-back registers it); `refused`: another published trigger holds it, or holds an organization
- * this key cannot be told apart from (`unsure`: then taking over is refused too, since handing back
- * with this key could point another organization at that workflow).
+ * A published trigger wants its organization: TRANSITIONS says, for the event and the state it finds,
+ * whether it is refused (`unsure`: the holder's organization cannot be told apart from this key's) or
+ * joins the claims, and JOINED whether it then registers its URL or waits (the hand-back registers it).
  */
-export function claim(
-	identity: KeyIdentity,
-	wanted: Claim,
-	how: { takeOver: boolean; restoring: boolean },
-): ClaimOutcome {
+export function claim(identity: KeyIdentity, wanted: Claim, event: ClaimEvent): ClaimOutcome {
 	const previous = withClaim(wanted.id);
 	const { mine, unsure } = findOrAdd(identity);
-	const again = previous !== undefined;
 	if (previous !== undefined) {
 		previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
 	}
 	const others = unsure.filter((c) => c.id !== wanted.id);
-	if (!again && !how.restoring && others.length > 0) {
+	const holder = holderIn(mine);
+	let state: ClaimState = holder === undefined ? 'free' : 'heldByAnother';
+	if (others.length > 0) state = 'heldUnsure';
+	if (previous !== undefined) state = 'claimedByThis';
+	const action = TRANSITIONS[event][state];
+	if (action === 'refuseUnsure') {
 		return { outcome: 'refused', holder: others[others.length - 1], unsure: true };
 	}
-	const holder = holderIn(mine);
-	if (!again && holder !== undefined && !how.takeOver && !how.restoring) {
-		return { outcome: 'refused', holder, unsure: false };
-	}
+	if (action === 'refuse') return { outcome: 'refused', holder: holder!, unsure: false };
 	const at = mine.claims.findIndex((c) => c.claimedAt > wanted.claimedAt);
 	mine.claims.splice(at === -1 ? mine.claims.length : at, 0, { ...wanted });
-	const top = holderIn(mine)!.id === wanted.id && mine.lentTo === undefined;
-	// A publish registers over a URL Webhook Set gave; that URL stands until the registration succeeds.
-	return { outcome: top && (mine.setBy === undefined || !how.restoring) ? 'register' : 'wait' };
+	return {
+		outcome: JOINED[event === 'restart' ? 'restart' : 'publish'][joinedState(mine, wanted.id)],
+	};
 }
 
 /** The claim's registration went through: a URL Webhook Set gave no longer stands. */
@@ -219,30 +219,30 @@ export function noteRegistered(id: string): void {
 }
 
 export type Released =
-	| { outcome: 'none' }
-	| { outcome: 'lastOut'; undo(): void }
-	| { outcome: 'handOver'; next: Claim; undo(): void };
+	| { state: 'notHolding' }
+	| { state: 'heldAlone'; undo(): void }
+	| { state: 'heldWithQueue'; next: Claim; undo(): void };
 
 /**
  * A published trigger lets go (unpublished), found by the claim itself, whatever key its credential
- * holds now. `handOver`: it held the organization and another published trigger wants it; `lastOut`:
- * it held it and nobody else wants it; `none`: it did not hold it (or a test listen or Webhook Set
- * does right now). `undo` puts the claim back when the service refused what the release asked for.
+ * holds now. The state (transitions.ts): it held the organization and another published trigger
+ * waits (`next`), or none does; or it did not hold it (it waited, or a test listen or Webhook Set has
+ * it right now). `undo` puts the claim back when the service refused what the release asked for.
  */
 export function release(id: string): Released {
 	const organization = withClaim(id);
-	if (organization === undefined) return { outcome: 'none' };
+	if (organization === undefined) return { state: 'notHolding' };
 	const at = organization.claims.findIndex((c) => c.id === id);
 	const [released] = organization.claims.splice(at, 1);
 	const wasHolder = at === organization.claims.length;
 	if (!wasHolder || organization.lentTo !== undefined || organization.setBy !== undefined)
-		return { outcome: 'none' };
+		return { state: 'notHolding' };
 	const undo = () => {
 		const place = organization.claims.findIndex((c) => c.claimedAt > released.claimedAt);
 		organization.claims.splice(place === -1 ? organization.claims.length : place, 0, released);
 	};
 	const next = holderIn(organization);
-	return next === undefined ? { outcome: 'lastOut', undo } : { outcome: 'handOver', next, undo };
+	return next === undefined ? { state: 'heldAlone', undo } : { state: 'heldWithQueue', next, undo };
 }
 
 /** A test listen borrows the organization's webhook; returns the holder it must give it back to. */
@@ -252,17 +252,20 @@ export function lend(identity: KeyIdentity, testId: string): Claim | undefined {
 	return holderIn(mine);
 }
 
-/**
- * The test listen ends. Returns what to point the webhook at again: the URL Webhook Set gave, the
- * holder, or nothing when no published trigger wants it (or another test borrowed it since).
- */
-export function giveBack(testId: string): { url: string } | { holder: Claim } | undefined {
+export type GivenBack =
+	| { state: 'setElsewhere'; url: string }
+	| { state: 'held'; holder: Claim }
+	| { state: 'free' | 'lentToAnotherTest' };
+
+/** The test listen ends: the state the organization goes back to (transitions.ts: testListenEnd). */
+export function giveBack(testId: string): GivenBack {
 	const organization = organizations.find((o) => o.lentTo === testId);
-	if (organization === undefined) return undefined;
+	if (organization === undefined) return { state: 'lentToAnotherTest' };
 	organization.lentTo = undefined;
-	if (organization.setBy !== undefined) return { url: organization.setBy.url };
+	if (organization.setBy !== undefined)
+		return { state: 'setElsewhere', url: organization.setBy.url };
 	const holder = holderIn(organization);
-	return holder === undefined ? undefined : { holder };
+	return holder === undefined ? { state: 'free' } : { state: 'held', holder };
 }
 
 /**
@@ -288,11 +291,7 @@ export function noteSet(
 	if (mine !== undefined) mine.setBy = { ...setBy };
 }
 
-/**
- * Forget everything, as a process restart does. Only tests call it: the restart scenarios (n8n 2.x does
- * not publish again on start, docs/trigger-ownership.md) need a process that forgets while the
- * workflows' static data stays, inside one test process whose node modules stay loaded.
- */
+/** Forget everything, as a process restart does (tests only: static data stays, modules stay loaded). */
 export function forgetAllAccounts(): void {
 	organizations.length = 0;
 }

@@ -1,0 +1,106 @@
+/**
+ * What a Voice AI Trigger does with its organization's one webhook, as data: for each event n8n (or
+ * the service) brings, and each state the organization is in as this process knows it, the action.
+ * state.ts reads the state and keeps the claims; nodes/VoiceAiTrigger/ownership.ts performs the
+ * action (the requests to the service, the errors). docs/trigger-ownership.md explains the rules.
+ */
+
+/** The events, as n8n calls the trigger (the node's parameters pick between two variants). */
+export type OwnershipEvent =
+	/** create, trigger mode, activation activate/update; If Another Workflow Holds It = Fail to Publish. */
+	| 'publish'
+	/** The same with Take Over the Account Webhook. */
+	| 'publishTakingOver'
+	/** create at activation init/leadershipChange: n8n (1.x, or 2.x without the publication service) starts. */
+	| 'restart'
+	/** webhook() of a published trigger: the first delivery after a restart tells who holds the account. */
+	| 'firstDelivery'
+	/** delete of a production registration; On Unpublish = Leave the Account Webhook Unchanged. */
+	| 'unpublish'
+	/** The same with On Unpublish = Point to a URL I Give. */
+	| 'unpublishToUrl'
+	/** create in manual mode (Execute step, Listen for test event); Test Listen If Holder Unknown = Refuse. */
+	| 'testListen'
+	/** The same with Listen Anyway. */
+	| 'testListenAnyway'
+	/** delete of a test registration: a delivery, Stop listening, or the timeout (the test gives back). */
+	| 'testListenEnd';
+
+/**
+ * The organization as a publish (or restart, or first delivery) finds it. In this order: this trigger
+ * already has a claim (it holds or waits); a published trigger holds an organization this key cannot
+ * be told apart from; another published trigger of the same organization holds it; nobody does.
+ */
+export type ClaimState = 'claimedByThis' | 'heldUnsure' | 'heldByAnother' | 'free';
+/** Once a claim has taken its place (in the order claims were first made): what is in front of it. */
+export type JoinedState = 'latest' | 'behindAnother' | 'lentToTest' | 'setElsewhere';
+/** The trigger's claim as an unpublish finds it (a test listen or Webhook Set holding it counts as not holding). */
+export type ReleaseState = 'notHolding' | 'heldAlone' | 'heldWithQueue';
+/** Whether this process has seen the organization since it started (a publish, unpublish, test or delivery). */
+export type KnownState = 'known' | 'unknown';
+/** What the organization goes back to when a test listen ends. */
+export type GiveBackState = 'setElsewhere' | 'held' | 'free' | 'lentToAnotherTest';
+
+export type Action =
+	/** Take its place among the claims; what happens next is in JOINED. */
+	| 'join'
+	/** Fail, naming the published workflow that holds the account. */
+	| 'refuse'
+	/** Fail, naming the holder of an organization this key cannot be told apart from (Take Over too). */
+	| 'refuseUnsure'
+	/** Point the account at this workflow's production URL. */
+	| 'register'
+	/** Keep the claim without registering: another claim, a test listen or Webhook Set's URL is in front. */
+	| 'wait'
+	/** Point the account at the claim before this one, with that workflow's own token. */
+	| 'handBack'
+	/** Point the account at On Unpublish's Replacement Webhook URL. */
+	| 'pointToGivenUrl'
+	/** Point the account at the URL Webhook Set gave before the test. */
+	| 'pointToSetUrl'
+	/** Record this trigger as the holder, as a restart would, registering nothing (the service delivers here). */
+	| 'recordHolder'
+	/** Fail: listening could move the account away from a published workflow this process does not know. */
+	| 'refuseUnknown'
+	/** Point the account at the test URL with a fresh token until the test ends. */
+	| 'lendForTest'
+	| 'nothing';
+
+type Row<S extends string, A extends Action = Action> = Readonly<Record<S, A>>;
+
+// prettier-ignore
+export const TRANSITIONS: {
+	readonly publish: Row<ClaimState>;
+	readonly publishTakingOver: Row<ClaimState>;
+	readonly restart: Row<ClaimState>;
+	readonly firstDelivery: Row<KnownState>;
+	readonly unpublish: Row<ReleaseState>;
+	readonly unpublishToUrl: Row<ReleaseState>;
+	readonly testListen: Row<KnownState>;
+	readonly testListenAnyway: Row<KnownState>;
+	readonly testListenEnd: Row<GiveBackState>;
+} = {
+	publish:           { claimedByThis: 'join', heldUnsure: 'refuseUnsure', heldByAnother: 'refuse', free: 'join' },
+	publishTakingOver: { claimedByThis: 'join', heldUnsure: 'refuseUnsure', heldByAnother: 'join',   free: 'join' },
+	restart:           { claimedByThis: 'join', heldUnsure: 'join',         heldByAnother: 'join',   free: 'join' },
+	firstDelivery:     { known: 'nothing',     unknown: 'recordHolder' },
+	testListen:        { known: 'lendForTest', unknown: 'refuseUnknown' },
+	testListenAnyway:  { known: 'lendForTest', unknown: 'lendForTest' },
+	unpublish:         { notHolding: 'nothing', heldAlone: 'nothing',         heldWithQueue: 'handBack' },
+	unpublishToUrl:    { notHolding: 'nothing', heldAlone: 'pointToGivenUrl', heldWithQueue: 'handBack' },
+	testListenEnd:     { setElsewhere: 'pointToSetUrl', held: 'handBack', free: 'nothing', lentToAnotherTest: 'nothing' },
+};
+
+/**
+ * After 'join' (claims are ordered by when each was first made, so a restart puts them back in
+ * order): whether this claim now points the account here. A publish registers over a URL Webhook Set
+ * gave; a restart leaves it standing.
+ */
+// prettier-ignore
+export const JOINED: {
+	readonly publish: Row<JoinedState, 'register' | 'wait'>;
+	readonly restart: Row<JoinedState, 'register' | 'wait'>;
+} = {
+	publish: { latest: 'register', behindAnother: 'wait', lentToTest: 'wait', setElsewhere: 'register' },
+	restart: { latest: 'register', behindAnother: 'wait', lentToTest: 'wait', setElsewhere: 'wait' },
+};

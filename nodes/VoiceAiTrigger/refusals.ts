@@ -1,0 +1,47 @@
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { Claim } from '../VoiceAi/accountOwnership/state';
+
+/** The errors a trigger's ownership actions fail with (transitions.ts names when). */
+
+/** 'refuse' and 'refuseUnsure': another published workflow holds the account. */
+export function heldByAnother(node: INode, holder: Claim, unsure: boolean): NodeOperationError {
+	const { workflowName, workflowId } = holder;
+	if (unsure) {
+		return new NodeOperationError(
+			node,
+			`This Voice AI account's webhook may be held by the published workflow "${workflowName}" (ID ${workflowId}): n8n cannot tell whether this credential's key reaches the same organization`,
+			{
+				description: `n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Use the credential "${workflowName}" uses, or create an agent in this organization, then publish again. Taking over is refused too: giving the account back could point another organization's webhook at "${workflowName}".`,
+			},
+		);
+	}
+	return new NodeOperationError(
+		node,
+		`This Voice AI account's webhook is held by the published workflow "${workflowName}" (ID ${workflowId})`,
+		{
+			description: `The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Unpublish "${workflowName}", or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
+		},
+	);
+}
+
+/** 'refuseUnknown': a test listen could move the account away from a workflow this process does not know. */
+export function holderUnknown(node: INode): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
+		{
+			description:
+				'Nothing has published, unpublished or received a delivery for this organization since n8n started, and listening would move its one webhook away from such a workflow for good. If a published workflow has a Voice AI Trigger for it, wait for its next delivery or unpublish and publish it, then listen again. If none has, set "Test Listen If Holder Unknown" to "Listen Anyway".',
+		},
+	);
+}
+
+/** 'handBack' failed: the workflow handed to stays published without deliveries until it is published again. */
+export function handBackFailed(node: INode, owner: Claim, error: Error): NodeOperationError {
+	const message = `Could not point the Voice AI account webhook at workflow "${owner.workflowName}" (ID ${owner.workflowId}): ${error.message}`;
+	return new NodeOperationError(node, message, {
+		description: `That workflow is published and does not receive deliveries until the account webhook points at it again: unpublish and publish it once the service answers.`,
+	});
+}
