@@ -51,6 +51,8 @@ import type {
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { VoiceAiTrigger } from '../../nodes/VoiceAiTrigger/VoiceAiTrigger.node';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox';
+import { SandboxAdmin } from './sandboxAdmin';
 import { HarnessCredentialsHelper } from './engine';
 
 export const TRIGGER_TYPE = 'n8n-nodes-voiceai.voiceAiTrigger';
@@ -509,4 +511,61 @@ async function runWorkflow(
 /** Static data goes through JSON on its way to the database (and to n8n's test-webhook cache). */
 function jsonCopy<T>(value: T): T {
 	return JSON.parse(JSON.stringify(value ?? {})) as T;
+}
+
+/** What a trigger suite works with: the sandbox, its admin API and, unless turned off, n8n's receiver. */
+export interface TriggerHarness {
+	readonly sandbox: Sandbox;
+	readonly admin: SandboxAdmin;
+	readonly receiver: WebhookReceiver;
+	/** A trigger workflow on the sandbox (the first organization's key unless given), served by the receiver. */
+	workflow(setup?: Partial<TriggerSetup>): TriggerWorkflow;
+}
+
+/**
+ * Starts the sandbox (and a WebhookReceiver in n8n's role, unless `receiver: false`) in beforeAll and
+ * stops them in afterAll. Read the fields inside tests and hooks: they are set once beforeAll ran.
+ */
+export function startTriggerHarness(
+	options: { sandbox?: SandboxOptions; receiver?: boolean } = {},
+): TriggerHarness {
+	let started: { sandbox: Sandbox; admin: SandboxAdmin; receiver?: WebhookReceiver } | undefined;
+	const get = () => {
+		if (started === undefined) throw new Error('the trigger harness is read before beforeAll ran');
+		return started;
+	};
+	beforeAll(async () => {
+		const sandbox = await startSandbox(options.sandbox);
+		const receiver = options.receiver === false ? undefined : new WebhookReceiver();
+		await receiver?.start();
+		started = { sandbox, admin: new SandboxAdmin(sandbox), receiver };
+	});
+	afterAll(async () => {
+		await started?.receiver?.stop();
+		await started?.sandbox.close();
+	});
+	return {
+		get sandbox() {
+			return get().sandbox;
+		},
+		get admin() {
+			return get().admin;
+		},
+		get receiver() {
+			const { receiver } = get();
+			if (receiver === undefined) throw new Error('this trigger harness runs no receiver');
+			return receiver;
+		},
+		workflow(setup = {}) {
+			const { sandbox, receiver } = get();
+			const flow = new TriggerWorkflow({
+				baseUrl: sandbox.baseUrl,
+				apiKey: sandbox.orgs[0].apiKey,
+				n8nBaseUrl: receiver?.baseUrl,
+				...setup,
+			});
+			receiver?.add(flow);
+			return flow;
+		},
+	};
 }

@@ -5,36 +5,13 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
-import { SandboxAdmin } from '../support/sandboxAdmin';
-import { startSandbox, type Sandbox } from '../../sandbox';
-import { TriggerWorkflow, WebhookReceiver } from '../support/triggerWorkflow';
+import { startTriggerHarness, type TriggerWorkflow } from '../support/triggerWorkflow';
 
 const ORG = 'org_acme';
-let sandbox: Sandbox;
-let admin: SandboxAdmin;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-	admin = new SandboxAdmin(sandbox);
-	receiver = new WebhookReceiver();
-	await receiver.start();
-});
-
-afterAll(async () => {
-	await receiver.stop();
-	await sandbox.close();
-});
+const harness = startTriggerHarness();
 
 function triggerFor(apiKey: string, parameters = {}): TriggerWorkflow {
-	const flow = new TriggerWorkflow({
-		baseUrl: sandbox.baseUrl,
-		apiKey,
-		parameters,
-		n8nBaseUrl: receiver.baseUrl,
-	});
-	receiver.add(flow);
-	return flow;
+	return harness.workflow({ apiKey, parameters });
 }
 
 async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
@@ -47,7 +24,7 @@ async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean)
 
 describe('agent list (listSearch searchAgents)', () => {
 	test('lists the organization\'s agents as "name (phone)", valued by id, sorted by name', async () => {
-		const flow = triggerFor(sandbox.orgs[0].apiKey);
+		const flow = triggerFor(harness.sandbox.orgs[0].apiKey);
 		expect(await flow.listSearch('searchAgents')).toEqual({
 			results: [
 				{ name: 'Recall Reminders (+14155550102)', value: 'agent_acme_recall' },
@@ -57,7 +34,7 @@ describe('agent list (listSearch searchAgents)', () => {
 	});
 
 	test('the filter matches the agent name, case-insensitive, and nothing else', async () => {
-		const flow = triggerFor(sandbox.orgs[0].apiKey);
+		const flow = triggerFor(harness.sandbox.orgs[0].apiKey);
 		const names = async (filter: string) =>
 			(await flow.listSearch('searchAgents', filter)).results.map((r) => r.value);
 		expect(await names('rec')).toEqual(['agent_acme_recall', 'agent_acme_reception']);
@@ -69,24 +46,24 @@ describe('agent list (listSearch searchAgents)', () => {
 	});
 
 	test("another organization's key lists only its own agents", async () => {
-		const flow = triggerFor(sandbox.orgs[1].apiKey);
+		const flow = triggerFor(harness.sandbox.orgs[1].apiKey);
 		expect((await flow.listSearch('searchAgents')).results).toEqual([
 			{ name: 'Sales Desk (+442071838750)', value: 'agent_globex_sales' },
 		]);
 	});
 
 	test('an agent created through the API shows up in the next search', async () => {
-		const org = await admin.request<{ id: string }>('POST', '/__sandbox/orgs', {
+		const org = await harness.admin.request<{ id: string }>('POST', '/__sandbox/orgs', {
 			name: 'List Search Co',
 		});
-		const { apiKey } = await admin.request<{ apiKey: string }>(
+		const { apiKey } = await harness.admin.request<{ apiKey: string }>(
 			'POST',
 			`/__sandbox/orgs/${org.id}/keys`,
 			{},
 		);
 		const flow = triggerFor(apiKey);
 		expect((await flow.listSearch('searchAgents')).results).toEqual([]);
-		const created = await fetch(`${sandbox.baseUrl}/callback/standardCampaign`, {
+		const created = await fetch(`${harness.sandbox.baseUrl}/callback/standardCampaign`, {
 			method: 'POST',
 			headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
 			body: JSON.stringify({
@@ -103,13 +80,13 @@ describe('agent list (listSearch searchAgents)', () => {
 	});
 
 	test('a refused key fails the list with the explained 401, without the key in it', async () => {
-		const key = sandbox.orgs[0].apiKey;
-		const revoked = await admin.request<{ id: string; apiKey: string }>(
+		const key = harness.sandbox.orgs[0].apiKey;
+		const revoked = await harness.admin.request<{ id: string; apiKey: string }>(
 			'POST',
 			`/__sandbox/orgs/${ORG}/keys`,
 			{},
 		);
-		await admin.request('POST', `/__sandbox/keys/${revoked.id}/revoke`);
+		await harness.admin.request('POST', `/__sandbox/keys/${revoked.id}/revoke`);
 		const flow = triggerFor(revoked.apiKey);
 		const failure = await flow.listSearch('searchAgents').then(
 			() => undefined,
@@ -129,29 +106,29 @@ describe('the chosen agent filters deliveries', () => {
 	/** One conversation per Acme agent, delivered by the sandbox; the runs they started once both are answered. */
 	async function deliverFromEachAgent(flow: TriggerWorkflow, label: string) {
 		await flow.activate();
-		const answeredBefore = receiver.responses.length;
+		const answeredBefore = harness.receiver.responses.length;
 		for (const agentId of ['agent_acme_reception', 'agent_acme_recall']) {
-			const { conversationId } = await admin.simulateConversation(ORG, {
+			const { conversationId } = await harness.admin.simulateConversation(ORG, {
 				agentId,
 				variables: { label },
 			});
 			const [delivery] = await until(
 				async () =>
-					(await admin.deliveries(ORG)).filter((d) => d.conversationId === conversationId),
+					(await harness.admin.deliveries(ORG)).filter((d) => d.conversationId === conversationId),
 				(found) => found.length === 1 && found[0].status !== 'pending',
 			);
 			expect(delivery).toMatchObject({ status: 'delivered', responseCodes: [200] });
 		}
 		// The receiver records an answer once the run it started (if any) has finished.
 		await until(
-			() => receiver.responses.length,
+			() => harness.receiver.responses.length,
 			(answered) => answered >= answeredBefore + 2,
 		);
-		return receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
+		return harness.receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
 	}
 
 	test('From List: the value picked from the list lets only that agent start the workflow', async () => {
-		const flow = triggerFor(sandbox.orgs[0].apiKey);
+		const flow = triggerFor(harness.sandbox.orgs[0].apiKey);
 		const [recall] = (await flow.listSearch('searchAgents', 'recall')).results;
 		flow.setParameters({
 			options: {
@@ -166,7 +143,7 @@ describe('the chosen agent filters deliveries', () => {
 	});
 
 	test('By ID takes one or several comma-separated IDs', async () => {
-		const flow = triggerFor(sandbox.orgs[0].apiKey, {
+		const flow = triggerFor(harness.sandbox.orgs[0].apiKey, {
 			options: { agentIds: { __rl: true, mode: 'id', value: 'agent_acme_reception, agent_other' } },
 		});
 		const runs = await deliverFromEachAgent(flow, 'by-id');
@@ -177,7 +154,7 @@ describe('the chosen agent filters deliveries', () => {
 	});
 
 	test('an ID given by an expression is resolved', async () => {
-		const flow = triggerFor(sandbox.orgs[0].apiKey, {
+		const flow = triggerFor(harness.sandbox.orgs[0].apiKey, {
 			options: { agentIds: { __rl: true, mode: 'id', value: '={{ "agent_acme_" + "recall" }}' } },
 		});
 		const runs = await deliverFromEachAgent(flow, 'expression');
@@ -188,7 +165,7 @@ describe('the chosen agent filters deliveries', () => {
 	});
 
 	test('a plain string saved before the filter was a resource locator still filters', async () => {
-		const flow = triggerFor(sandbox.orgs[0].apiKey, {
+		const flow = triggerFor(harness.sandbox.orgs[0].apiKey, {
 			options: { agentIds: 'agent_acme_reception' },
 		});
 		const runs = await deliverFromEachAgent(flow, 'legacy');

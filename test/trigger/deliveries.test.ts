@@ -8,50 +8,30 @@ import { connect } from 'node:net';
 import getRawBody from 'raw-body';
 import { setTimeout as sleep } from 'timers/promises';
 
-import { type Delivery, SandboxAdmin } from '../support/sandboxAdmin';
-import { startSandbox, type Sandbox } from '../../sandbox';
+import type { Delivery } from '../support/sandboxAdmin';
 import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/state';
 import { forgetUnlessAnswered, remember } from '../../nodes/VoiceAiTrigger/dedupe';
 import { readRequestDeliveries } from '../../nodes/VoiceAiTrigger/delivery';
-import { TriggerWorkflow, WebhookReceiver } from '../support/triggerWorkflow';
+import { startTriggerHarness, TriggerWorkflow } from '../support/triggerWorkflow';
 
 const ORG = 'org_acme';
-let sandbox: Sandbox;
-let admin: SandboxAdmin;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ deliveryRetry: { attempts: 3, baseDelayMs: 20 } });
-	admin = new SandboxAdmin(sandbox);
-	receiver = new WebhookReceiver();
-	await receiver.start();
-});
-
-afterAll(async () => {
-	await receiver.stop();
-	await sandbox.close();
+const harness = startTriggerHarness({
+	sandbox: { deliveryRetry: { attempts: 3, baseDelayMs: 20 } },
 });
 
 async function activeTrigger(
 	parameters = {},
 	typeVersion?: number,
 ): Promise<{ flow: TriggerWorkflow; url: string }> {
-	const flow = new TriggerWorkflow({
-		baseUrl: sandbox.baseUrl,
-		apiKey: sandbox.orgs[0].apiKey,
-		parameters,
-		n8nBaseUrl: receiver.baseUrl,
-		typeVersion,
-	});
-	receiver.add(flow);
+	const flow = harness.workflow({ parameters, typeVersion });
 	// Each trigger as if in its own n8n process: one account, one published owner per process.
 	forgetAllAccounts();
 	await flow.activate();
-	return { flow, url: (await admin.accountWebhook(ORG))! };
+	return { flow, url: (await harness.admin.accountWebhook(ORG))! };
 }
 
 function executionsOf(flow: TriggerWorkflow) {
-	return receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
+	return harness.receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
 }
 
 async function post(
@@ -91,7 +71,7 @@ function withToken(url: string, token: string | null): string {
 
 async function settled(org: string, conversationId: string, count: number): Promise<Delivery[]> {
 	for (;;) {
-		const deliveries = (await admin.deliveries(org)).filter(
+		const deliveries = (await harness.admin.deliveries(org)).filter(
 			(d) => d.conversationId === conversationId,
 		);
 		if (deliveries.length >= count && deliveries.every((d) => d.status !== 'pending'))
@@ -174,7 +154,7 @@ describe('verification', () => {
 	test('after a test listen the production URL keeps working, and the test URL took exactly one delivery', async () => {
 		const { flow, url } = await activeTrigger();
 		await flow.startTestListen();
-		const testUrl = (await admin.accountWebhook(ORG))!;
+		const testUrl = (await harness.admin.accountWebhook(ORG))!;
 		expect(testUrl).toContain('/webhook-test/');
 		// The production token does not open the test listener; a refused delivery does not end the test.
 		expect(
@@ -185,12 +165,12 @@ describe('verification', () => {
 				)
 			).status,
 		).toBe(401);
-		expect(await admin.accountWebhook(ORG)).toBe(testUrl);
+		expect(await harness.admin.accountWebhook(ORG)).toBe(testUrl);
 
 		expect((await post(testUrl, JSON.stringify(payload()))).status).toBe(200);
 		expect(executionsOf(flow).map((e) => e.mode)).toEqual(['test']);
 		// The test ended with that delivery (n8n answers first, then ends the test): production is back.
-		while ((await admin.accountWebhook(ORG)) !== url) await sleep(10);
+		while ((await harness.admin.accountWebhook(ORG)) !== url) await sleep(10);
 		expect((await post(testUrl, JSON.stringify(payload()))).status).toBe(404);
 		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
 		expect(executionsOf(flow).map((e) => e.mode)).toEqual(['test', 'production']);
@@ -198,12 +178,16 @@ describe('verification', () => {
 
 	test("after an API key rotation, publishing again registers the new key's token, which starts the workflow", async () => {
 		const { flow, url } = await activeTrigger();
-		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {
-			name: 'rotated',
-		});
+		const key = await harness.admin.request<{ apiKey: string }>(
+			'POST',
+			`/__sandbox/orgs/${ORG}/keys`,
+			{
+				name: 'rotated',
+			},
+		);
 		flow.credential.apiKey = key.apiKey;
 		await flow.activate('update');
-		const registered = (await admin.accountWebhook(ORG))!;
+		const registered = (await harness.admin.accountWebhook(ORG))!;
 		expect(registered).not.toBe(url);
 		expect((await post(registered, JSON.stringify(payload()))).status).toBe(200);
 		expect(executionsOf(flow)).toHaveLength(1);
@@ -215,21 +199,21 @@ describe('after a restart (n8n 2.x does not run the publish step again)', () => 
 		const { flow, url } = await activeTrigger();
 		forgetAllAccounts(); // n8n restarted; the account still points at the published workflow
 		const draft = new TriggerWorkflow({
-			baseUrl: sandbox.baseUrl,
-			apiKey: sandbox.orgs[0].apiKey,
-			n8nBaseUrl: receiver.baseUrl,
+			baseUrl: harness.sandbox.baseUrl,
+			apiKey: harness.sandbox.orgs[0].apiKey,
+			n8nBaseUrl: harness.receiver.baseUrl,
 			name: 'Draft',
 		});
-		receiver.add(draft);
+		harness.receiver.add(draft);
 		await expect(draft.startTestListen()).rejects.toThrow(
 			/cannot tell whether a published workflow/,
 		);
-		expect(await admin.accountWebhook(ORG)).toBe(url);
+		expect(await harness.admin.accountWebhook(ORG)).toBe(url);
 
 		expect((await post(url, JSON.stringify(payload()))).status).toBe(200);
 		await draft.startTestListen();
 		await draft.endTestListen();
-		expect(await admin.accountWebhook(ORG)).toBe(url);
+		expect(await harness.admin.accountWebhook(ORG)).toBe(url);
 		expect(executionsOf(flow)).toHaveLength(1);
 	});
 });
@@ -237,14 +221,18 @@ describe('after a restart (n8n 2.x does not run the publish step again)', () => 
 describe('after a key rotation in the credential and a restart, without publishing again', () => {
 	test("the first delivery lists the new key's agents; the next ones list nothing", async () => {
 		const { flow, url } = await activeTrigger();
-		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {
-			name: 'rotated',
-		});
+		const key = await harness.admin.request<{ apiKey: string }>(
+			'POST',
+			`/__sandbox/orgs/${ORG}/keys`,
+			{
+				name: 'rotated',
+			},
+		);
 		flow.credential.apiKey = key.apiKey;
 		forgetAllAccounts(); // n8n restarted: the registration still holds the old key's hash
 		const agentLists = async () =>
 			(
-				await admin.request<Array<{ method: string; path: string }>>(
+				await harness.admin.request<Array<{ method: string; path: string }>>(
 					'GET',
 					`/__sandbox/requests?org=${ORG}`,
 				)
@@ -303,7 +291,7 @@ describe('duplicates, filters and shapes', () => {
 	test('a delivery n8n could not start (a 500 after the node took it) starts a run when the service sends it again', async () => {
 		const { flow, url } = await activeTrigger();
 		const body = JSON.stringify(payload());
-		receiver.failStarts = 1;
+		harness.receiver.failStarts = 1;
 		expect((await post(url, body)).status).toBe(500);
 		expect(executionsOf(flow)).toHaveLength(0);
 		const again = await post(url, body);
@@ -412,10 +400,10 @@ describe('duplicates, filters and shapes', () => {
 describe("the sandbox's own deliverer", () => {
 	test('a completed agent conversation reaches the workflow once', async () => {
 		const { flow } = await activeTrigger();
-		const agents = await admin
+		const agents = await harness.admin
 			.request<{ id: string }[]>('GET', `/__sandbox/orgs/${ORG}/state`)
 			.then((state) => (state as unknown as { agents: { id: string }[] }).agents);
-		const { conversationId } = await admin.simulateConversation(ORG, {
+		const { conversationId } = await harness.admin.simulateConversation(ORG, {
 			agentId: agents[0].id,
 			variables: { name: 'Cleo', slot: 'Tue 10:00' },
 		});
@@ -446,11 +434,15 @@ describe("the sandbox's own deliverer", () => {
 
 	test('a chatbot conversation delivered to both the chatbot URL and the account URL starts one run', async () => {
 		const { flow, url } = await activeTrigger();
-		await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`, {
-			webhook_url: url,
-		});
+		await harness.admin.request(
+			'PUT',
+			`/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`,
+			{
+				webhook_url: url,
+			},
+		);
 		try {
-			const { conversationId } = await admin.simulateConversation(ORG, {
+			const { conversationId } = await harness.admin.simulateConversation(ORG, {
 				chatbotId: 'cb_acme_support',
 				variables: { topic: 'billing' },
 			});
@@ -463,19 +455,27 @@ describe("the sandbox's own deliverer", () => {
 			);
 			expect(executionsOf(flow)).toHaveLength(1);
 		} finally {
-			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`, {
-				webhook_url: null,
-			});
+			await harness.admin.request(
+				'PUT',
+				`/__sandbox/orgs/${ORG}/chatbots/cb_acme_support/webhook-url`,
+				{
+					webhook_url: null,
+				},
+			);
 		}
 	});
 
 	test('deliveries to a URL without the token are refused (401) on every retry', async () => {
 		const { flow, url } = await activeTrigger();
-		await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, {
-			webhook_url: withToken(url, null),
-		});
+		await harness.admin.request(
+			'PUT',
+			`/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`,
+			{
+				webhook_url: withToken(url, null),
+			},
+		);
 		try {
-			const { conversationId } = await admin.simulateConversation(ORG, {
+			const { conversationId } = await harness.admin.simulateConversation(ORG, {
 				chatbotId: 'cb_acme_booking',
 				variables: { topic: 'x' },
 			});
@@ -484,9 +484,13 @@ describe("the sandbox's own deliverer", () => {
 			expect(chatbot).toMatchObject({ status: 'failed', responseCodes: [401, 401, 401] });
 			expect(executionsOf(flow)).toHaveLength(1); // the account delivery, which carries the token
 		} finally {
-			await admin.request('PUT', `/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`, {
-				webhook_url: null,
-			});
+			await harness.admin.request(
+				'PUT',
+				`/__sandbox/orgs/${ORG}/chatbots/cb_acme_booking/webhook-url`,
+				{
+					webhook_url: null,
+				},
+			);
 		}
 	});
 });

@@ -4,36 +4,27 @@
  */
 import { createHash } from 'crypto';
 
-import { SandboxAdmin } from '../support/sandboxAdmin';
-import { startSandbox, type Sandbox } from '../../sandbox';
 import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/state';
 import { isLocalHost } from '../../nodes/VoiceAiTrigger/registration';
-import { TriggerWorkflow } from '../support/triggerWorkflow';
+import { startTriggerHarness, TriggerWorkflow } from '../support/triggerWorkflow';
 
 const ORG = 'org_acme';
-let sandbox: Sandbox;
-let admin: SandboxAdmin;
+const harness = startTriggerHarness({ receiver: false });
 let apiKey: string;
 
-beforeAll(async () => {
-	sandbox = await startSandbox();
-	admin = new SandboxAdmin(sandbox);
-	apiKey = sandbox.orgs[0].apiKey;
-});
-
-afterAll(async () => {
-	await sandbox.close();
+beforeAll(() => {
+	apiKey = harness.sandbox.orgs[0].apiKey;
 });
 
 // Each test is a freshly started n8n process (the account's owners are kept in the process).
 beforeEach(() => forgetAllAccounts());
 
 function workflow(parameters = {}): TriggerWorkflow {
-	return new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey, parameters });
+	return harness.workflow({ parameters });
 }
 
 async function registrations(): Promise<number> {
-	const log = await admin.request<{ method: string; path: string }[]>(
+	const log = await harness.admin.request<{ method: string; path: string }[]>(
 		'GET',
 		`/__sandbox/requests?org=${ORG}`,
 	);
@@ -62,7 +53,7 @@ describe('activation', () => {
 		const flow = workflow();
 		expect(await flow.activate()).toBe(true);
 
-		const registered = await admin.accountWebhook(ORG);
+		const registered = await harness.admin.accountWebhook(ORG);
 		expect(withoutToken(registered)).toBe(flow.productionUrl);
 		const token = tokenOf(registered);
 		expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -79,9 +70,9 @@ describe('activation', () => {
 		const a = workflow();
 		const b = workflow({ whenHeld: 'takeOver' });
 		await a.activate();
-		const tokenA = tokenOf(await admin.accountWebhook(ORG));
+		const tokenA = tokenOf(await harness.admin.accountWebhook(ORG));
 		await b.activate();
-		const tokenB = tokenOf(await admin.accountWebhook(ORG));
+		const tokenB = tokenOf(await harness.admin.accountWebhook(ORG));
 		expect(tokenA).not.toBe(tokenB);
 	});
 
@@ -100,44 +91,51 @@ describe('activation', () => {
 		forgetAllAccounts();
 		const other = workflow();
 		await other.activate();
-		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(other.productionUrl);
+		expect(withoutToken(await harness.admin.accountWebhook(ORG))).toBe(other.productionUrl);
 		forgetAllAccounts();
 		expect(await flow.activate('init')).toBe(true);
-		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(flow.productionUrl);
+		expect(withoutToken(await harness.admin.accountWebhook(ORG))).toBe(flow.productionUrl);
 		expect(await registrations()).toBe(before + 2);
 	});
 
 	test('a changed API key makes checkExists register again with the new token', async () => {
 		const flow = workflow();
 		await flow.activate();
-		const oldToken = tokenOf(await admin.accountWebhook(ORG));
-		const key = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {
-			name: 'rotated',
-		});
+		const oldToken = tokenOf(await harness.admin.accountWebhook(ORG));
+		const key = await harness.admin.request<{ apiKey: string }>(
+			'POST',
+			`/__sandbox/orgs/${ORG}/keys`,
+			{
+				name: 'rotated',
+			},
+		);
 		flow.credential.apiKey = key.apiKey;
 
 		expect(await flow.activate('update')).toBe(true);
-		const newToken = tokenOf(await admin.accountWebhook(ORG));
+		const newToken = tokenOf(await harness.admin.accountWebhook(ORG));
 		expect(newToken).not.toBe(oldToken);
 	});
 
 	test('a refused registration fails activation with the service message, stores nothing, changes nothing', async () => {
 		const good = workflow();
 		await good.activate();
-		const before = await admin.accountWebhook(ORG);
+		const before = await harness.admin.accountWebhook(ORG);
 
-		const flow = new TriggerWorkflow({ baseUrl: sandbox.baseUrl, apiKey: 'ct_not_a_real_key' });
+		const flow = new TriggerWorkflow({
+			baseUrl: harness.sandbox.baseUrl,
+			apiKey: 'ct_not_a_real_key',
+		});
 		const failure = flow.activate();
 		await expect(failure).rejects.toThrow(/^Voice AI refused the API key \(401\)/);
 		const error = await failure.catch((e: Error) => e);
 		expect(JSON.stringify(error)).not.toContain('ct_not_a_real_key');
 		expect(String((error as Error).message)).not.toContain('token=');
 		expect(record(flow)).toBeUndefined();
-		expect(await admin.accountWebhook(ORG)).toBe(before);
+		expect(await harness.admin.accountWebhook(ORG)).toBe(before);
 	});
 
 	test('a 500 from the service is repeated (setting the same URL twice is harmless)', async () => {
-		await admin.request('POST', '/__sandbox/faults', {
+		await harness.admin.request('POST', '/__sandbox/faults', {
 			method: 'POST',
 			path: '/webhook/insert-webhook',
 			kind: 'status-500',
@@ -147,9 +145,9 @@ describe('activation', () => {
 		try {
 			await flow.activate();
 		} finally {
-			await admin.request('DELETE', '/__sandbox/faults');
+			await harness.admin.request('DELETE', '/__sandbox/faults');
 		}
-		expect(withoutToken(await admin.accountWebhook(ORG))).toBe(flow.productionUrl);
+		expect(withoutToken(await harness.admin.accountWebhook(ORG))).toBe(flow.productionUrl);
 	});
 
 	test('a replacement URL that is not http(s) fails activation before anything is registered', async () => {
@@ -169,26 +167,26 @@ describe('listen for test event', () => {
 	test('takes the account for the test URL, then puts the production URL back with its token', async () => {
 		const flow = workflow();
 		await flow.activate();
-		const production = await admin.accountWebhook(ORG);
+		const production = await harness.admin.accountWebhook(ORG);
 
 		await flow.startTestListen();
-		const testRegistration = await admin.accountWebhook(ORG);
+		const testRegistration = await harness.admin.accountWebhook(ORG);
 		expect(withoutToken(testRegistration)).toBe(flow.testUrl);
 		expect(tokenOf(testRegistration)).not.toBe(tokenOf(production));
 		// The production static data is untouched by the test listen.
 		expect(record(flow)?.kind).toBe('production');
 
 		await flow.endTestListen();
-		expect(await admin.accountWebhook(ORG)).toBe(production);
+		expect(await harness.admin.accountWebhook(ORG)).toBe(production);
 	});
 
 	test('every test listen gets a new random token', async () => {
 		const flow = workflow({ whenOwnerUnknown: 'listen' });
 		await flow.startTestListen();
-		const first = tokenOf(await admin.accountWebhook(ORG));
+		const first = tokenOf(await harness.admin.accountWebhook(ORG));
 		await flow.endTestListen();
 		await flow.startTestListen();
-		const second = tokenOf(await admin.accountWebhook(ORG));
+		const second = tokenOf(await harness.admin.accountWebhook(ORG));
 		await flow.endTestListen();
 		expect(first).not.toBe(second);
 	});
@@ -205,9 +203,9 @@ describe('listen for test event', () => {
 	test('with no published workflow it registers no production URL when it ends (the notice says so)', async () => {
 		const flow = workflow({ whenOwnerUnknown: 'listen' });
 		await flow.startTestListen();
-		const testRegistration = await admin.accountWebhook(ORG);
+		const testRegistration = await harness.admin.accountWebhook(ORG);
 		await flow.endTestListen();
-		expect(await admin.accountWebhook(ORG)).toBe(testRegistration);
+		expect(await harness.admin.accountWebhook(ORG)).toBe(testRegistration);
 	});
 });
 
@@ -215,11 +213,11 @@ describe('deactivation', () => {
 	test('default: the account webhook is left as is and static data forgets the registration', async () => {
 		const flow = workflow();
 		await flow.activate();
-		const registered = await admin.accountWebhook(ORG);
+		const registered = await harness.admin.accountWebhook(ORG);
 		const before = await registrations();
 
 		await flow.deactivate();
-		expect(await admin.accountWebhook(ORG)).toBe(registered);
+		expect(await harness.admin.accountWebhook(ORG)).toBe(registered);
 		expect(await registrations()).toBe(before);
 		expect(record(flow)).toBeUndefined();
 
@@ -234,18 +232,18 @@ describe('deactivation', () => {
 		});
 		await flow.activate();
 		await flow.deactivate();
-		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
+		expect(await harness.admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
 		expect(record(flow)).toBeUndefined();
 	});
 
 	test('a refused replacement fails the deactivation and static data keeps the registration', async () => {
-		const key = await admin.request<{ id: string; apiKey: string }>(
+		const key = await harness.admin.request<{ id: string; apiKey: string }>(
 			'POST',
 			`/__sandbox/orgs/${ORG}/keys`,
 			{ name: 'soon revoked' },
 		);
 		const flow = new TriggerWorkflow({
-			baseUrl: sandbox.baseUrl,
+			baseUrl: harness.sandbox.baseUrl,
 			apiKey: key.apiKey,
 			parameters: {
 				onDeactivation: 'replacementUrl',
@@ -253,10 +251,10 @@ describe('deactivation', () => {
 			},
 		});
 		await flow.activate();
-		const registered = await admin.accountWebhook(ORG);
-		await admin.request('POST', `/__sandbox/keys/${key.id}/revoke`);
+		const registered = await harness.admin.accountWebhook(ORG);
+		await harness.admin.request('POST', `/__sandbox/keys/${key.id}/revoke`);
 		await expect(flow.deactivate()).rejects.toThrow(/Voice AI refused the API key \(401\)/);
-		expect(await admin.accountWebhook(ORG)).toBe(registered);
+		expect(await harness.admin.accountWebhook(ORG)).toBe(registered);
 		expect(record(flow)?.kind).toBe('production');
 	});
 });
@@ -335,7 +333,7 @@ describe('a webhook URL the service cannot reach (issue 35.2)', () => {
 			'cannot reach n8n',
 		);
 		const local = new TriggerWorkflow({
-			baseUrl: sandbox.baseUrl,
+			baseUrl: harness.sandbox.baseUrl,
 			apiKey,
 			n8nBaseUrl: 'http://localhost:5678',
 		});
