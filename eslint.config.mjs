@@ -2,18 +2,32 @@
 // credentials/, nodes/ and package.json. The sandbox (sandbox/), tests, scripts, benchmarks and scratch
 // folders are development tools, not node code, and are not linted by these rules.
 // On top of them, the layering of the shipped code:
-// - nothing under nodes/ or credentials/ imports the sandbox, tests, benchmarks or scripts;
+// - nothing under nodes/ or credentials/ imports the sandbox, tests, the harness, benchmarks or scripts;
+// - nothing outside test/ imports from test/: what the demo, scripts, benchmarks and tests share is in
+//   harness/ (these folders are linted for that rule alone);
 // - outside nodes/VoiceAi/transport/, code reaches the service only through the transport's public
 //   module (nodes/VoiceAi/transport/index.ts: voiceAiApiRequest), never its inner files or n8n's HTTP helpers.
 import { config } from '@n8n/node-cli/eslint';
 
-const DEVELOPMENT_FOLDERS = ['sandbox', 'test', 'bench', 'scripts'];
+const DEVELOPMENT_FOLDERS = ['sandbox', 'test', 'harness', 'bench', 'scripts'];
+const SHIPPED = ['nodes/**/*.ts', 'credentials/**/*.ts'];
 
 const notShipped = {
 	group: DEVELOPMENT_FOLDERS.flatMap((folder) => [`**/${folder}`, `**/${folder}/**`]),
 	message:
-		'Shipped code (nodes/, credentials/) must not import the sandbox, tests, benchmarks or scripts: they are not published.',
+		'Shipped code (nodes/, credentials/) must not import the sandbox, tests, the harness, benchmarks or scripts: they are not published.',
 };
+
+const testsOnly = {
+	group: ['**/test', '**/test/**'],
+	message:
+		'test/ holds tests: what scripts, benchmarks, the sandbox and the harness share with tests lives in harness/.',
+};
+
+// n8n's rules are for shipped code: applied to TypeScript under nodes/ and credentials/ only.
+const forShipped = (entry) =>
+	entry.files?.length === 1 && entry.files[0] === '**/*.ts' ? { ...entry, files: SHIPPED } : entry;
+const typescriptParser = config.find((entry) => entry.languageOptions?.parser)?.languageOptions;
 
 const transportInternals = {
 	group: ['**/transport/*'],
@@ -33,10 +47,6 @@ export default [
 		ignores: [
 			'dist/**',
 			'node_modules/**',
-			'sandbox/**',
-			'test/**',
-			'scripts/**',
-			'bench/**',
 			'examples/**',
 			'coverage/**',
 			'.tmp/**',
@@ -45,7 +55,12 @@ export default [
 			'*.mjs',
 		],
 	},
-	...config,
+	...config.map(forShipped),
+	{
+		files: ['sandbox/**/*.ts', 'harness/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+		languageOptions: typescriptParser,
+		rules: { 'no-restricted-imports': ['error', { patterns: [testsOnly] }] },
+	},
 	{
 		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
 		rules: {

@@ -12,15 +12,15 @@
  * httpRequestWithAuthentication), to show which step holds which copy of the file.
  */
 import './env';
-import '../test/support/nodeSources';
+import '../harness/nodeSources';
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 
-import type { AnyNodeType } from '../test/support/engine';
-import { runNode } from '../test/support/engine';
+import type { AnyNodeType } from '../harness/engine';
+import { runNode } from '../harness/engine';
 import { BareReference } from './referenceNode';
 
 type Steps = 'node' | 'read' | 'blob' | 'send';

@@ -16,8 +16,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { freePort } from '../test/support/n8n';
-import { startStack } from '../test/support/stack';
+import { freePort } from '../harness/n8n';
+import { startStack } from '../harness/stack';
 import { Inspector } from './inspector';
 import { cpuBetween, sampleCpu, waitUntilQuiet } from './procCpu';
 import { summarize } from './profileSummary';

@@ -11,14 +11,14 @@
  * scenario's section and keeps the others. VOICEAI_N8N_DIR must name the real n8n install (scripts/run.sh sets it).
  */
 import './env';
-import '../test/support/nodeSources';
+import '../harness/nodeSources';
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import type { AnyNodeType } from '../test/support/engine';
+import type { AnyNodeType } from '../harness/engine';
 import { describeEnvironment } from './environment';
 import type { ScenarioResult } from './report';
 import { checksTable, scenarioMarkdown, textTable } from './report';

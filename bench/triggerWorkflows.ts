@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
-import { NODE_TYPES, pollUntil } from '../test/support/n8n';
-import type { CredentialRef, WorkflowJson } from '../test/support/n8n';
-import type { Stack } from '../test/support/stack';
+import { NODE_TYPES, pollUntil } from '../harness/n8n';
+import type { CredentialRef, WorkflowJson } from '../harness/n8n';
+import type { Stack } from '../harness/stack';
 
 /** n8n settings the comparison runs under (each in its own n8n process). */
 export const TRIGGER_SETTINGS = {

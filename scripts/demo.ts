@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 
-import { CRM_TABLE, DEFAULT_OWNER, N8nApi, startN8n, type N8nProcess } from '../test/support/n8n';
+import { CRM_TABLE, DEFAULT_OWNER, N8nApi, startN8n, type N8nProcess } from '../harness/n8n';
 import {
 	freshStateDir,
 	portOption,

@@ -17,8 +17,8 @@ import {
 	REPO_ROOT,
 	loadExample,
 	type N8nApi,
-} from '../test/support/n8n';
-import { SandboxAdmin } from '../test/support/sandboxAdmin';
+} from '../harness/n8n';
+import { SandboxAdmin } from '../harness/sandboxAdmin';
 
 export function portOption(name: string, fallback: number): number {
 	const index = process.argv.indexOf(`--${name}`);

@@ -10,7 +10,7 @@ import { rmSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import * as harness from '../test/support/n8n';
+import * as harness from '../harness/n8n';
 import * as setup from './demoSetup';
 
 const run = promisify(execFile);

@@ -1,6 +1,6 @@
 /**
  * `npm start -- --queue`: the sandbox Voice AI service and n8n in queue mode as the project starts it
- * (test/support/queue: Postgres, Redis, nginx in front of two webhook processors and main, two
+ * (harness/queue: Postgres, Redis, nginx in front of two webhook processors and main, two
  * workers), with an owner, a credential for the sandbox, the CRM Data Table and the example workflows
  * (CRM sync published). Ctrl-C stops every process. Layout and guarantees: docs/scaling.md.
  *
@@ -9,8 +9,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { DEFAULT_OWNER, REPO_ROOT } from '../test/support/n8n';
-import { startQueueDeployment, type QueueDeployment } from '../test/support/queue/deployment';
+import { DEFAULT_OWNER, REPO_ROOT } from '../harness/n8n';
+import { startQueueDeployment, type QueueDeployment } from '../harness/queue/deployment';
 import { portOption, say, setUpDemoWorkflows, startDemoSandbox, stopOnSignal } from './demoSetup';
 
 export async function queueDemo(): Promise<void> {

@@ -5,8 +5,8 @@
  */
 import { Pool } from 'undici';
 
-import type { AnyNodeType } from '../../test/support/engine';
-import { runNode } from '../../test/support/engine';
+import type { AnyNodeType } from '../../harness/engine';
+import { runNode } from '../../harness/engine';
 import { HTTP_REQUEST_TYPE, loadHttpRequestNode } from '../httpRequestNode';
 import { BareReference, REFERENCE_TYPE } from '../referenceNode';
 import type { Check, ScenarioResult } from '../report';

@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { freePort } from '../../test/support/n8n';
-import { startPostgres } from '../../test/support/queue/servers';
+import { freePort } from '../../harness/n8n';
+import { startPostgres } from '../../harness/queue/servers';
 import type { Check, ScenarioResult } from '../report';
 import type { WorkerPlan, WorkerReport } from './passOnceWorker';
 

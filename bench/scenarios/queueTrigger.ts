@@ -1,6 +1,6 @@
 /**
  * Issue 19, benchmark item 5 (second half): Voice AI Trigger against n8n's own Webhook node per
- * delivery in the queue deployment (test/support/queue: nginx, two webhook processors, two workers,
+ * delivery in the queue deployment (harness/queue: nginx, two webhook processors, two workers,
  * main, Postgres, Redis), in the n8n settings of the trigger speed scenario (TRIGGER_SETTINGS, each
  * setting in every n8n process of a deployment of its own). The receivers and the delivery are those
  * of scenarios/triggerVsWebhook.ts (bench/triggerWorkflows.ts), posted through the balancer.
@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { QueueRig } from '../../test/support/queue/rig';
+import { QueueRig } from '../../harness/queue/rig';
 import type { Check, ScenarioResult } from '../report';
 import { fmt, median, pairedRatio, rotate } from '../stats';
 import {

@@ -1,5 +1,5 @@
 /**
- * Queue mode (test/support/queue): deliveries per second through the balancer with one worker and
+ * Queue mode (harness/queue): deliveries per second through the balancer with one worker and
  * with two, the CRM workflow (Voice AI Trigger -> Pass Once -> Postgres upsert) published. Throughput
  * counts until the last execution has finished. Whether the workers hold the deliveries up is read
  * from n8n's database: how long executions waited in the queue for a worker (created to started)
@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { QueueRig } from '../../test/support/queue/rig';
+import { QueueRig } from '../../harness/queue/rig';
 import type { Check, ScenarioResult } from '../report';
 
 interface Run {

@@ -9,8 +9,8 @@
  */
 import { Pool } from 'undici';
 
-import type { AnyNodeType } from '../../test/support/engine';
-import { runNode } from '../../test/support/engine';
+import type { AnyNodeType } from '../../harness/engine';
+import { runNode } from '../../harness/engine';
 import type { Check, ScenarioResult } from '../report';
 import type { BenchSandbox } from '../sandbox';
 import { fmt, median, timed } from '../stats';

@@ -10,9 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { NODE_TYPES, pollUntil } from '../../test/support/n8n';
-import type { CredentialRef, SavedWorkflow, WorkflowJson } from '../../test/support/n8n';
-import { startStack } from '../../test/support/stack';
+import { NODE_TYPES, pollUntil } from '../../harness/n8n';
+import type { CredentialRef, SavedWorkflow, WorkflowJson } from '../../harness/n8n';
+import { startStack } from '../../harness/stack';
 import type { Check, ScenarioResult } from '../report';
 import { fmt, median, pairedRatio } from '../stats';
 

@@ -14,8 +14,8 @@
  */
 import { loadavg } from 'node:os';
 
-import { pollUntil } from '../../test/support/n8n';
-import { startStack } from '../../test/support/stack';
+import { pollUntil } from '../../harness/n8n';
+import { startStack } from '../../harness/stack';
 import { cpuBetween, sampleCpu, waitUntilQuiet, type CpuUsed } from '../procCpu';
 import type { Check, ScenarioResult } from '../report';
 import { fmt, median, pairedRatio, rotate } from '../stats';

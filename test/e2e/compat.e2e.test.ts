@@ -12,8 +12,8 @@ import {
 	pollUntil,
 	type SavedWorkflow,
 	type WorkflowJson,
-} from '../support/n8n';
-import { startStack, type Stack } from '../support/stack';
+} from '../../harness/n8n';
+import { startStack, type Stack } from '../../harness/stack';
 
 const TRIGGER = 'Conversation completed';
 const version = n8nVersion();

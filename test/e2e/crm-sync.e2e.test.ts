@@ -3,9 +3,15 @@
  * upserting into the "CRM contacts" Data Table; forged deliveries refused; survives an n8n restart.
  */
 import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
-import { CRM_TABLE, NODE_TYPES, loadExample, pollUntil, type SavedWorkflow } from '../support/n8n';
-import type { Delivery } from '../support/sandboxAdmin';
-import { startStack, type Stack } from '../support/stack';
+import {
+	CRM_TABLE,
+	NODE_TYPES,
+	loadExample,
+	pollUntil,
+	type SavedWorkflow,
+} from '../../harness/n8n';
+import type { Delivery } from '../../harness/sandboxAdmin';
+import { startStack, type Stack } from '../../harness/stack';
 
 const TRIGGER = 'Conversation completed';
 

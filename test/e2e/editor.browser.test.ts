@@ -26,8 +26,8 @@ import {
 	type N8nProcess,
 	pollUntil,
 	startN8n,
-} from '../support/n8n';
-import { SandboxAdmin } from '../support/sandboxAdmin';
+} from '../../harness/n8n';
+import { SandboxAdmin } from '../../harness/sandboxAdmin';
 
 const CHROMIUM = process.env.VOICEAI_CHROMIUM ?? '/usr/bin/chromium';
 const IMAGES = join(REPO_ROOT, 'docs', 'images');

@@ -10,10 +10,10 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { forgetRequests, type Loopback, startLoopback } from '../support/loopback';
-import { chain, voiceAiNode, START } from '../support/manualWorkflow';
-import { n8nVersion, pollUntil, type ExecutionDetail, type SavedWorkflow } from '../support/n8n';
-import { startStack, type Stack } from '../support/stack';
+import { forgetRequests, type Loopback, startLoopback } from '../../harness/loopback';
+import { chain, voiceAiNode, START } from '../../harness/manualWorkflow';
+import { n8nVersion, pollUntil, type ExecutionDetail, type SavedWorkflow } from '../../harness/n8n';
+import { startStack, type Stack } from '../../harness/stack';
 
 const LIST = '/contacts/list-names';
 const AGENTS = '/callback/standardCampaign';

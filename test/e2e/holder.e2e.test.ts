@@ -16,8 +16,8 @@ import {
 	pollUntil,
 	type SavedWorkflow,
 	type WorkflowJson,
-} from '../support/n8n';
-import { startStack, type Stack } from '../support/stack';
+} from '../../harness/n8n';
+import { startStack, type Stack } from '../../harness/stack';
 
 const TRIGGER = 'Voice AI Trigger';
 const SERVICE_HOST = 'api.voiceai.test';

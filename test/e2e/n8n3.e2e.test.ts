@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { START, chain, voiceAiNode } from '../support/manualWorkflow';
-import { n8nVersion } from '../support/n8n';
-import { PNG } from '../support/sandboxFixture';
-import { startStack, type Stack } from '../support/stack';
+import { START, chain, voiceAiNode } from '../../harness/manualWorkflow';
+import { n8nVersion } from '../../harness/n8n';
+import { PNG } from '../../harness/sandboxFixture';
+import { startStack, type Stack } from '../../harness/stack';
 
 let stack: Stack;
 

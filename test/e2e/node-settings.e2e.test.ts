@@ -4,12 +4,12 @@
  * output and the others on the success output; Retry On Fail never sends a success twice.
  * One n8n, two workflows. The engine suite (test/node/node-settings.test.ts) covers the rest.
  */
-import type { CatalogueEntry } from '../support/catalogue';
-import type { InputItem } from '../support/engine';
-import { catalogue, entryName, exampleParameters } from '../support/catalogue';
-import { START, itemsNode, voiceAiNode } from '../support/manualWorkflow';
-import type { ExecutionDetail, WorkflowJson } from '../support/n8n';
-import { startStack, type Stack } from '../support/stack';
+import type { CatalogueEntry } from '../../harness/catalogue';
+import type { InputItem } from '../../harness/engine';
+import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
+import { START, itemsNode, voiceAiNode } from '../../harness/manualWorkflow';
+import type { ExecutionDetail, WorkflowJson } from '../../harness/n8n';
+import { startStack, type Stack } from '../../harness/stack';
 
 let stack: Stack;
 

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 
 import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
-import { NODE_TYPES, pollUntil, type SavedWorkflow, type WorkflowJson } from '../support/n8n';
-import { startStack, type Stack } from '../support/stack';
+import { NODE_TYPES, pollUntil, type SavedWorkflow, type WorkflowJson } from '../../harness/n8n';
+import { startStack, type Stack } from '../../harness/stack';
 
 const TRIGGER = 'Voice AI Trigger';
 

@@ -4,10 +4,10 @@
  * publishing a workflow with the Voice AI Trigger send nothing to the other origin, for every 3xx
  * status and both header forms. (The engine suites check the same and more in test/hostile/redirects.test.ts.)
  */
-import type { Loopback } from '../support/loopback';
-import { json, startLoopback } from '../support/loopback';
-import { pollUntil, type WorkflowJson } from '../support/n8n';
-import { startStack, type Stack } from '../support/stack';
+import type { Loopback } from '../../harness/loopback';
+import { json, startLoopback } from '../../harness/loopback';
+import { pollUntil, type WorkflowJson } from '../../harness/n8n';
+import { startStack, type Stack } from '../../harness/stack';
 
 const STATUSES = [301, 302, 303, 307, 308];
 const HEADERS = ['bearer', 'xApiKey'] as const;

@@ -7,10 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { START, chain, voiceAiNode } from '../support/manualWorkflow';
-import { n8nVersion, type ExecutionDetail } from '../support/n8n';
-import { CT_TEXT, CT_URL, SHORT_SIP_PASSWORDS, vocabularySeed } from '../support/sandboxAdmin';
-import { startStack, type Stack } from '../support/stack';
+import { START, chain, voiceAiNode } from '../../harness/manualWorkflow';
+import { n8nVersion, type ExecutionDetail } from '../../harness/n8n';
+import { CT_TEXT, CT_URL, SHORT_SIP_PASSWORDS, vocabularySeed } from '../../harness/sandboxAdmin';
+import { startStack, type Stack } from '../../harness/stack';
 
 const HIDDEN = '(set, hidden)';
 const NEW_ENDPOINT = 'sip:pbx9.example.com';

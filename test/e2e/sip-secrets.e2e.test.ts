@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { START, chain, codeNode, voiceAiNode } from '../support/manualWorkflow';
-import type { CredentialRef, WorkflowJson } from '../support/n8n';
-import { startStack, type Stack } from '../support/stack';
+import { START, chain, codeNode, voiceAiNode } from '../../harness/manualWorkflow';
+import type { CredentialRef, WorkflowJson } from '../../harness/n8n';
+import { startStack, type Stack } from '../../harness/stack';
 
 const CANARY = {
 	credential: 'sipcanary-credential-7Qx9Lw',

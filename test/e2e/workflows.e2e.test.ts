@@ -3,13 +3,13 @@
  * example), run by a real n8n ("Execute workflow" over its REST API) against the sandbox.
  */
 import { startSandbox } from '../../sandbox';
-import type { SandboxState } from '../support/catalogue';
-import { catalogue, entryName, exampleParameters } from '../support/catalogue';
-import { START, chain, itemsNode, voiceAiNode } from '../support/manualWorkflow';
-import type { CredentialRef, ExecutionDetail, WorkflowJson } from '../support/n8n';
-import { loadExample } from '../support/n8n';
-import { SandboxAdmin } from '../support/sandboxAdmin';
-import { startStack, type Stack } from '../support/stack';
+import type { SandboxState } from '../../harness/catalogue';
+import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
+import { START, chain, itemsNode, voiceAiNode } from '../../harness/manualWorkflow';
+import type { CredentialRef, ExecutionDetail, WorkflowJson } from '../../harness/n8n';
+import { loadExample } from '../../harness/n8n';
+import { SandboxAdmin } from '../../harness/sandboxAdmin';
+import { startStack, type Stack } from '../../harness/stack';
 
 interface SipRecord {
 	phone_number: string;
@@ -168,7 +168,7 @@ describe('examples/agent-onboarding.json', () => {
 	});
 });
 
-describe('every action operation through n8n, from the catalogue (test/support/catalogue.ts)', () => {
+describe('every action operation through n8n, from the catalogue (harness/catalogue.ts)', () => {
 	// Each example on a sandbox of its own, as in the wire test, so that no example's writes change
 	// what another one reads.
 	test.each(catalogue.map((entry) => ({ entry, name: entryName(entry) })))(

@@ -4,7 +4,7 @@
  * Each gives the spec's status (401, or 404 for another organization's ids) and changes nothing: both
  * organizations' state, the fake carrier's log and the deliveries are the same before and after.
  */
-import { SandboxFixture } from '../support/sandboxFixture';
+import { SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 let revokedKey: string;

@@ -1,14 +1,14 @@
 /**
- * Hostile input for every operation of the Voice AI node, from the catalogue (test/support/catalogue.ts):
+ * Hostile input for every operation of the Voice AI node, from the catalogue (harness/catalogue.ts):
  * each invalid value is refused with a NodeOperationError naming the field and the item, and nothing
  * reaches the sandbox. How a case's value goes in: `InvalidInput` in the catalogue.
  */
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
-import type { InputItem } from '../support/engine';
-import { SandboxFixture } from '../support/sandboxFixture';
-import type { InvalidInput } from '../support/catalogue';
-import { catalogue, entryName, optionsInvalid, validParameters } from '../support/catalogue';
+import type { InputItem } from '../../harness/engine';
+import { SandboxFixture } from '../../harness/sandboxFixture';
+import type { InvalidInput } from '../../harness/catalogue';
+import { catalogue, entryName, optionsInvalid, validParameters } from '../../harness/catalogue';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
 
 const fx = new SandboxFixture();

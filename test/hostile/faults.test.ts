@@ -6,8 +6,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { LoggedRequest } from '../support/sandboxFixture';
-import { SandboxFixture } from '../support/sandboxFixture';
+import type { LoggedRequest } from '../../harness/sandboxFixture';
+import { SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

@@ -1,7 +1,7 @@
 /**
  * A service that answers with 400 MB: the node stops the transfer at its 25 MiB limit and refuses the
  * answer, and the memory of the process running the engine stays bounded. The node runs in a child
- * process (test/support/largeAnswerChild.ts) so its peak RSS is measured by the kernel for that run alone.
+ * process (harness/largeAnswerChild.ts) so its peak RSS is measured by the kernel for that run alone.
  *
  * Bounds stated here: peak RSS of the child at most 120 MiB above its RSS after a warm-up run, and
  * at most 100 MiB of the 400 MB sent before the connection is closed (socket buffers included).
@@ -11,8 +11,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import type { Loopback } from '../support/loopback';
-import { json, startLoopback } from '../support/loopback';
+import type { Loopback } from '../../harness/loopback';
+import { json, startLoopback } from '../../harness/loopback';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -58,7 +58,7 @@ async function runChild(): Promise<{
 	error: { name: string; message: string } | null;
 	items: number;
 }> {
-	const child = join(__dirname, '..', 'support', 'largeAnswerChild.ts');
+	const child = join(__dirname, '..', '..', 'harness', 'largeAnswerChild.ts');
 	const { stdout } = await run(
 		process.execPath,
 		['--import', 'tsx', child, JSON.stringify({ baseUrl: large.url, warmUpUrl: small.url })],

@@ -7,12 +7,12 @@
  */
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
-import type { RunNodeResult } from '../support/engine';
-import { runNode } from '../support/engine';
-import type { Loopback, SeenRequest } from '../support/loopback';
-import { json, startLoopback } from '../support/loopback';
-import { sipUpdateWithLogin } from '../support/parameters';
-import { TriggerWorkflow } from '../support/triggerWorkflow';
+import type { RunNodeResult } from '../../harness/engine';
+import { runNode } from '../../harness/engine';
+import type { Loopback, SeenRequest } from '../../harness/loopback';
+import { json, startLoopback } from '../../harness/loopback';
+import { sipUpdateWithLogin } from '../../harness/parameters';
+import { TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const API_KEY = 'ct_redaction_canary_key_0123456789';
 const SIP_PASSWORD = 'Tulip Harbor/42!';

@@ -6,10 +6,10 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runNode, testCredential } from '../support/engine';
-import type { Loopback } from '../support/loopback';
-import { json, startLoopback } from '../support/loopback';
-import { TriggerWorkflow } from '../support/triggerWorkflow';
+import { runNode, testCredential } from '../../harness/engine';
+import type { Loopback } from '../../harness/loopback';
+import { json, startLoopback } from '../../harness/loopback';
+import { TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const API_KEY = 'ct_redirect_canary_0123456789abcdef';
 const STATUSES = [301, 302, 303, 307, 308];

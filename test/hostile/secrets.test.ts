@@ -6,17 +6,17 @@
  * appears only in the one auth header. Credentials that are not a ct_ key or an http(s) base URL are
  * refused before any request.
  */
-import { restoreLogLevel } from '../support/debugLogging';
+import { restoreLogLevel } from '../../harness/debugLogging';
 
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
-import type { InputItem, RunNodeResult } from '../support/engine';
-import { runNode, testCredential } from '../support/engine';
-import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
-import { TriggerWorkflow } from '../support/triggerWorkflow';
-import { catalogue, entryName, exampleParameters } from '../support/catalogue';
-import { startRecorder, type RecordedRequest } from '../support/recorder';
-import { SIP_DIRECTION } from '../support/parameters';
+import type { InputItem, RunNodeResult } from '../../harness/engine';
+import { runNode, testCredential } from '../../harness/engine';
+import { PNG, SandboxFixture, everything } from '../../harness/sandboxFixture';
+import { TriggerWorkflow } from '../../harness/triggerWorkflow';
+import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
+import { startRecorder, type RecordedRequest } from '../../harness/recorder';
+import { SIP_DIRECTION } from '../../harness/parameters';
 
 const fx = new SandboxFixture();
 let recorder: Awaited<ReturnType<typeof startRecorder>>;

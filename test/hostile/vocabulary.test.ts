@@ -9,19 +9,19 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { Secrets } from '../../nodes/VoiceAi/transport/secrets';
 
-import type { RunNodeResult } from '../support/engine';
-import { runNode } from '../support/engine';
-import type { Loopback } from '../support/loopback';
-import { json, startLoopback } from '../support/loopback';
-import { SandboxFixture } from '../support/sandboxFixture';
-import { TriggerWorkflow } from '../support/triggerWorkflow';
+import type { RunNodeResult } from '../../harness/engine';
+import { runNode } from '../../harness/engine';
+import type { Loopback } from '../../harness/loopback';
+import { json, startLoopback } from '../../harness/loopback';
+import { SandboxFixture } from '../../harness/sandboxFixture';
+import { TriggerWorkflow } from '../../harness/triggerWorkflow';
 import {
 	CT_TEXT,
 	CT_URL,
 	CT_WORDS,
 	SHORT_SIP_PASSWORDS,
 	vocabularySeed,
-} from '../support/sandboxAdmin';
+} from '../../harness/sandboxAdmin';
 
 const fx = new SandboxFixture();
 let service: Loopback;

@@ -1,6 +1,6 @@
 /**
  * The registry of operations (nodes/VoiceAi/actions/registry.ts) against the node's description, the
- * catalogue (test/support/catalogue/), README.md's operations table and docs/operations.md's sections.
+ * catalogue (harness/catalogue/), README.md's operations table and docs/operations.md's sections.
  * No n8n run: the node's description and its operation objects.
  */
 import type { INodePropertyOptions } from 'n8n-workflow';
@@ -16,7 +16,7 @@ import {
 	operationsTable,
 	tableIn,
 } from '../../scripts/operations-table';
-import { cases, catalogue } from '../support/catalogue';
+import { cases, catalogue } from '../../harness/catalogue';
 
 /** Every resource/operation pair the editor offers, with the names it shows. */
 function offered() {

@@ -1,5 +1,5 @@
 /**
- * The wire test of every operation, from the catalogue (test/support/catalogue.ts): its example runs in
+ * The wire test of every operation, from the catalogue (harness/catalogue.ts): its example runs in
  * n8n-core's engine against a fresh sandbox, a recording proxy in between. The sandbox must receive
  * exactly the catalogue's requests (method, path, JSON body or multipart fields and files), each
  * answered with a 2xx; the catalogue's check must hold for the output, and its `holds` for what the
@@ -8,10 +8,10 @@
 import busboy from 'busboy';
 import type { IncomingHttpHeaders } from 'node:http';
 
-import { startRecorder, type RecordedRequest } from '../support/recorder';
-import type { SandboxState, SentRequest } from '../support/catalogue';
-import { catalogue, entryName, exampleParameters } from '../support/catalogue';
-import { SandboxFixture } from '../support/sandboxFixture';
+import { startRecorder, type RecordedRequest } from '../../harness/recorder';
+import type { SandboxState, SentRequest } from '../../harness/catalogue';
+import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
+import { SandboxFixture } from '../../harness/sandboxFixture';
 
 async function parseForm(
 	headers: IncomingHttpHeaders,

@@ -1,7 +1,7 @@
-import { testCredential } from '../support/engine';
-import { imageItem } from '../support/images';
-import { agentCreate } from '../support/parameters';
-import { PNG, SandboxFixture, everything } from '../support/sandboxFixture';
+import { testCredential } from '../../harness/engine';
+import { imageItem } from '../../harness/images';
+import { agentCreate } from '../../harness/parameters';
+import { PNG, SandboxFixture, everything } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

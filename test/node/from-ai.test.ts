@@ -4,7 +4,7 @@
  * is not offered on dropdowns (editor-ui fromAIOverride.utils: 'options' is denied), but an expression
  * typed into one works, as long as the field is not noDataExpression. These runs prove the node takes them.
  */
-import { SandboxFixture } from '../support/sandboxFixture';
+import { SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 
 import type { IVersionedNodeType } from 'n8n-workflow';
 
-import { runNode } from '../support/engine';
-import { installDir } from '../support/n8n';
-import { SandboxFixture } from '../support/sandboxFixture';
+import { runNode } from '../../harness/engine';
+import { installDir } from '../../harness/n8n';
+import { SandboxFixture } from '../../harness/sandboxFixture';
 
 const n8nDir = process.env.VOICEAI_N8N_DIR ?? installDir();
 const httpRequestFile = join(

@@ -5,10 +5,10 @@
  */
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { catalogue, entryName, exampleParameters } from '../support/catalogue';
-import type { InputItem, NodeSettings, RunNodeResult } from '../support/engine';
-import { runNode } from '../support/engine';
-import { SandboxFixture } from '../support/sandboxFixture';
+import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
+import type { InputItem, NodeSettings, RunNodeResult } from '../../harness/engine';
+import { runNode } from '../../harness/engine';
+import { SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

@@ -1,8 +1,8 @@
 // What each operation sends and answers is the catalogue's wire test (catalogue.test.ts); here: what
 // goes beyond one request (several items, Limit, state kept or changed, uploads, the credential).
-import { testCredential } from '../support/engine';
-import { forgetRequests, json, type Loopback, startLoopback } from '../support/loopback';
-import { PNG, SandboxFixture } from '../support/sandboxFixture';
+import { testCredential } from '../../harness/engine';
+import { forgetRequests, json, type Loopback, startLoopback } from '../../harness/loopback';
+import { PNG, SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

@@ -18,7 +18,7 @@ import type {
 
 import { optionDescription } from '../../nodes/VoiceAi/actions/resource';
 import { allOperations, resources } from '../../nodes/VoiceAi/actions/registry';
-import { testCredential } from '../support/engine';
+import { testCredential } from '../../harness/engine';
 
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {

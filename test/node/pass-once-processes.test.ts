@@ -5,7 +5,7 @@
  * (VOICEAI_N8N_DIR), so the quick loop leaves it out. The queue suite (test/queue) proves the same in
  * real n8n.
  */
-import { n8nDir } from '../support/n8n';
+import { n8nDir } from '../../harness/n8n';
 import {
 	plannedIds,
 	startStoreDatabase,

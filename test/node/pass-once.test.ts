@@ -4,7 +4,7 @@
  * (input checks, the message when the store is missing, no request to Voice AI). Across processes, on
  * n8n's own store: pass-once-processes.test.ts.
  */
-import { SandboxFixture } from '../support/sandboxFixture';
+import { SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

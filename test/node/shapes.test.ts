@@ -3,7 +3,7 @@
  * (sandbox/shapes.ts): the node must give the same useful items whichever shape the service uses.
  */
 import { ANSWER_SHAPES } from '../../sandbox/shapes';
-import { PNG, SandboxFixture } from '../support/sandboxFixture';
+import { PNG, SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

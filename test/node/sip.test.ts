@@ -5,9 +5,9 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { InputItem } from '../support/engine';
-import { runNode } from '../support/engine';
-import { SandboxFixture, everything } from '../support/sandboxFixture';
+import type { InputItem } from '../../harness/engine';
+import { runNode } from '../../harness/engine';
+import { SandboxFixture, everything } from '../../harness/sandboxFixture';
 
 // A fresh sandbox (demo seed) per test: the tests change the numbers' configurations.
 const fx = new SandboxFixture();

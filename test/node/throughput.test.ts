@@ -7,11 +7,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
-import type { InputItem } from '../support/engine';
-import { imageItem } from '../support/images';
-import { agentCreate } from '../support/parameters';
+import type { InputItem } from '../../harness/engine';
+import { imageItem } from '../../harness/images';
+import { agentCreate } from '../../harness/parameters';
 import { parseRetryAfter } from '../../nodes/VoiceAi/transport/retrySettings';
-import { PNG, SandboxFixture } from '../support/sandboxFixture';
+import { PNG, SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

@@ -6,12 +6,12 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { InputItem } from '../support/engine';
-import { runNode, testCredential } from '../support/engine';
-import type { Handler, Loopback } from '../support/loopback';
-import { json, startLoopback } from '../support/loopback';
-import { sipUpdateWithLogin } from '../support/parameters';
-import { TriggerWorkflow } from '../support/triggerWorkflow';
+import type { InputItem } from '../../harness/engine';
+import { runNode, testCredential } from '../../harness/engine';
+import type { Handler, Loopback } from '../../harness/loopback';
+import { json, startLoopback } from '../../harness/loopback';
+import { sipUpdateWithLogin } from '../../harness/parameters';
+import { TriggerWorkflow } from '../../harness/triggerWorkflow';
 import { buildPath } from '../../nodes/VoiceAi/transport/path';
 import { Secrets } from '../../nodes/VoiceAi/transport/secrets';
 

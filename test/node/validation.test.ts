@@ -1,8 +1,8 @@
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { InputItem } from '../support/engine';
-import { PNG, SandboxFixture } from '../support/sandboxFixture';
-import { SIP_DIRECTION } from '../support/parameters';
+import type { InputItem } from '../../harness/engine';
+import { PNG, SandboxFixture } from '../../harness/sandboxFixture';
+import { SIP_DIRECTION } from '../../harness/parameters';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());

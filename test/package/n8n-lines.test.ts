@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { N8N_LINES, REPO_ROOT } from '../support/n8n';
+import { N8N_LINES, REPO_ROOT } from '../../harness/n8n';
 
 function compatibilityRows(): string[] {
 	const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { DEFAULT_OWNER, freePort, N8nApi, NODE_TYPES, pollUntil } from '../support/n8n';
+import { DEFAULT_OWNER, freePort, N8nApi, NODE_TYPES, pollUntil } from '../../harness/n8n';
 
 const root = join(__dirname, '..', '..');
 

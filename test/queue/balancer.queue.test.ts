@@ -1,5 +1,5 @@
 /**
- * The deployment's balancer (nginx, test/support/queue/servers.ts) in front of two plain HTTP servers
+ * The deployment's balancer (nginx, harness/queue/servers.ts) in front of two plain HTTP servers
  * standing in for webhook processors: a processor out of rotation gets no request, one put back gets
  * its share again, and a request in flight across the reload is answered.
  */
@@ -9,8 +9,8 @@ import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { freePort } from '../support/n8n';
-import { childPids, startNginx, type Balancer } from '../support/queue/servers';
+import { freePort } from '../../harness/n8n';
+import { childPids, startNginx, type Balancer } from '../../harness/queue/servers';
 
 let root: string;
 let balancer: Balancer;

@@ -3,7 +3,7 @@
  * load, to compare with the suite: `npx tsx test/queue/baseline.ts [deliveries]`. Set
  * VOICEAI_QUEUE_TARBALL to an `npm pack` of another build (e.g. main's) to run that code instead.
  */
-import { formatFigures, QueueRig } from '../support/queue/rig';
+import { formatFigures, QueueRig } from '../../harness/queue/rig';
 
 async function main(): Promise<void> {
 	const total = Number(process.argv[2] ?? 2000);

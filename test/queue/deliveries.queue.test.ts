@@ -1,5 +1,5 @@
 /**
- * n8n in queue mode (test/support/queue: Postgres, Redis, nginx, main, two webhook processors, two
+ * n8n in queue mode (harness/queue: Postgres, Redis, nginx, main, two webhook processors, two
  * workers) syncing conversations into a CRM table under load: VOICEAI_QUEUE_DELIVERIES deliveries
  * (default 1,000; docs/scaling.md says why that is enough) completed by the sandbox, at most 40 in
  * flight through the balancer, 10% of them a second delivery of an earlier conversation. Each scenario prints its figures. Scenario e: a test
@@ -7,10 +7,10 @@
  *
  * What each scenario holds is in docs/scaling.md.
  */
-import { formatFigures, QueueRig, type ScenarioFigures } from '../support/queue/rig';
-import { filesHoldingSecrets } from '../support/queue/secretsOnDisk';
-import { sipAuditOnWorker } from '../support/queue/sip-audit';
-import { testListenInQueueMode } from '../support/queue/test-listen';
+import { formatFigures, QueueRig, type ScenarioFigures } from '../../harness/queue/rig';
+import { filesHoldingSecrets } from '../../harness/queue/secretsOnDisk';
+import { sipAuditOnWorker } from '../../harness/queue/sip-audit';
+import { testListenInQueueMode } from '../../harness/queue/test-listen';
 
 const TOTAL = Number(process.env.VOICEAI_QUEUE_DELIVERIES ?? 1000);
 const AUDITED_NUMBERS = 1000;

@@ -1,6 +1,6 @@
 /**
  * Queue-mode suite: n8n 2.40.7 in queue mode (Postgres, Redis, nginx, main, two webhook processors,
- * two workers; test/support/queue) under load from the sandbox. Run after `npm run build`, in band.
+ * two workers; harness/queue) under load from the sandbox. Run after `npm run build`, in band.
  */
 const path = require('path');
 

@@ -4,9 +4,9 @@
  * deployment is 2.x with that setting: one webhook processor, one worker. A test listen of the trigger
  * registers, receives, runs and gives the account back; a manual run of the SIP audit works.
  */
-import { QueueRig } from '../support/queue/rig';
-import { sipAuditOnWorker } from '../support/queue/sip-audit';
-import { testListenInQueueMode } from '../support/queue/test-listen';
+import { QueueRig } from '../../harness/queue/rig';
+import { sipAuditOnWorker } from '../../harness/queue/sip-audit';
+import { testListenInQueueMode } from '../../harness/queue/test-listen';
 
 const AUDITED_NUMBERS = 200;
 const say = (line: string) => process.stdout.write(`[queue, n8n 3.0 behaviour] ${line}\n`);

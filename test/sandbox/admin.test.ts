@@ -1,4 +1,4 @@
-import { expectError, Harness } from '../support/sandboxHttp';
+import { expectError, Harness } from '../../harness/sandboxHttp';
 
 describe('sandbox admin API', () => {
 	let h: Harness;

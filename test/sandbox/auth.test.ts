@@ -1,6 +1,6 @@
 import { FormData } from 'undici';
 
-import { call, expectError, Harness } from '../support/sandboxHttp';
+import { call, expectError, Harness } from '../../harness/sandboxHttp';
 
 describe('sandbox authentication', () => {
 	let h: Harness;

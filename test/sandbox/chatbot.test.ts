@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { FormData } from 'undici';
 
-import { expectError, Harness, JPEG_BYTES, PNG_BYTES, SVG_TEXT } from '../support/sandboxHttp';
+import { expectError, Harness, JPEG_BYTES, PNG_BYTES, SVG_TEXT } from '../../harness/sandboxHttp';
 
 const CHATBOT_FIELDS = [
 	'id',

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { call } from '../support/sandboxHttp';
-import { jsonBody, type Loopback, startLoopback, statusesInTurn } from '../support/loopback';
+import { call } from '../../harness/sandboxHttp';
+import { jsonBody, type Loopback, startLoopback, statusesInTurn } from '../../harness/loopback';
 
 const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');

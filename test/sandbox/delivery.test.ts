@@ -1,8 +1,8 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 
-import { Harness, until } from '../support/sandboxHttp';
-import { jsonBody, type Loopback, startLoopback, statusesInTurn } from '../support/loopback';
+import { Harness, until } from '../../harness/sandboxHttp';
+import { jsonBody, type Loopback, startLoopback, statusesInTurn } from '../../harness/loopback';
 
 async function closedPortUrl(): Promise<string> {
 	const server = createServer();

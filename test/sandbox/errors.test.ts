@@ -1,4 +1,4 @@
-import { call, expectError, Harness } from '../support/sandboxHttp';
+import { call, expectError, Harness } from '../../harness/sandboxHttp';
 
 describe('sandbox error statuses and the one error body', () => {
 	let h: Harness;

@@ -1,4 +1,4 @@
-import { Harness } from '../support/sandboxHttp';
+import { Harness } from '../../harness/sandboxHttp';
 
 const SIP = {
 	phone_number: '+14155550101',

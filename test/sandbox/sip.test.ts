@@ -1,4 +1,4 @@
-import { expectError, Harness } from '../support/sandboxHttp';
+import { expectError, Harness } from '../../harness/sandboxHttp';
 
 const BASELINE = { port: 5060, transport: 'udp', secure_media: true };
 const ENDPOINT = 'sip:pbx.acme-dental.example';

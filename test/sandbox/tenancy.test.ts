@@ -1,6 +1,6 @@
 import { FormData } from 'undici';
 
-import { type Reply, Harness } from '../support/sandboxHttp';
+import { type Reply, Harness } from '../../harness/sandboxHttp';
 
 /**
  * Every id-bearing endpoint, called by Globex with Acme's ids: the answer must be the very 404 that an id

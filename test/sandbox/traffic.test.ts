@@ -1,6 +1,6 @@
 import { request } from 'undici';
 
-import { expectError, Harness } from '../support/sandboxHttp';
+import { expectError, Harness } from '../../harness/sandboxHttp';
 
 describe('sandbox rate limiting', () => {
 	let h: Harness;

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
-import { startTriggerHarness, type TriggerWorkflow } from '../support/triggerWorkflow';
+import { startTriggerHarness, type TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
 const harness = startTriggerHarness();

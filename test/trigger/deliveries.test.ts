@@ -8,11 +8,11 @@ import { connect } from 'node:net';
 import getRawBody from 'raw-body';
 import { setTimeout as sleep } from 'timers/promises';
 
-import type { Delivery } from '../support/sandboxAdmin';
+import type { Delivery } from '../../harness/sandboxAdmin';
 import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/state';
 import { forgetUnlessAnswered, remember } from '../../nodes/VoiceAiTrigger/dedupe';
 import { readRequestDeliveries } from '../../nodes/VoiceAiTrigger/delivery';
-import { startTriggerHarness, TriggerWorkflow } from '../support/triggerWorkflow';
+import { startTriggerHarness, TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
 const harness = startTriggerHarness({

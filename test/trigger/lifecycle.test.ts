@@ -6,7 +6,7 @@ import { createHash } from 'crypto';
 
 import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/state';
 import { isLocalHost } from '../../nodes/VoiceAiTrigger/registration';
-import { startTriggerHarness, TriggerWorkflow } from '../support/triggerWorkflow';
+import { startTriggerHarness, TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
 const harness = startTriggerHarness({ receiver: false });

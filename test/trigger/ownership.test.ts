@@ -3,7 +3,7 @@
  * test listens, take-overs and restarts. First the ownership module on its own, then several trigger
  * workflows of one n8n process driven through n8n-core's HookContext against the sandbox (./n8n.ts).
  */
-import { SandboxAdmin } from '../support/sandboxAdmin';
+import { SandboxAdmin } from '../../harness/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { accountKey } from '../../nodes/VoiceAi/accountOwnership/identity';
 import {
@@ -16,8 +16,8 @@ import {
 	lend,
 	release,
 } from '../../nodes/VoiceAi/accountOwnership/state';
-import { runNode } from '../support/engine';
-import { type TriggerSetup, TriggerWorkflow } from '../support/triggerWorkflow';
+import { runNode } from '../../harness/engine';
+import { type TriggerSetup, TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 type TriggerSetupMore = Omit<TriggerSetup, 'baseUrl' | 'apiKey' | 'name'>;
 

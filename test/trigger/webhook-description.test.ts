@@ -13,7 +13,7 @@ import {
 } from 'n8n-workflow';
 
 import { VoiceAiTrigger } from '../../nodes/VoiceAiTrigger/VoiceAiTrigger.node';
-import { nodeTypes, TRIGGER_NAME, TRIGGER_TYPE } from '../support/triggerWorkflow';
+import { nodeTypes, TRIGGER_NAME, TRIGGER_TYPE } from '../../harness/triggerWorkflow';
 
 const description = new VoiceAiTrigger().description.webhooks![0];
 

@@ -40,7 +40,7 @@ import {
 	type PostgresInfo,
 } from './servers';
 
-const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+const REPO_ROOT = resolve(__dirname, '..', '..');
 
 export type N8nRole = 'main' | 'webhook' | 'worker';
 

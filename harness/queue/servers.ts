@@ -27,7 +27,7 @@ import { arch, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+const REPO_ROOT = resolve(__dirname, '..', '..');
 
 /** A child process with its log file; stop() sends a signal to it and waits for its exit. */
 export class ChildServer {

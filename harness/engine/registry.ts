@@ -1,9 +1,9 @@
 /** The node and credential types the engine knows, by name as a workflow file names them. */
 import type { ICredentialType, INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
-import { VoiceAiApi } from '../../../credentials/VoiceAiApi.credentials';
-import { VoiceAiSipLoginApi } from '../../../credentials/VoiceAiSipLoginApi.credentials';
-import { VoiceAi } from '../../../nodes/VoiceAi/VoiceAi.node';
+import { VoiceAiApi } from '../../credentials/VoiceAiApi.credentials';
+import { VoiceAiSipLoginApi } from '../../credentials/VoiceAiSipLoginApi.credentials';
+import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
 
 export const PACKAGE = 'n8n-nodes-voiceai';
 

@@ -2,7 +2,7 @@
  * Sandbox + real n8n + owner + Voice AI credential in one call, for the e2e suite, the demo and the
  * benchmarks. The pieces are in ./n8n.ts (n8n) and ./sandboxAdmin.ts (sandbox admin API).
  */
-import { startSandbox } from '../../sandbox';
+import { startSandbox } from '../sandbox';
 import { N8nApi, startN8n, type CredentialRef, type N8nProcess, type StartN8nOptions } from './n8n';
 import { SandboxAdmin } from './sandboxAdmin';
 

@@ -7,7 +7,7 @@
  */
 import type { Client } from 'pg';
 
-import { startSandbox, type SandboxOptions } from '../../../sandbox';
+import { startSandbox, type SandboxOptions } from '../../sandbox';
 import { SandboxAdmin, type Delivery } from '../sandboxAdmin';
 
 export interface LoadPlan {

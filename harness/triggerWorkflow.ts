@@ -50,8 +50,8 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { VoiceAiTrigger } from '../../nodes/VoiceAiTrigger/VoiceAiTrigger.node';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox';
+import { VoiceAiTrigger } from '../nodes/VoiceAiTrigger/VoiceAiTrigger.node';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox';
 import { SandboxAdmin } from './sandboxAdmin';
 import { HarnessCredentialsHelper } from './engine';
 

@@ -3,9 +3,9 @@ import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workfl
 
 import type { InputItem, RunNodeResult } from './engine';
 import { runNode } from './engine';
-import type { Sandbox, SandboxOptions } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
-import type { AnswerShapes } from '../../sandbox/shapes';
+import type { Sandbox, SandboxOptions } from '../sandbox';
+import { startSandbox } from '../sandbox';
+import type { AnswerShapes } from '../sandbox/shapes';
 import { SandboxAdmin } from './sandboxAdmin';
 
 export interface LoggedRequest {

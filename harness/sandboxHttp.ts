@@ -1,6 +1,6 @@
 import { FormData, request } from 'undici';
 
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox';
 
 export interface Reply<T = any> {
 	status: number;

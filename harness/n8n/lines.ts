@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const PACKAGE_NAME = 'n8n-nodes-voiceai';
 export const NODE_TYPES = {
 	action: `${PACKAGE_NAME}.voiceAi`,

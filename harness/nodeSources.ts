@@ -1,6 +1,6 @@
 /**
  * nodes/VoiceAi holds both VoiceAi.node.ts and its codex VoiceAi.node.json. Under tsx an extensionless
- * import of '.../VoiceAi.node' (as in test/support/engine.ts) resolves to the .json file, so the harness
+ * import of '.../VoiceAi.node' (as in harness/engine.ts) resolves to the .json file, so the harness
  * would get the codex instead of the node class. Imported first by the bench entries and test child processes run under tsx: it sends such
  * resolutions inside this repo's nodes/ folder to the .ts sibling. (jest resolves .ts before .json and
  * is not affected.)
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 type Resolve = (request: string, parent: NodeModule | undefined, ...rest: unknown[]) => string;
 
-const nodesFolder = join(__dirname, '..', '..', 'nodes');
+const nodesFolder = join(__dirname, '..', 'nodes');
 const moduleWithResolve = Module as unknown as { _resolveFilename: Resolve };
 const original = moduleWithResolve._resolveFilename;
 

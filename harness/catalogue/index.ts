@@ -15,7 +15,7 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { allOperations } from '../../../nodes/VoiceAi/actions/registry';
+import { allOperations } from '../../nodes/VoiceAi/actions/registry';
 import { agentCases } from './agent';
 import { chatbotCases } from './chatbot';
 import { contactCases } from './contact';
