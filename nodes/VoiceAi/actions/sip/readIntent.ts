@@ -15,7 +15,7 @@ import type { DirectionChange, DirectionType, SipIntent } from './configuration'
 import { DIRECTIONS } from './configuration';
 import { readPhoneNumber, readShowPasswords } from './fields';
 
-// Reads what SIP Update and SIP Compare take from an item (fields in update.operation.ts). An empty
+// Reads what SIP Update and SIP Compare take from an item (fields: fields.ts, updateProperties). An empty
 // field means "keep what the direction has now"; nothing here is sent.
 
 const SIP_LOGIN_CREDENTIAL = 'voiceAiSipLoginApi';
