@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IHookFunctions,
 	INodeType,
 	INodeTypeDescription,
@@ -9,27 +8,13 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
-import { headerValue } from '../VoiceAi/transport';
-import { forgetUnlessAnswered, remember } from './dedupe';
-import { checkFilter, fieldAt, idList, locatorText, readRequestDeliveries } from './delivery';
-import { toItem } from './output';
-import {
-	DEFAULT_DEDUPE_FIELD,
-	DEFAULT_DEDUPE_WINDOW_MINUTES,
-	DEFAULT_OUTPUT,
-	triggerProperties,
-} from './properties';
+import { readRequestDeliveries } from './delivery';
 import { holdsAccount, noteDelivery, onCreate, onDelete } from './ownership';
-import {
-	apiKeyOf,
-	hashToken,
-	productionToken,
-	readRegistration,
-	type Registration,
-	TOKEN_PARAMETER,
-	tokenMatches,
-} from './registration';
-import { memoryDedupeWindowMs, ON_RECEIVED, respondWhenWebhookFields } from './respondWhen';
+import { triggerProperties } from './properties';
+import { readRegistration } from './registration';
+import { respondWhenWebhookFields } from './respondWhen';
+import { startRuns } from './startRuns';
+import { hasValidToken } from './verification';
 
 export class VoiceAiTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -103,88 +88,6 @@ export class VoiceAiTrigger implements INodeType {
 		);
 		if ('problem' in read) return refuse(read.status, read.problem);
 
-		const output = this.getNodeParameter('output', DEFAULT_OUTPUT) as 'variables' | 'raw';
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const chatbotIds = idList(options.chatbotIds as string | undefined);
-		const agentIds = idList(locatorText(options.agentIds));
-		const startUnidentified = options.withoutSourceId === 'start';
-		const dedupeField = (
-			(options.dedupeField as string | undefined) ?? DEFAULT_DEDUPE_FIELD
-		).trim();
-		const windowMs = memoryDedupeWindowMs(
-			this.getNodeParameter('respondWhen', ON_RECEIVED),
-			Number(options.dedupeWindowMinutes ?? DEFAULT_DEDUPE_WINDOW_MINUTES) * 60_000,
-		);
-		const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;
-		const now = Date.now();
-		const context = {
-			receivedAt: new Date(now).toISOString(),
-			deliveryId: headerValue(headers['x-voiceai-delivery']),
-			attempt: Number(headerValue(headers['x-voiceai-attempt'])) || undefined,
-		};
-		const batch = read.deliveries.length > 1;
-
-		const counts = { duplicates: 0, filtered: 0, unidentified: 0 };
-		const items = [];
-		const recorded: Array<[string, number]> = [];
-		for (const [index, delivery] of read.deliveries.entries()) {
-			const filter = checkFilter(delivery, chatbotIds, agentIds);
-			if (filter === 'filtered' || (filter === 'unidentified' && !startUnidentified)) {
-				counts[filter]++;
-				continue;
-			}
-			const id = dedupeIdOf(delivery, dedupeField, context.deliveryId, batch ? index : undefined);
-			if (id !== undefined && windowMs > 0) {
-				const expiresAt = remember(scope, id, windowMs, now);
-				if (expiresAt === undefined) {
-					counts.duplicates++;
-					continue;
-				}
-				recorded.push([id, expiresAt]);
-			}
-			items.push(toItem(delivery, context, output));
-		}
-		forgetUnlessAnswered(response, scope, recorded);
-
-		// Dropped deliveries are still answered 2xx, or the service would retry them.
-		if (items.length === 0) {
-			return { webhookResponse: { received: true, started: false, ...counts } };
-		}
-		return {
-			workflowData: [items],
-			webhookResponse: { received: true, started: true, items: items.length, ...counts },
-		};
+		return startRuns.call(this, read.deliveries);
 	}
-}
-
-/**
- * What identifies a delivery for duplicate detection: the configured field, or else the service's
- * delivery id header (with the position in a batch, since one request then carries several).
- */
-function dedupeIdOf(
-	delivery: IDataObject,
-	field: string,
-	deliveryId: string | undefined,
-	index: number | undefined,
-): string | undefined {
-	const value = field === '' ? undefined : fieldAt(delivery, field);
-	if (value !== undefined) return `field:${value}`;
-	if (field === '' || deliveryId === undefined || deliveryId === '') return undefined;
-	return index === undefined ? `delivery:${deliveryId}` : `delivery:${deliveryId}#${index}`;
-}
-
-/**
- * Production accepts the token it registered (static data) and the one it would register now:
- * after an API key rotation, a test listen restores the URL with the new key's token.
- */
-async function hasValidToken(
-	this: IWebhookFunctions,
-	record: Registration | undefined,
-): Promise<boolean> {
-	const given = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
-	if (typeof given !== 'string' || given === '') return false;
-	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
-	if (this.getMode() === 'manual') return false;
-	const webhookUrl = this.getNodeWebhookUrl('default') as string;
-	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
 }
