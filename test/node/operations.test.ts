@@ -1,5 +1,6 @@
 // What each operation sends and answers is the catalogue's wire test (catalogue.test.ts); here: what
 // goes beyond one request (several items, Limit, state kept or changed, uploads, the credential).
+import { cases } from '../../harness/catalogue';
 import { testCredential } from '../../harness/engine';
 import { forgetRequests, json, type Loopback, startLoopback } from '../../harness/loopback';
 import { PNG, SandboxFixture } from '../../harness/sandboxFixture';
@@ -27,21 +28,11 @@ describe('agent', () => {
 	});
 
 	it('Create sends the four fields and returns the created agent', async () => {
+		// The catalogue's example: two items, phone and name from each item's JSON.
+		const { parameters, items } = cases.agent.create.example;
 		const result = await fx.run(
-			{
-				resource: 'agent',
-				operation: 'create',
-				phoneNumber: '={{ $json.phone }}',
-				agentName: '={{ $json.name }}',
-				task: "Confirm tomorrow's appointments",
-				selectedVoice: 'maya',
-			},
-			{
-				items: [
-					{ json: { phone: '+14155550123', name: 'Onboarding 1' } },
-					{ json: { phone: '+14155550124', name: 'Onboarding 2' } },
-				],
-			},
+			{ resource: 'agent', operation: 'create', ...parameters },
+			{ items },
 		);
 		expect(result.error).toBeUndefined();
 		expect(
