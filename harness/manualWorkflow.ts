@@ -53,16 +53,21 @@ export function itemsNode(name: string, items: InputItem[]): Node {
 	return codeNode(name, `return ${JSON.stringify(returned)};`);
 }
 
+/** n8n's Manual Trigger, named `START`, at the left edge. */
+export function manualTrigger(): Node {
+	return {
+		name: START,
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+}
+
 /** The manual trigger `START`, then each node in turn, laid out from left to right. */
 export function chain(name: string, nodes: Node[]): WorkflowJson {
 	const all: Node[] = [
-		{
-			name: START,
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		},
+		manualTrigger(),
 		...nodes.map((node, index) => ({ ...node, position: [220 * (index + 1), 0] })),
 	];
 	const connections: WorkflowJson['connections'] = {};

@@ -7,7 +7,7 @@
 import type { CatalogueEntry } from '../../harness/catalogue';
 import type { InputItem } from '../../harness/engine';
 import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
-import { START, itemsNode, voiceAiNode } from '../../harness/manualWorkflow';
+import { START, itemsNode, manualTrigger, voiceAiNode } from '../../harness/manualWorkflow';
 import type { ExecutionDetail, WorkflowJson } from '../../harness/n8n';
 import { startStack, type Stack } from '../../harness/stack';
 
@@ -43,15 +43,7 @@ function branches(
 	cases: Array<{ name: string; items: InputItem[]; parameters: Record<string, unknown> }>,
 	settings: Record<string, unknown>,
 ): WorkflowJson {
-	const nodes: Node[] = [
-		{
-			name: START,
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		},
-	];
+	const nodes: Node[] = [manualTrigger()];
 	const connections: Record<
 		string,
 		{ main: Array<Array<{ node: string; type: 'main'; index: 0 }>> }
