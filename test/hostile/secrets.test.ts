@@ -394,14 +394,20 @@ describe('a credential that is not a Voice AI key or not an http(s) base URL is 
 		})),
 	];
 
-	it.each(cases)('$what', async ({ credential, message }) => {
+	// Webhook Set may read the agent list first (another key on this base URL); Agent Get Many sends
+	// its one request: both refuse the credential with its own words whole.
+	const operations = [
+		{ resource: 'webhook', operation: 'set', webhookUrl: 'https://crm.example.com/hook' },
+		{ resource: 'agent', operation: 'getAll' },
+	];
+	const everyCase = operations.flatMap((parameters) =>
+		cases.map((entry) => ({ ...entry, parameters, op: parameters.operation })),
+	);
+
+	it.each(everyCase)('$op, $what', async ({ credential, message, parameters }) => {
 		const before = recorder.requests.length;
 		const result = await runNode({
-			parameters: {
-				resource: 'webhook',
-				operation: 'set',
-				webhookUrl: 'https://crm.example.com/hook',
-			},
+			parameters,
 			credentials: { voiceAiApi: { baseUrl: recorder.url, apiKey: canary.apiKey, ...credential } },
 		});
 		expect(result.error?.name).toBe('NodeOperationError');

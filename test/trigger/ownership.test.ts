@@ -450,6 +450,30 @@ describe('Webhook Set while a published trigger holds the organization (issue 35
 		expect(await pointsAt()).toBe(a.productionUrl);
 	});
 
+	test("the agent list that tells a second key's organization apart is read with the node's own retry settings", async () => {
+		const key2 = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {});
+		const a = new TriggerWorkflow({
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.orgs[0].apiKey,
+			name: 'Sync A',
+		});
+		await a.activate();
+		// Two failures: within the node's default Max Attempts (4), so the read succeeds and tells.
+		await admin.request('POST', '/__sandbox/faults', {
+			kind: 'status-500',
+			method: 'GET',
+			path: '/callback/standardCampaign',
+			times: 2,
+		});
+		try {
+			const result = await setWebhook(key2.apiKey);
+			expect(result.error?.message).toContain('held by the published workflow "Sync A"');
+		} finally {
+			await admin.request('DELETE', '/__sandbox/faults');
+		}
+		expect(await pointsAt()).toBe(a.productionUrl);
+	});
+
 	test('with Take It Over it sets the URL; a test listen then gives it back to that URL, and re-publishing the holder takes it back', async () => {
 		const a = new TriggerWorkflow({
 			baseUrl: sandbox.baseUrl,

@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import type { IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
-import { requestAgents } from '../listSearch/agentList';
+import { agentsIn, requestAgents } from '../listSearch/agentList';
 import { type KeyIdentity, needsAgents } from './state';
 
 type Context = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
@@ -18,9 +18,19 @@ export function normalisedBaseUrl(value: unknown): string {
 	return String(value ?? '').trim();
 }
 
+/**
+ * Sends GET /callback/standardCampaign the caller's way: an operation passes its item's request, so
+ * the read keeps the node's concurrency and retry settings.
+ */
+export type ReadAgentList = () => Promise<unknown>;
+
 /** The ids of the agents the key lists; undefined when the answer is not a list. */
-async function agentIdsOf(this: Context, itemIndex?: number): Promise<string[] | undefined> {
-	const agents = await requestAgents.call(this, { itemIndex });
+async function agentIdsOf(
+	this: Context,
+	itemIndex?: number,
+	read?: ReadAgentList,
+): Promise<string[] | undefined> {
+	const agents = read ? agentsIn(await read()) : await requestAgents.call(this, { itemIndex });
 	return agents?.flatMap((agent) =>
 		typeof agent.id === 'string' || typeof agent.id === 'number' ? [String(agent.id)] : [],
 	);
@@ -35,6 +45,7 @@ export async function identityOf(
 	this: Context,
 	agents: 'always' | 'ifNeeded' | 'never',
 	itemIndex?: number,
+	read?: ReadAgentList,
 ): Promise<{ apiKey: string; identity: KeyIdentity }> {
 	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
 	const apiKey = String(credentials.apiKey ?? '');
@@ -45,7 +56,7 @@ export async function identityOf(
 		credentialId: this.getNode().credentials?.voiceAiApi?.id ?? undefined,
 	};
 	if (agents === 'always' || (agents === 'ifNeeded' && needsAgents(identity))) {
-		identity.agentIds = await agentIdsOf.call(this, itemIndex);
+		identity.agentIds = await agentIdsOf.call(this, itemIndex, read);
 	}
 	return { apiKey, identity };
 }

@@ -25,7 +25,7 @@ export async function requestAgents(
 	this: VoiceAiContext,
 	policy: { itemIndex?: number; credential?: VoiceAiCredential } = {},
 ): Promise<IDataObject[] | undefined> {
-	const answer = listIn(
+	return agentsIn(
 		await voiceAiApiRequest.call(
 			this,
 			'GET',
@@ -35,7 +35,11 @@ export async function requestAgents(
 			{ retry: AGENT_LIST_RETRY, ...policy },
 		),
 	);
-	return answer?.filter(isPlainObject);
+}
+
+/** The agents in an answer of GET /callback/standardCampaign (see `requestAgents`). */
+export function agentsIn(answer: unknown): IDataObject[] | undefined {
+	return listIn(answer)?.filter(isPlainObject);
 }
 
 interface AgentEntry {

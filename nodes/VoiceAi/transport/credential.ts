@@ -51,7 +51,6 @@ export async function voiceAiCredential(
 	secrets = new Secrets(),
 ): Promise<VoiceAiCredential> {
 	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
-	secrets.add(credentials.apiKey);
 	// A Base URL with user info is refused; its password is still hidden wherever it could show.
 	if (typeof credentials.baseUrl === 'string') secrets.addFromUrl(credentials.baseUrl.trim());
 	const baseUrl = parseBaseUrl(credentials.baseUrl);
@@ -71,6 +70,9 @@ export async function voiceAiCredential(
 			itemIndex,
 		);
 	}
+	// Held from here on: a value that is not a key is never sent, and hiding it (a space, "ct_") would
+	// cut the refusal's own words apart.
+	secrets.add(credentials.apiKey);
 	const id = this.getNode().credentials?.voiceAiApi?.id ?? '';
 	return {
 		baseUrl: baseUrl.url.base,

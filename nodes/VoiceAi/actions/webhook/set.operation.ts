@@ -78,7 +78,8 @@ export const set = defineOperation<SetInput>({
 		};
 	},
 	async execute(input, api, itemIndex) {
-		const { identity } = await identityOf.call(this, 'ifNeeded', itemIndex);
+		const readAgents = async () => await api('GET', '/callback/standardCampaign');
+		const { identity } = await identityOf.call(this, 'ifNeeded', itemIndex, readAgents);
 		const held = holderForSet(identity);
 		if (held !== undefined && !input.takeOver) {
 			const { workflowName, workflowId } = held.holder;
