@@ -430,7 +430,8 @@ describe('Webhook Set while a published trigger holds the organization (issue 35
 		return log.filter((e) => e.method === 'POST' && e.path === '/webhook/insert-webhook').length;
 	}
 
-	test('by default it is refused, naming the holding workflow and what to do, and sends nothing', async () => {
+	/** "Sync A" published with the organization's first key, and a second key of the same organization. */
+	async function publishedWithSecondKey() {
 		const key2 = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {});
 		const a = new TriggerWorkflow({
 			baseUrl: sandbox.baseUrl,
@@ -438,6 +439,11 @@ describe('Webhook Set while a published trigger holds the organization (issue 35
 			name: 'Sync A',
 		});
 		await a.activate();
+		return { key2, a };
+	}
+
+	test('by default it is refused, naming the holding workflow and what to do, and sends nothing', async () => {
+		const { key2, a } = await publishedWithSecondKey();
 		const before = await inserts();
 		const result = await setWebhook(key2.apiKey);
 		expect(result.error?.message).toContain(
@@ -451,13 +457,7 @@ describe('Webhook Set while a published trigger holds the organization (issue 35
 	});
 
 	test("the agent list that tells a second key's organization apart is read with the node's own retry settings", async () => {
-		const key2 = await admin.request<{ apiKey: string }>('POST', `/__sandbox/orgs/${ORG}/keys`, {});
-		const a = new TriggerWorkflow({
-			baseUrl: sandbox.baseUrl,
-			apiKey: sandbox.orgs[0].apiKey,
-			name: 'Sync A',
-		});
-		await a.activate();
+		const { key2, a } = await publishedWithSecondKey();
 		// Two failures: within the node's default Max Attempts (4), so the read succeeds and tells.
 		await admin.request('POST', '/__sandbox/faults', {
 			kind: 'status-500',
