@@ -62,7 +62,23 @@ export interface N8nProcess {
 	close(): Promise<void>;
 }
 
+/**
+ * freePort's port is free when it is chosen, not necessarily when n8n binds it: a test file running
+ * beside this one (its n8n, its sandbox) or an outgoing connection may take it in between. n8n then
+ * exits at once ("n8n's port … is already in use"), and the start is tried again on new ports.
+ */
 export async function startN8n(options: StartN8nOptions = {}): Promise<N8nProcess> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await startN8nOnce(options);
+		} catch (error) {
+			const taken = /already in use|EADDRINUSE/.test((error as Error).message);
+			if (!taken || options.port || attempt === 5) throw error;
+		}
+	}
+}
+
+async function startN8nOnce(options: StartN8nOptions): Promise<N8nProcess> {
 	const dir = n8nDir();
 	const host = options.host ?? '127.0.0.1';
 	const ownsFolder = !options.userFolder;
