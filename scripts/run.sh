@@ -114,7 +114,7 @@ case "$job" in
     # `npm run test:unit`: every suite that needs no n8n install (jest.quick.config.js), on a fresh build.
     ensure_deps
     build
-    exec npx jest --config jest.quick.config.js "${@:2}"
+    exec npx jest --config jest.quick.config.js --maxWorkers=3 "${@:2}"
     ;;
   unit|e2e)
     ensure_deps
