@@ -306,7 +306,7 @@ export class QueueRig {
 			: new Set<string>();
 		const leftNew = await conversationsOf(this.n8nDb, counts.leftNew, prefix);
 		const writtenByAnother = (ids: string[]) =>
-			ids.filter((id) => crm.ids.has(leftNew.get(id) ?? conversationOf.get(id) ?? '')).length;
+			ids.filter((id) => crm.ids.has(leftNew.get(id) ?? '')).length;
 		const neverQueued = counts.leftNew.filter((id) => !enqueued.has(id));
 		const stranded = counts.leftNew.filter((id) => enqueued.has(id));
 		const strandedConversations = new Set(stranded.flatMap((id) => leftNew.get(id) ?? []));
