@@ -30,6 +30,16 @@ async function activeTrigger(
 	return { flow, url: (await harness.admin.accountWebhook(ORG))! };
 }
 
+/** Pastes a new key of the same organization into the workflow's credential, as a rotation does. */
+async function rotateKey(flow: TriggerWorkflow): Promise<void> {
+	const key = await harness.admin.request<{ apiKey: string }>(
+		'POST',
+		`/__sandbox/orgs/${ORG}/keys`,
+		{ name: 'rotated' },
+	);
+	flow.credential.apiKey = key.apiKey;
+}
+
 function executionsOf(flow: TriggerWorkflow) {
 	return harness.receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
 }
@@ -178,14 +188,7 @@ describe('verification', () => {
 
 	test("after an API key rotation, publishing again registers the new key's token, which starts the workflow", async () => {
 		const { flow, url } = await activeTrigger();
-		const key = await harness.admin.request<{ apiKey: string }>(
-			'POST',
-			`/__sandbox/orgs/${ORG}/keys`,
-			{
-				name: 'rotated',
-			},
-		);
-		flow.credential.apiKey = key.apiKey;
+		await rotateKey(flow);
 		await flow.activate('update');
 		const registered = (await harness.admin.accountWebhook(ORG))!;
 		expect(registered).not.toBe(url);
@@ -221,14 +224,7 @@ describe('after a restart (n8n 2.x does not run the publish step again)', () => 
 describe('after a key rotation in the credential and a restart, without publishing again', () => {
 	test("the first delivery lists the new key's agents; the next ones list nothing", async () => {
 		const { flow, url } = await activeTrigger();
-		const key = await harness.admin.request<{ apiKey: string }>(
-			'POST',
-			`/__sandbox/orgs/${ORG}/keys`,
-			{
-				name: 'rotated',
-			},
-		);
-		flow.credential.apiKey = key.apiKey;
+		await rotateKey(flow);
 		forgetAllAccounts(); // n8n restarted: the registration still holds the old key's hash
 		const agentLists = async () =>
 			(
