@@ -5,17 +5,29 @@ import {
 	type Claim,
 	type ClaimEvent,
 	claim,
+	forgetGhosts,
 	giveBack,
+	hasClaim,
 	holds,
 	isKnown,
 	type KeyIdentity,
 	knowsKey,
 	lend,
 	noteRegistered,
+	noteSet,
+	queuedBefore,
 	release,
+	restore,
 } from '../VoiceAi/accountOwnership/state';
 import { type Action, type KnownState, TRANSITIONS } from '../VoiceAi/accountOwnership/transitions';
-import { handBackFailed, heldByAnother, holderUnknown } from './refusals';
+import {
+	handBackFailed,
+	handBackNeedsKey,
+	heldByAnother,
+	holderUnknown,
+	publishUnknown,
+	unpublishUnknown,
+} from './refusals';
 import {
 	apiKeyOf,
 	assertHttpUrl,
@@ -23,6 +35,7 @@ import {
 	forgetRegistration,
 	hashToken,
 	productionToken,
+	type QueuedClaim,
 	readRegistration,
 	type Registration,
 	registerAccountWebhook,
@@ -45,6 +58,7 @@ function claimOf(
 	productionUrl: string,
 	token: string,
 	claimedAt: number,
+	keyHash: string,
 ): Claim {
 	const workflow = this.getWorkflow();
 	return {
@@ -54,7 +68,13 @@ function claimOf(
 		productionUrl,
 		token,
 		claimedAt,
+		keyHash,
 	};
+}
+
+/** What a record keeps of the claims queued before it: everything but the token. */
+function queuedOf(claims: Claim[]): QueuedClaim[] {
+	return claims.map(({ token: _token, releaseFailed: _failed, ...kept }) => kept);
 }
 
 function claimIdOf(this: IHookFunctions | IWebhookFunctions): string {
@@ -75,17 +95,20 @@ export async function onCreate(this: IHookFunctions): Promise<void> {
 export async function onDelete(this: IHookFunctions): Promise<void> {
 	const record = readRegistration(this.getWorkflowStaticData('node'));
 	if (record?.kind === 'test') await endTestListen.call(this);
-	else if (record !== undefined) await unpublish.call(this);
+	else if (record !== undefined) await unpublish.call(this, record);
 }
 
 function publishEventOf(this: IHookFunctions): ClaimEvent {
-	const takeOver = this.getNodeParameter('whenHeld') === 'takeOver';
 	const activation = this.getActivationMode();
 	if (activation === 'init' || activation === 'leadershipChange') return 'restart';
-	return takeOver ? 'publishTakingOver' : 'publish';
+	if (this.getNodeParameter('whenHeld') === 'takeOver') return 'publishTakingOver';
+	return this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen' ? 'publishAnyway' : 'publish';
 }
 
-/** publish, publishTakingOver, restart: claim the account; register this workflow's URL when it holds it. */
+/** A publish n8n tries again after a refusal runs `delete` too: that must not act on an older record. */
+const refusedPublishes = new Set<string>();
+
+/** publish, publishAnyway, publishTakingOver, restart: claim the account; register this workflow's URL when it holds it. */
 async function publish(this: IHookFunctions): Promise<void> {
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	const staticData = this.getWorkflowStaticData('node');
@@ -95,12 +118,17 @@ async function publish(this: IHookFunctions): Promise<void> {
 	}
 	await assertServiceCanReach.call(this, webhookUrl);
 	const { apiKey, identity } = await identityOf.call(this, 'always');
+	forgetGhosts(identity, (message) => this.logger.warn(message));
 	const before = readRegistration(staticData);
+	const recorded = before?.kind === 'production';
 	const token = productionToken(apiKey, webhookUrl);
-	const claimedAt = before?.kind === 'production' ? (before.claimedAt ?? Date.now()) : Date.now();
-	const wanted = claimOf.call(this, webhookUrl, token, claimedAt);
-	const claimed = claim(identity, wanted, publishEventOf.call(this));
-	if (claimed.outcome === 'refused') {
+	const claimedAt = recorded ? (before.claimedAt ?? Date.now()) : Date.now();
+	const wanted = claimOf.call(this, webhookUrl, token, claimedAt, identity.keyHash);
+	const claimed = claim(identity, wanted, publishEventOf.call(this), recorded);
+	refusedPublishes.delete(wanted.id);
+	if (claimed.outcome === 'refused' || claimed.outcome === 'unknown') {
+		refusedPublishes.add(wanted.id);
+		if (claimed.outcome === 'unknown') throw publishUnknown(this.getNode());
 		throw heldByAnother(this.getNode(), claimed.holder, claimed.unsure);
 	}
 	if (claimed.outcome === 'register') {
@@ -120,27 +148,55 @@ async function publish(this: IHookFunctions): Promise<void> {
 		registeredAt: new Date().toISOString(),
 		claimedAt: wanted.claimedAt,
 		accountKey: identity.keyHash,
+		queued: queuedOf(queuedBefore(wanted.id)),
 	});
 }
 
 /**
  * unpublish, unpublishToUrl. The claim is found by what it was claimed with, whatever key the
  * credential holds now (a rotation). When the service refuses what the table asks, the account still
- * points here, so the claim stays.
+ * points here: the claim stays, marked, and n8n tries again (2.x then unpublishes it all the same).
+ * After a restart, before anything told this process who holds the account, the record alone cannot
+ * tell whether another workflow took it over since: anything but leaving it is refused.
  */
-async function unpublish(this: IHookFunctions): Promise<void> {
+async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
-	const released = release(claimIdOf.call(this));
+	const id = claimIdOf.call(this);
+	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
+	if (refusedPublishes.delete(id)) return forgetRegistration(staticData);
+	const known = isKnownClaim(id, record);
+	const released = known ? release(id) : ({ state: 'unknownHolder' } as const);
+	const action = TRANSITIONS[toUrl ? 'unpublishToUrl' : 'unpublish'][released.state];
+	if (action === 'refuseUnlessNothing' && (toUrl || (record.queued ?? []).length > 0)) {
+		throw unpublishUnknown(this.getNode(), record.queued ?? [], toUrl);
+	}
 	let done = false;
 	try {
-		const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
-		const action = TRANSITIONS[toUrl ? 'unpublishToUrl' : 'unpublish'][released.state];
-		await pointAccount.call(this, action, 'next' in released ? { holder: released.next } : {});
+		if (action === 'pointToGivenUrlAfterTest') {
+			const workflow = this.getWorkflow();
+			const url = this.getNodeParameter('replacementUrl') as string;
+			noteSet(await keyIdentity.call(this), {
+				workflowId: String(workflow.id),
+				workflowName: workflow.name ?? String(workflow.id),
+				url,
+			});
+		} else {
+			await pointAccount.call(this, action, 'next' in released ? { holder: released.next } : {});
+		}
 		done = true;
 	} finally {
-		if (!done && released.state !== 'notHolding') released.undo();
+		if (!done && 'failed' in released) released.failed();
 	}
 	forgetRegistration(staticData);
+}
+
+/** Whether this process knows who holds the organization this production record claimed. */
+function isKnownClaim(id: string, record: Registration): boolean {
+	return hasClaim(id) || (record.accountKey !== undefined && knowsKey(record.accountKey));
+}
+
+async function keyIdentity(this: IHookFunctions): Promise<KeyIdentity> {
+	return (await identityOf.call(this, 'never')).identity;
 }
 
 /** testListen, testListenAnyway: borrow the account for this node's test URL. */
@@ -148,6 +204,7 @@ async function startTestListen(this: IHookFunctions): Promise<void> {
 	const testUrl = this.getNodeWebhookUrl('default') as string;
 	await assertServiceCanReach.call(this, testUrl);
 	const { identity } = await identityOf.call(this, 'ifNeeded');
+	forgetGhosts(identity, (message) => this.logger.warn(message));
 	const state: KnownState = isKnown(identity) ? 'known' : 'unknown';
 	const event =
 		state === 'unknown' && this.getNodeParameter('whenOwnerUnknown') === 'listen'
@@ -178,6 +235,17 @@ async function endTestListen(this: IHookFunctions): Promise<void> {
 	forgetRegistration(this.getWorkflowStaticData('node'));
 }
 
+/**
+ * The token to hand the account back to `holder` with: the one it registered, or, for a claim rebuilt
+ * from a record after a restart, the one this key derives when the holder claimed with the same key.
+ */
+async function handBackToken(this: IHookFunctions, holder: Claim): Promise<string> {
+	if (holder.token !== undefined) return holder.token;
+	const { apiKey, identity } = await identityOf.call(this, 'never');
+	if (identity.keyHash !== holder.keyHash) throw handBackNeedsKey(this.getNode(), holder);
+	return productionToken(apiKey, holder.productionUrl);
+}
+
 /** The table's actions that point the account webhook somewhere else (or leave it). */
 async function pointAccount(
 	this: IHookFunctions,
@@ -186,8 +254,9 @@ async function pointAccount(
 ): Promise<void> {
 	if (action === 'handBack') {
 		const holder = to.holder!;
+		const token = await handBackToken.call(this, holder);
 		try {
-			await registerAccountWebhook.call(this, withToken(holder.productionUrl, holder.token));
+			await registerAccountWebhook.call(this, withToken(holder.productionUrl, token));
 		} catch (error) {
 			throw handBackFailed(this.getNode(), holder, error as Error);
 		}
@@ -217,38 +286,33 @@ export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 }
 
 /**
- * Whether this process knows the organization a delivery reached, cheapest check first: the key hash
- * the registration was made with, the credential's key now (after a rotation), then its agents.
- * Undefined when the credential cannot be read: the next delivery asks again.
- */
-async function knownAtDelivery(
-	this: IWebhookFunctions,
-	record: Registration & { accountKey: string },
-): Promise<{ state: KnownState; identity?: KeyIdentity }> {
-	if (knowsKey(record.accountKey)) return { state: 'known' };
-	if (isKnown((await identityOf.call(this, 'never')).identity)) return { state: 'known' };
-	const { identity } = await identityOf.call(this, 'always');
-	return { state: isKnown(identity) ? 'known' : 'unknown', identity };
-}
-
-/**
  * firstDelivery: after a restart, the first delivery to a published trigger tells this process who
- * holds the organization. Only then is the credential read (and its agents listed).
+ * holds the organization, and its record who waits behind it. Cheapest check first (the key hash the
+ * claim was made with, then the credential's key now); the key's agents, which tell other keys apart,
+ * are read after the delivery is answered.
  */
 export async function noteDelivery(
 	this: IWebhookFunctions,
 	record: Registration | undefined,
 ): Promise<void> {
 	if (record?.kind !== 'production' || record.accountKey === undefined) return;
-	let known;
+	if (knowsKey(record.accountKey)) return;
+	let identity: KeyIdentity;
 	try {
-		known = await knownAtDelivery.call(this, { ...record, accountKey: record.accountKey });
+		identity = (await identityOf.call(this, 'never')).identity;
 	} catch {
 		return; // The next delivery tries again; this one is served all the same.
 	}
-	if (TRANSITIONS.firstDelivery[known.state] !== 'recordHolder') return;
+	const state: KnownState = isKnown(identity) ? 'known' : 'unknown';
+	if (TRANSITIONS.firstDelivery[state] !== 'recordHolder') return;
 	// The token the service delivered with: the one it holds, valid whatever key is current.
 	const token = String((this.getQueryData() as IDataObject)[TOKEN_PARAMETER]);
-	const holder = claimOf.call(this, record.webhookUrl, token, record.claimedAt ?? 0);
-	claim(known.identity!, holder, 'restart');
+	const claimedAt = record.claimedAt ?? 0;
+	restore(identity, claimOf.call(this, record.webhookUrl, token, claimedAt, record.accountKey), [
+		...(record.queued ?? []),
+	]);
+	void identityOf
+		.call(this, 'always')
+		.then((withAgents) => isKnown(withAgents.identity))
+		.catch(() => undefined);
 }

@@ -57,24 +57,24 @@ export const triggerProperties: INodeProperties[] = [
 		],
 	},
 	{
-		displayName: 'Test Listen If Holder Unknown',
+		displayName: 'If n8n Cannot Tell Who Holds It',
 		name: 'whenOwnerUnknown',
 		type: 'options',
 		default: 'refuse',
 		description:
-			'After n8n starts, it cannot tell whether a published workflow holds the account until one is published, unpublished or receives a delivery',
+			'n8n keeps no record of who holds the account across a restart: after n8n starts, it cannot tell whether another published workflow receives this organization\'s deliveries until one is published or receives a delivery. Applies to publishing and to test listens.',
 		options: [
 			{
 				name: 'Refuse',
 				value: 'refuse',
 				description:
-					'The test listen fails and says why, so it cannot cut a published workflow off',
+					'Publishing or the test listen fails and says why, so it cannot cut a published workflow off',
 			},
 			{
-				name: 'Listen Anyway',
+				name: 'Go Ahead',
 				value: 'listen',
 				description:
-					'For accounts that no published workflow uses: the account is left on the test URL afterwards',
+					'For an organization no other published workflow uses: publishing takes the account; a test listen leaves it on the test URL afterwards',
 			},
 		],
 	},

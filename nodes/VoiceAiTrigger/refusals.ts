@@ -2,6 +2,7 @@ import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Claim } from '../VoiceAi/accountOwnership/state';
+import type { QueuedClaim } from './registration';
 
 /** The errors a trigger's ownership actions fail with (transitions.ts names when). */
 
@@ -44,4 +45,48 @@ export function handBackFailed(node: INode, owner: Claim, error: Error): NodeOpe
 	return new NodeOperationError(node, message, {
 		description: `That workflow is published and does not receive deliveries until the account webhook points at it again: unpublish and publish it once the service answers.`,
 	});
+}
+
+const SINCE_START =
+	'n8n keeps no record of who holds the account across a restart, and nothing has published, unpublished or received a delivery for this organization since n8n started';
+
+/** 'refuseUnknown' at a publish: another published workflow may hold the account. */
+export function publishUnknown(node: INode): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		"n8n cannot tell whether another published workflow receives this Voice AI account's conversations",
+		{
+			description: `${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. If a published workflow has a Voice AI Trigger for this organization, wait for its next delivery (or unpublish and publish it), then publish again. If none has, set "If n8n Cannot Tell Who Holds It" to "Go Ahead" (or "If Another Workflow Holds It" to "Take Over the Account Webhook") and publish again.`,
+		},
+	);
+}
+
+/** 'refuseUnlessNothing' at an unpublish: the record asks to point the account elsewhere, and nobody can tell whether it still may. */
+export function unpublishUnknown(
+	node: INode,
+	queued: QueuedClaim[],
+	toUrl: boolean,
+): NodeOperationError {
+	const waiting = queued[queued.length - 1];
+	const wanted = waiting
+		? `back to the workflow "${waiting.workflowName}" (ID ${waiting.workflowId}), which this one took it over from`
+		: 'at the Replacement Webhook URL of On Unpublish';
+	return new NodeOperationError(
+		node,
+		`The Voice AI account webhook was not pointed ${wanted}: n8n cannot tell whether this workflow still holds it`,
+		{
+			description: `${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${waiting ? `If "${waiting.workflowName}" should receive, unpublish and publish it.` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.' : ''}`.trim(),
+		},
+	);
+}
+
+/** A claim rebuilt from a record after a restart was made with another key: its token cannot be derived. */
+export function handBackNeedsKey(node: INode, holder: Claim): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		`Could not point the Voice AI account webhook back at workflow "${holder.workflowName}" (ID ${holder.workflowId}): it claimed the account with another API key, and n8n has restarted since`,
+		{
+			description: `The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here. Unpublish and publish "${holder.workflowName}" so that it receives again.`,
+		},
+	);
 }

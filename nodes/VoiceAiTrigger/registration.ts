@@ -3,6 +3,7 @@ import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflo
 import { NodeOperationError } from 'n8n-workflow';
 
 import { parseBaseUrl } from '../../credentials/voiceAiBaseUrl';
+import type { Claim } from '../VoiceAi/accountOwnership/state';
 import { httpUrl, voiceAiApiRequest } from '../VoiceAi/transport';
 
 /** Query parameter of the registered URL that carries the delivery token. */
@@ -22,7 +23,12 @@ export interface Registration {
 	claimedAt?: number;
 	/** Production only: the hash of base URL and API key it was claimed with (docs/trigger-ownership.md). */
 	accountKey?: string;
+	/** Production only: the claims queued before it when it claimed (whom it took over from), oldest first. */
+	queued?: QueuedClaim[];
 }
+
+/** A claim as another trigger's record keeps it: no token (the claim's own key derives it). */
+export type QueuedClaim = Omit<Claim, 'token' | 'releaseFailed'>;
 
 export function readRegistration(staticData: IDataObject): Registration | undefined {
 	const record = staticData[STATIC_KEY] as Registration | undefined;

@@ -206,6 +206,7 @@ describe('after a restart (n8n 2.x does not run the publish step again)', () => 
 			apiKey: harness.sandbox.orgs[0].apiKey,
 			n8nBaseUrl: harness.receiver.baseUrl,
 			name: 'Draft',
+			parameters: { whenOwnerUnknown: 'refuse' },
 		});
 		harness.receiver.add(draft);
 		await expect(draft.startTestListen()).rejects.toThrow(

@@ -193,7 +193,7 @@ describe('listen for test event', () => {
 
 	test('on an account this n8n has not seen since it started, it is refused and registers nothing', async () => {
 		const before = await registrations();
-		const flow = workflow();
+		const flow = workflow({ whenOwnerUnknown: 'refuse' });
 		await expect(flow.startTestListen()).rejects.toThrow(
 			"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
 		);

@@ -32,8 +32,10 @@ describe('the ownership module', () => {
 		productionUrl: `https://n8n.example.com/webhook/${claimId}/webhook`,
 		token: `token-${claimId}`,
 		claimedAt,
+		keyHash: key,
 	});
-	const plain = 'publish';
+	// Each test is a freshly started process: Fail to Publish with "If n8n Cannot Tell" = Go Ahead.
+	const plain = 'publishAnyway';
 	const released = (state: string, next?: string) =>
 		next === undefined
 			? expect.objectContaining({ state })
@@ -65,6 +67,19 @@ describe('the ownership module', () => {
 		expect(release('B')).toEqual(released('heldWithQueue', 'A'));
 		expect(release('A')).toEqual(released('heldAlone'));
 		expect(release('A')).toEqual({ state: 'notHolding' });
+	});
+
+	test('in a process that has not seen the organization, Fail to Publish is refused as unknown; its own record, Go Ahead or Take Over join', () => {
+		expect(claim(id, at('A', 1), 'publish')).toEqual({ outcome: 'unknown' });
+		expect(holderForSet(id)).toBeUndefined();
+		expect(claim(id, at('A', 1), 'publish', true)).toEqual({ outcome: 'register' });
+		forgetAllAccounts();
+		expect(claim(id, at('B', 2), 'publishTakingOver')).toEqual({ outcome: 'register' });
+		forgetAllAccounts();
+		expect(claim(id, at('C', 3), 'publishAnyway')).toEqual({ outcome: 'register' });
+		expect(claim(id, at('D', 4), 'publish')).toEqual(
+			expect.objectContaining({ outcome: 'refused' }),
+		);
 	});
 
 	test('releasing a claim that does not hold the account changes nothing', () => {
@@ -108,7 +123,7 @@ describe('the ownership module', () => {
 		claim(id, at('A', 1), plain);
 		claim(id, at('B', 2), 'publishTakingOver');
 		lend(id, 'Y/test');
-		expect(release('B')).toEqual({ state: 'notHolding' });
+		expect(release('B')).toEqual(released('heldDuringTest'));
 		expect(giveBack('Y/test')).toEqual({
 			state: 'held',
 			holder: expect.objectContaining({ id: 'A' }),
@@ -140,6 +155,30 @@ describe('the ownership module', () => {
 				outcome: 'register',
 			});
 			expect(holderForSet(keyOf('ct_1'))).toEqual({
+				holder: expect.objectContaining({ id: 'A' }),
+				unsure: false,
+			});
+		});
+
+		test('an organization without agents and one with agents are two, in either order (issue 38.7)', () => {
+			claim(keyOf('ct_1', { credentialId: 'c1', agentIds: [] }), at('A', 1), plain);
+			const withAgents = keyOf('ct_2', { credentialId: 'c2', agentIds: ['ag_1'] });
+			expect(claim(withAgents, at('B', 2), 'publishTakingOver')).toEqual({ outcome: 'register' });
+			expect(holderForSet(keyOf('ct_1'))).toEqual({
+				holder: expect.objectContaining({ id: 'A' }),
+				unsure: false,
+			});
+		});
+
+		test('one key on two spellings of the base URL is one organization: its agents tell (issue 38.6)', () => {
+			const spelled = (baseUrl: string): KeyIdentity => ({
+				baseUrl,
+				keyHash: accountKey(baseUrl, 'ct_1'),
+				agentIds: ['ag_1'],
+			});
+			claim(spelled('http://localhost:4010'), at('A', 1), plain);
+			expect(claim(spelled('http://127.0.0.1:4010'), at('B', 2), 'publish')).toEqual({
+				outcome: 'refused',
 				holder: expect.objectContaining({ id: 'A' }),
 				unsure: false,
 			});
@@ -525,9 +564,12 @@ describe('Webhook Set while a published trigger holds the organization (issue 35
 		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/voice');
 	});
 
-	test('with no published trigger for the organization it sets the URL as before', async () => {
-		const result = await setWebhook(sandbox.orgs[1].apiKey);
-		expect(result.error).toBeUndefined();
+	test('in a process that has not seen the organization it is refused, even run by hand; Take It Over sets the URL', async () => {
+		const refused = await setWebhook(sandbox.orgs[1].apiKey);
+		expect(refused.error?.message).toMatch(/n8n cannot tell whether a published workflow receives/);
+		expect(await admin.accountWebhook('org_globex')).not.toBe('https://crm.example.com/voice');
+		const taken = await setWebhook(sandbox.orgs[1].apiKey, { whenTriggerHolds: 'takeOver' });
+		expect(taken.error).toBeUndefined();
 		expect(await admin.accountWebhook('org_globex')).toBe('https://crm.example.com/voice');
 	});
 });

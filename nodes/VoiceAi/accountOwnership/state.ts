@@ -18,10 +18,17 @@ export interface Claim {
 	workflowName: string;
 	/** n8n's production URL of the node, without the token. */
 	productionUrl: string;
-	/** The token registered with it; kept in memory only, so that another key can hand it back. */
-	token: string;
+	/**
+	 * The token registered with it; kept in memory only, so that another key can hand it back. A claim
+	 * rebuilt from another trigger's record after a restart has none: its key derives it (`keyHash`).
+	 */
+	token?: string;
 	/** When it was first claimed (ms): orders the claims again after a restart. */
 	claimedAt: number;
+	/** The hash of base URL and key it was claimed with. */
+	keyHash: string;
+	/** Its unpublish could not point the account elsewhere: n8n 2.x unpublishes it all the same. */
+	releaseFailed?: boolean;
 }
 
 /** What a caller knows about the key it holds. */
@@ -61,14 +68,15 @@ export type Relation = 'same' | 'other' | 'unknown';
  * it unless its agents say otherwise. Anything else cannot be told: 'unknown'.
  */
 export function relationOf(organization: Organization, identity: KeyIdentity): Relation {
-	if (organization.baseUrl !== identity.baseUrl) return 'other';
 	if (organization.keyHashes.has(identity.keyHash)) return 'same';
 	const theirs = organization.agentIds;
 	const mine = identity.agentIds;
-	if (mine !== undefined && theirs !== undefined && theirs.size > 0) {
-		if (mine.length === 0) return 'other';
+	if (mine !== undefined && theirs !== undefined && (theirs.size > 0 || mine.length > 0)) {
 		return mine.some((id) => theirs.has(id)) ? 'same' : 'other';
 	}
+	// Two spellings of one host (localhost, 127.0.0.1) are told apart by the agents above; without
+	// them, another base URL is another service.
+	if (organization.baseUrl !== identity.baseUrl) return 'other';
 	const credential = identity.credentialId;
 	if (credential !== undefined && organization.credentialIds.has(credential)) return 'same';
 	return 'unknown';
@@ -148,6 +156,11 @@ function withClaim(id: string): Organization | undefined {
 	return organizations.find((o) => o.claims.some((c) => c.id === id));
 }
 
+/** Whether this process has the claim (holding or waiting). */
+export function hasClaim(id: string): boolean {
+	return withClaim(id) !== undefined;
+}
+
 /** Whether this claim holds its organization's webhook right now (no test listen, no Webhook Set). */
 export function holds(id: string): Claim | undefined {
 	const organization = withClaim(id);
@@ -173,10 +186,11 @@ export function knowsKey(baseUrlAndKeyHash: string): boolean {
 
 export type ClaimOutcome =
 	| { outcome: 'register' | 'wait' }
-	| { outcome: 'refused'; holder: Claim; unsure: boolean };
+	| { outcome: 'refused'; holder: Claim; unsure: boolean }
+	| { outcome: 'unknown' };
 
 /** The events that make a claim (transitions.ts). */
-export type ClaimEvent = 'publish' | 'publishTakingOver' | 'restart';
+export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
 function joinedState(organization: Organization, id: string): JoinedState {
 	if (holderIn(organization)?.id !== id) return 'behindAnother';
@@ -184,32 +198,76 @@ function joinedState(organization: Organization, id: string): JoinedState {
 	return organization.setBy === undefined ? 'latest' : 'setElsewhere';
 }
 
+function insert(organization: Organization, wanted: Claim): void {
+	const at = organization.claims.findIndex((c) => c.claimedAt > wanted.claimedAt);
+	organization.claims.splice(at === -1 ? organization.claims.length : at, 0, { ...wanted });
+}
+
 /**
  * A published trigger wants its organization: TRANSITIONS says, for the event and the state it finds,
- * whether it is refused (`unsure`: the holder's organization cannot be told apart from this key's) or
- * joins the claims, and JOINED whether it then registers its URL or waits (the hand-back registers it).
+ * whether it is refused (`unsure`: the holder's organization cannot be told apart from this key's;
+ * `unknown`: this process has not seen the organization since it started and the trigger's own record
+ * does not say it held it) or joins the claims, and JOINED whether it then registers its URL or waits.
  */
-export function claim(identity: KeyIdentity, wanted: Claim, event: ClaimEvent): ClaimOutcome {
+export function claim(
+	identity: KeyIdentity,
+	wanted: Claim,
+	event: ClaimEvent,
+	recorded = false,
+): ClaimOutcome {
 	const previous = withClaim(wanted.id);
-	const { mine, unsure } = findOrAdd(identity);
-	if (previous !== undefined) {
-		previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
-	}
+	const { mine: found, unsure } = find(identity);
 	const others = unsure.filter((c) => c.id !== wanted.id);
-	const holder = holderIn(mine);
+	const holder = found === undefined ? undefined : holderIn(found);
 	let state: ClaimState = holder === undefined ? 'free' : 'heldByAnother';
+	if (found === undefined && !recorded) state = 'unknown';
 	if (others.length > 0) state = 'heldUnsure';
 	if (previous !== undefined) state = 'claimedByThis';
 	const action = TRANSITIONS[event][state];
+	if (action === 'refuseUnknown') return { outcome: 'unknown' };
 	if (action === 'refuseUnsure') {
 		return { outcome: 'refused', holder: others[others.length - 1], unsure: true };
 	}
 	if (action === 'refuse') return { outcome: 'refused', holder: holder!, unsure: false };
-	const at = mine.claims.findIndex((c) => c.claimedAt > wanted.claimedAt);
-	mine.claims.splice(at === -1 ? mine.claims.length : at, 0, { ...wanted });
+	if (previous !== undefined) previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
+	const mine = findOrAdd(identity).mine;
+	insert(mine, wanted);
 	return {
 		outcome: JOINED[event === 'restart' ? 'restart' : 'publish'][joinedState(mine, wanted.id)],
 	};
+}
+
+/** The claims queued before this one, oldest first (what its record keeps for a restart). */
+export function queuedBefore(id: string): Claim[] {
+	const claims = withClaim(id)?.claims ?? [];
+	return claims.slice(0, claims.findIndex((c) => c.id === id)).map((c) => ({ ...c }));
+}
+
+/**
+ * The first delivery after a restart: the receiving trigger holds its organization, and the claims its
+ * record says were queued behind it wait again (without tokens: their keys derive them).
+ */
+export function restore(identity: KeyIdentity, holder: Claim, queued: Claim[]): void {
+	const { mine } = findOrAdd(identity);
+	for (const claim of [...queued, holder]) {
+		if (withClaim(claim.id) === undefined) insert(mine, claim);
+	}
+}
+
+/**
+ * A holder whose unpublish could not point the account elsewhere is a ghost once anything else acts on
+ * its organization (n8n 2.x unpublishes it after its retries): forgotten here, and named to `warn`
+ * (n8n's log) once.
+ */
+export function forgetGhosts(identity: KeyIdentity, warn: (message: string) => void): void {
+	const { mine } = find(identity);
+	if (mine === undefined) return;
+	for (const ghost of mine.claims.filter((c) => c.releaseFailed)) {
+		warn(
+			`Voice AI: workflow "${ghost.workflowName}" (ID ${ghost.workflowId}) could not point the account webhook elsewhere when it was unpublished, so the account may still point at its URL; n8n has forgotten it as the holder. Unpublish and publish the workflow that should receive.`,
+		);
+	}
+	mine.claims = mine.claims.filter((c) => !c.releaseFailed);
 }
 
 /** The claim's registration went through: a URL Webhook Set gave no longer stands. */
@@ -220,14 +278,15 @@ export function noteRegistered(id: string): void {
 
 export type Released =
 	| { state: 'notHolding' }
-	| { state: 'heldAlone'; undo(): void }
-	| { state: 'heldWithQueue'; next: Claim; undo(): void };
+	| { state: 'heldAlone' | 'heldDuringTest'; failed(): void }
+	| { state: 'heldWithQueue'; next: Claim; failed(): void };
 
 /**
  * A published trigger lets go (unpublished), found by the claim itself, whatever key its credential
  * holds now. The state (transitions.ts): it held the organization and another published trigger
- * waits (`next`), or none does; or it did not hold it (it waited, or a test listen or Webhook Set has
- * it right now). `undo` puts the claim back when the service refused what the release asked for.
+ * waits (`next`), or none does, or a test listen borrows it right now (the end of the test points
+ * the account on); or it did not hold it (it waited, or Webhook Set has it). `failed` keeps the claim,
+ * marked, when the service refused what the release asked for: n8n tries the unpublish again.
  */
 export function release(id: string): Released {
 	const organization = withClaim(id);
@@ -235,14 +294,13 @@ export function release(id: string): Released {
 	const at = organization.claims.findIndex((c) => c.id === id);
 	const [released] = organization.claims.splice(at, 1);
 	const wasHolder = at === organization.claims.length;
-	if (!wasHolder || organization.lentTo !== undefined || organization.setBy !== undefined)
-		return { state: 'notHolding' };
-	const undo = () => {
-		const place = organization.claims.findIndex((c) => c.claimedAt > released.claimedAt);
-		organization.claims.splice(place === -1 ? organization.claims.length : place, 0, released);
-	};
+	if (!wasHolder || organization.setBy !== undefined) return { state: 'notHolding' };
+	const failed = () => insert(organization, { ...released, releaseFailed: true });
 	const next = holderIn(organization);
-	return next === undefined ? { state: 'heldAlone', undo } : { state: 'heldWithQueue', next, undo };
+	if (organization.lentTo !== undefined) return { state: 'heldDuringTest', failed };
+	return next === undefined
+		? { state: 'heldAlone', failed }
+		: { state: 'heldWithQueue', next, failed };
 }
 
 /** A test listen borrows the organization's webhook; returns the holder it must give it back to. */

@@ -9,6 +9,8 @@
 export type OwnershipEvent =
 	/** create, trigger mode, activation activate/update; If Another Workflow Holds It = Fail to Publish. */
 	| 'publish'
+	/** The same with If n8n Cannot Tell Who Holds It = Go Ahead. */
+	| 'publishAnyway'
 	/** The same with Take Over the Account Webhook. */
 	| 'publishTakingOver'
 	/** create at activation init/leadershipChange: n8n (1.x, or 2.x without the publication service) starts. */
@@ -27,15 +29,26 @@ export type OwnershipEvent =
 	| 'testListenEnd';
 
 /**
- * The organization as a publish (or restart, or first delivery) finds it. In this order: this trigger
- * already has a claim (it holds or waits); a published trigger holds an organization this key cannot
- * be told apart from; another published trigger of the same organization holds it; nobody does.
+ * The organization as a publish (or restart) finds it. In this order: this trigger already has a
+ * claim (it holds or waits); a published trigger holds an organization this key cannot be told apart
+ * from; another published trigger of the same organization holds it; nobody does; this process has not
+ * seen the organization since it started (n8n 2.x after a restart) and the trigger's own record does
+ * not say it held it, so nobody can tell.
  */
-export type ClaimState = 'claimedByThis' | 'heldUnsure' | 'heldByAnother' | 'free';
+export type ClaimState = 'claimedByThis' | 'heldUnsure' | 'heldByAnother' | 'free' | 'unknown';
 /** Once a claim has taken its place (in the order claims were first made): what is in front of it. */
 export type JoinedState = 'latest' | 'behindAnother' | 'lentToTest' | 'setElsewhere';
-/** The trigger's claim as an unpublish finds it (a test listen or Webhook Set holding it counts as not holding). */
-export type ReleaseState = 'notHolding' | 'heldAlone' | 'heldWithQueue';
+/**
+ * The trigger's claim as an unpublish finds it (Webhook Set holding it counts as not holding); the
+ * last: this process has not seen the organization since it started and the trigger's record says it
+ * held the account, so nobody can tell whether it still does.
+ */
+export type ReleaseState =
+	| 'notHolding'
+	| 'heldAlone'
+	| 'heldWithQueue'
+	| 'heldDuringTest'
+	| 'unknownHolder';
 /** Whether this process has seen the organization since it started (a publish, unpublish, test or delivery). */
 export type KnownState = 'known' | 'unknown';
 /** What the organization goes back to when a test listen ends. */
@@ -60,8 +73,12 @@ export type Action =
 	| 'pointToSetUrl'
 	/** Record this trigger as the holder, as a restart would, registering nothing (the service delivers here). */
 	| 'recordHolder'
-	/** Fail: listening could move the account away from a published workflow this process does not know. */
+	/** Fail: listening or publishing could move the account away from a published workflow this process does not know. */
 	| 'refuseUnknown'
+	/** Fail unless the record asks for nothing: pointing the account elsewhere could cut off a workflow that took it over. */
+	| 'refuseUnlessNothing'
+	/** After the test listen, point the account at On Unpublish's URL (as Webhook Set's URL). */
+	| 'pointToGivenUrlAfterTest'
 	/** Point the account at the test URL with a fresh token until the test ends. */
 	| 'lendForTest'
 	| 'nothing';
@@ -71,6 +88,7 @@ type Row<S extends string, A extends Action = Action> = Readonly<Record<S, A>>;
 // prettier-ignore
 export const TRANSITIONS: {
 	readonly publish: Row<ClaimState>;
+	readonly publishAnyway: Row<ClaimState>;
 	readonly publishTakingOver: Row<ClaimState>;
 	readonly restart: Row<ClaimState>;
 	readonly firstDelivery: Row<KnownState>;
@@ -80,14 +98,15 @@ export const TRANSITIONS: {
 	readonly testListenAnyway: Row<KnownState>;
 	readonly testListenEnd: Row<GiveBackState>;
 } = {
-	publish:           { claimedByThis: 'join', heldUnsure: 'refuseUnsure', heldByAnother: 'refuse', free: 'join' },
-	publishTakingOver: { claimedByThis: 'join', heldUnsure: 'refuseUnsure', heldByAnother: 'join',   free: 'join' },
-	restart:           { claimedByThis: 'join', heldUnsure: 'join',         heldByAnother: 'join',   free: 'join' },
+	publish:           { claimedByThis: 'join', heldUnsure: 'refuseUnsure', heldByAnother: 'refuse', free: 'join', unknown: 'refuseUnknown' },
+	publishAnyway:     { claimedByThis: 'join', heldUnsure: 'refuseUnsure', heldByAnother: 'refuse', free: 'join', unknown: 'join' },
+	publishTakingOver: { claimedByThis: 'join', heldUnsure: 'refuseUnsure', heldByAnother: 'join',   free: 'join', unknown: 'join' },
+	restart:           { claimedByThis: 'join', heldUnsure: 'join',         heldByAnother: 'join',   free: 'join', unknown: 'join' },
 	firstDelivery:     { known: 'nothing',     unknown: 'recordHolder' },
 	testListen:        { known: 'lendForTest', unknown: 'refuseUnknown' },
 	testListenAnyway:  { known: 'lendForTest', unknown: 'lendForTest' },
-	unpublish:         { notHolding: 'nothing', heldAlone: 'nothing',         heldWithQueue: 'handBack' },
-	unpublishToUrl:    { notHolding: 'nothing', heldAlone: 'pointToGivenUrl', heldWithQueue: 'handBack' },
+	unpublish:         { notHolding: 'nothing', heldAlone: 'nothing',         heldWithQueue: 'handBack', heldDuringTest: 'nothing',                  unknownHolder: 'refuseUnlessNothing' },
+	unpublishToUrl:    { notHolding: 'nothing', heldAlone: 'pointToGivenUrl', heldWithQueue: 'handBack', heldDuringTest: 'pointToGivenUrlAfterTest', unknownHolder: 'refuseUnlessNothing' },
 	testListenEnd:     { setElsewhere: 'pointToSetUrl', held: 'handBack', free: 'nothing', lentToAnotherTest: 'nothing' },
 };
 

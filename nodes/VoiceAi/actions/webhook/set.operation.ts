@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { identityOf } from '../../accountOwnership/identity';
-import { holderForSet, isKnown, noteSet } from '../../accountOwnership/state';
+import { forgetGhosts, holderForSet, isKnown, noteSet } from '../../accountOwnership/state';
 import { checkHttpUrl, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
 
@@ -23,7 +23,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'refuse',
 		description:
-			"What happens when a published workflow's Voice AI Trigger receives this organization's conversations, or, in a run not started by hand, when this n8n process cannot tell (a queue-mode worker)",
+			"What happens when a published workflow's Voice AI Trigger receives this organization's conversations, or when this n8n process cannot tell (after n8n starts, until a trigger of the organization is published or receives a delivery; a queue-mode worker)",
 		options: [
 			{
 				name: 'Refuse',
@@ -80,6 +80,7 @@ export const set = defineOperation<SetInput>({
 	async execute(input, api, itemIndex) {
 		const readAgents = async () => await api('GET', '/callback/standardCampaign');
 		const { identity } = await identityOf.call(this, 'ifNeeded', itemIndex, readAgents);
+		forgetGhosts(identity, (message) => this.logger.warn(message));
 		const held = holderForSet(identity);
 		if (held !== undefined && !input.takeOver) {
 			const { workflowName, workflowId } = held.holder;
@@ -93,16 +94,16 @@ export const set = defineOperation<SetInput>({
 				},
 			);
 		}
-		// A run nobody watches (schedule, AI agent, a queue-mode worker) in a process that has not seen this
-		// organization since it started cannot tell whether a published trigger would be cut off.
-		if (!input.takeOver && this.getMode() !== 'manual' && !isKnown(identity)) {
+		// A process that has not seen this organization since it started (n8n 2.x after a restart, a
+		// queue-mode worker) cannot tell whether a published trigger would be cut off.
+		if (!input.takeOver && !isKnown(identity)) {
 			throw new NodeOperationError(
 				this.getNode(),
 				"n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set",
 				{
 					itemIndex,
 					description:
-						'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. The webhook was not changed. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over"; or run this workflow by hand in the editor.',
+						'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. The webhook was not changed. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over".',
 				},
 			);
 		}
