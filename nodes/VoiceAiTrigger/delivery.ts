@@ -121,8 +121,11 @@ function describeJson(value: unknown): string {
 	return 'an array holding something other than objects';
 }
 
-/** `{"data":{…}}` and `{"event":…,"data":{…}}` wrap one delivery: take it out, keeping the event. */
-function unwrapEnvelope(delivery: IDataObject): IDataObject {
+/**
+ * `{"data":{…}}` and `{"event":…,"data":{…}}` wrap one delivery: take it out, keeping the event. The
+ * filter, duplicate detection and the Variables output read this; Raw Delivery keeps the body as sent.
+ */
+export function unwrapEnvelope(delivery: IDataObject): IDataObject {
 	const keys = Object.keys(delivery);
 	if (!isPlainObject(delivery.data) || !keys.every((key) => key === 'data' || key === 'event'))
 		return delivery;
@@ -175,9 +178,9 @@ function isMultipart(contentType: string | undefined): boolean {
 }
 
 /**
- * The deliveries in a request: one object, or an array of them (a batch, a shape the spec does not
- * show), sent as JSON, as text holding JSON, or as form fields. Anything else is a problem answered
- * with its status and starts nothing.
+ * The deliveries in a request, each as sent: one object, or an array of them (a batch, a shape the
+ * spec does not show), sent as JSON, as text holding JSON, or as form fields. Anything else is a
+ * problem answered with its status and starts nothing.
  */
 export function readDeliveries(
 	contentType: string | undefined,
@@ -210,12 +213,9 @@ export function readDeliveries(
 			status: 400,
 		};
 	}
-	const unwrapped: IDataObject[] = [];
-	for (const delivery of deliveries) {
-		if (Object.keys(delivery).length === 0) return { problem: 'Body is empty', status: 400 };
-		unwrapped.push(unwrapEnvelope(delivery));
-	}
-	return { deliveries: unwrapped };
+	if (deliveries.some((delivery) => Object.keys(delivery).length === 0))
+		return { problem: 'Body is empty', status: 400 };
+	return { deliveries };
 }
 
 /** Value at a dotted path ("conversation_id", "variables.call_id"), as a string, or undefined. */

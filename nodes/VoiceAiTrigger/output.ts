@@ -67,16 +67,11 @@ function metadataOf(delivery: IDataObject, context: DeliveryContext): IDataObjec
 }
 
 /**
- * One output item per delivery: the variables as fields, `_voiceAi` (normalised metadata) and
- * `conversation` (every other field exactly as delivered), or the delivery exactly as received.
+ * The Variables and Metadata item of one delivery (out of its envelope): the variables as fields,
+ * `_voiceAi` (normalised metadata) and `conversation` (every other field exactly as delivered).
  * A variable named like one of the two keys is kept whole under `conversation.variables`.
  */
-export function toItem(
-	delivery: IDataObject,
-	context: DeliveryContext,
-	shape: 'variables' | 'raw',
-): INodeExecutionData {
-	if (shape === 'raw') return { json: delivery };
+export function variablesItem(delivery: IDataObject, context: DeliveryContext): INodeExecutionData {
 	const { variables, rest } = splitDelivery(delivery);
 	const clash =
 		Object.hasOwn(variables, METADATA_KEY) || Object.hasOwn(variables, CONVERSATION_KEY);

@@ -127,31 +127,55 @@ function ipv4Parts(host: string): number[] | undefined {
 	return parts.map(Number);
 }
 
+/** The eight 16-bit groups of an IPv6 address as WHATWG URL prints it (hex, `::` compressed, no dots). */
+function ipv6Groups(ip: string): number[] {
+	const [head, tail] = ip.split('::');
+	const groups = (part: string | undefined) =>
+		part ? part.split(':').map((g) => parseInt(g, 16)) : [];
+	const [before, after] = [groups(head), groups(tail)];
+	return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
+}
+
+/** The first 96 bits of IPv4-compatible, IPv4-mapped and NAT64 (RFC 6052) addresses. */
+const IPV4_CARRYING_PREFIXES = ['0:0:0:0:0:0', '0:0:0:0:0:ffff', '64:ff9b:0:0:0:0'];
+
+/**
+ * Loopback, unspecified, unique local (fc00::/7), link-local (fe80::/10), the deprecated site-local
+ * (fec0::/10; with link-local, fe80::/9), and a local IPv4 address carried in IPv6: compatible
+ * (::/96, which holds :: and ::1 as 0.0.0.0 and 0.0.0.1), mapped (::ffff:0:0/96) or NAT64
+ * (64:ff9b::/96).
+ */
+function isLocalIpv6(ip: string): boolean {
+	const groups = ipv6Groups(ip);
+	const prefix = groups
+		.slice(0, 6)
+		.map((group) => group.toString(16))
+		.join(':');
+	if (IPV4_CARRYING_PREFIXES.includes(prefix)) {
+		const [high, low] = groups.slice(6);
+		return isLocalIpv4([high >> 8, high & 255, low >> 8, low & 255]);
+	}
+	return (groups[0] & 0xfe00) === 0xfc00 || (groups[0] & 0xff80) === 0xfe80;
+}
+
+/**
+ * Names only a local network resolves: `localhost` (RFC 6761), mDNS's `.local`, `.internal` (reserved
+ * for private use by ICANN; Docker's `host.docker.internal`), `.home.arpa` (RFC 8375) and `.lan`.
+ */
+const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'home.arpa', 'lan'];
+
 /**
  * Whether a host (as WHATWG URL gives it: lower-case, IPv4 in dotted form, IPv6 in brackets) is one a
- * service elsewhere cannot reach: loopback, private, link-local, `.local`, or a name without a dot.
+ * service elsewhere cannot reach: loopback, private, link-local, a local name, or a name without a dot.
  */
 export function isLocalHost(hostname: string): boolean {
 	const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
-	if (host.startsWith('[')) {
-		const ip = host.slice(1, -1);
-		if (ip === '::1' || ip === '::') return true;
-		const groups = ip.split(':');
-		if (ip.startsWith('::ffff:') && groups.length === 5) {
-			const [high, low] = [parseInt(groups[3], 16), parseInt(groups[4], 16)];
-			return isLocalIpv4([high >> 8, high & 255, low >> 8, low & 255]);
-		}
-		const first = parseInt(groups[0] || '0', 16);
-		// fc00::/7 (unique local) and fe80::/10 (link-local).
-		return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
-	}
+	if (host.startsWith('[')) return isLocalIpv6(host.slice(1, -1));
 	const ipv4 = ipv4Parts(host);
 	if (ipv4 !== undefined) return isLocalIpv4(ipv4);
 	return (
 		!host.includes('.') ||
-		host === 'localhost' ||
-		host.endsWith('.localhost') ||
-		host.endsWith('.local')
+		LOCAL_SUFFIXES.some((suffix) => host === suffix || host.endsWith(`.${suffix}`))
 	);
 }
 

@@ -2,14 +2,15 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { headerValue } from '../VoiceAi/transport';
 import { forgetUnlessAnswered, remember } from './dedupe';
-import { checkFilter, fieldAt, idList, locatorText } from './delivery';
-import { toItem } from './output';
+import { checkFilter, fieldAt, idList, locatorText, unwrapEnvelope } from './delivery';
+import { variablesItem } from './output';
 import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES, DEFAULT_OUTPUT } from './properties';
 import { memoryDedupeWindowMs, ON_RECEIVED } from './respondWhen';
 
 /**
- * The verified deliveries of one request, filtered by source and checked for duplicates, as the
- * items of one run (or none); every delivery is answered 2xx, counted by what became of it.
+ * The verified deliveries of one request (each as sent), filtered by source and checked for
+ * duplicates, as the items of one run (or none); every delivery is answered 2xx, counted by what
+ * became of it.
  */
 export function startRuns(
 	this: IWebhookFunctions,
@@ -39,7 +40,8 @@ export function startRuns(
 	const counts = { duplicates: 0, filtered: 0, unidentified: 0 };
 	const items = [];
 	const recorded: Array<[string, number]> = [];
-	for (const [index, delivery] of deliveries.entries()) {
+	for (const [index, sent] of deliveries.entries()) {
+		const delivery = unwrapEnvelope(sent);
 		const filter = checkFilter(delivery, chatbotIds, agentIds);
 		if (filter === 'filtered' || (filter === 'unidentified' && !startUnidentified)) {
 			counts[filter]++;
@@ -54,7 +56,7 @@ export function startRuns(
 			}
 			recorded.push([id, expiresAt]);
 		}
-		items.push(toItem(delivery, context, output));
+		items.push(output === 'raw' ? { json: sent } : variablesItem(delivery, context));
 	}
 	forgetUnlessAnswered(response, scope, recorded);
 

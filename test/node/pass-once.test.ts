@@ -18,11 +18,12 @@ it('reads the conversation id of either trigger output by default, and names the
 		items: [
 			{ json: { _voiceAi: { conversationId: 'conv_1' } } },
 			{ json: { conversation_id: 'conv_2' } },
+			{ json: { event: 'conversation.completed', data: { conversation_id: 'conv_3' } } },
 			{ json: { name: 'no id' } },
 		],
 	});
 	expect(result.error?.message).toMatch(
-		/Invalid 'Conversation ID' in item 2: expected a non-empty text, got nothing/,
+		/Invalid 'Conversation ID' in item 3: expected a non-empty text, got nothing/,
 	);
 	expect(await fx.requests()).toEqual([]);
 });

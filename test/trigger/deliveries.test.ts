@@ -366,6 +366,17 @@ describe('duplicates, filters and shapes', () => {
 		expect(executionsOf(flow)[0].items).toEqual([{ json: body }]);
 	});
 
+	test('"Raw Delivery" keeps an {"event","data"} envelope as sent; the filter and duplicates read inside it', async () => {
+		const { flow, url } = await activeTrigger({ output: 'raw', options: { agentIds: 'agent_7' } });
+		const { event, ...conversation } = payload({ agent_id: 'agent_7' });
+		const enveloped = { event, data: conversation };
+		expect((await post(url, JSON.stringify(enveloped))).body).toMatchObject({ started: true });
+		expect((await post(url, JSON.stringify(enveloped))).body).toMatchObject({ duplicates: 1 });
+		const otherAgent = { data: payload({ agent_id: 'agent_8' }) };
+		expect((await post(url, JSON.stringify(otherAgent))).body).toMatchObject({ filtered: 1 });
+		expect(executionsOf(flow).map((execution) => execution.items)).toEqual([[{ json: enveloped }]]);
+	});
+
 	test('shapes the spec does not show: no variables key, variables as a JSON string, a batch', async () => {
 		const { flow, url } = await activeTrigger();
 		await post(url, JSON.stringify({ conversation_id: 'flat_1', name: 'Bo', score: 7 }));

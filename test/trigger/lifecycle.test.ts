@@ -281,12 +281,28 @@ describe('a webhook URL the service cannot reach (issue 35.2)', () => {
 		['[::ffff:10.0.0.1]', true],
 		['n8n.local', true],
 		['n8n', true],
+		['host.docker.internal', true],
+		['n8n.corp.internal', true],
+		['n8n.home.arpa', true],
+		['n8n.lan', true],
+		['[fec0::1]', true],
+		['[::127.0.0.1]', true],
+		['[::7f00:1]', true],
+		['[::a00:1]', true],
+		['[64:ff9b::127.0.0.1]', true],
+		['[64:ff9b::c0a8:114]', true],
 		['172.32.0.1', false],
 		['8.8.8.8', false],
 		['[2001:db8::1]', false],
 		['n8n.example.com', false],
 		['10.example.com', false],
 		['n8n.localdomain.example', false],
+		['example.internal.com', false],
+		['lan.example.com', false],
+		['home.arpa.example.com', false],
+		['[64:ff9b::808:808]', false],
+		['[::808:808]', false],
+		['[fbff::1]', false],
 	])('the host of http://%s:5678/ is local: %s', (host, local) => {
 		expect(isLocalHost(new URL(`http://${host}:5678/`).hostname)).toBe(local);
 	});
@@ -309,6 +325,14 @@ describe('a webhook URL the service cannot reach (issue 35.2)', () => {
 		);
 		expect((failure as { description?: string }).description).toContain(
 			'Options > Allow a Local Webhook URL',
+		);
+		expect(record(flow)).toBeUndefined();
+	});
+
+	test("Docker Desktop's usual WEBHOOK_URL, http://host.docker.internal:5678/, is refused the same way", async () => {
+		const flow = remoteService({}, 'http://host.docker.internal:5678');
+		await expect(flow.activate()).rejects.toThrow(
+			`Voice AI at api.voiceai.invalid cannot reach n8n at ${flow.productionUrl}: set n8n's WEBHOOK_URL`,
 		);
 		expect(record(flow)).toBeUndefined();
 	});

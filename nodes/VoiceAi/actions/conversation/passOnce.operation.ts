@@ -40,9 +40,10 @@ export const passOnce = defineOperation<PassOnceInput>({
 			name: ID_FIELD.name,
 			type: 'string',
 			required: true,
-			default: '={{ $json._voiceAi ? $json._voiceAi.conversationId : $json.conversation_id }}',
+			default:
+				'={{ $json._voiceAi ? $json._voiceAi.conversationId : ($json.conversation_id ?? $json.data?.conversation_id) }}',
 			description:
-				"What identifies a conversation. The default reads the Voice AI Trigger's output in either Output mode (conversation_id of the delivery).",
+				"What identifies a conversation. The default reads the Voice AI Trigger's output in either Output mode (conversation_id of the delivery, also inside a {data} envelope).",
 			displayOptions: { show },
 		},
 		{
