@@ -74,7 +74,14 @@ function claimOf(
 
 /** What a record keeps of the claims queued before it: everything but the token. */
 function queuedOf(claims: Claim[]): QueuedClaim[] {
-	return claims.map(({ token: _token, releaseFailed: _failed, ...kept }) => kept);
+	return claims.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => ({
+		id,
+		workflowId,
+		workflowName,
+		productionUrl,
+		claimedAt,
+		keyHash,
+	}));
 }
 
 function claimIdOf(this: IHookFunctions | IWebhookFunctions): string {
@@ -102,11 +109,19 @@ function publishEventOf(this: IHookFunctions): ClaimEvent {
 	const activation = this.getActivationMode();
 	if (activation === 'init' || activation === 'leadershipChange') return 'restart';
 	if (this.getNodeParameter('whenHeld') === 'takeOver') return 'publishTakingOver';
-	return this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen' ? 'publishAnyway' : 'publish';
+	return this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen'
+		? 'publishAnyway'
+		: 'publish';
 }
 
 /** A publish n8n tries again after a refusal runs `delete` too: that must not act on an older record. */
 const refusedPublishes = new Set<string>();
+/**
+ * Claims whose record said they held the account when they were unpublished before this process knew
+ * who holds it: published again (n8n 2.x tears a changed trigger down and publishes it again; the
+ * remedy of every refusal), they are not blocked by the restart.
+ */
+const unpublishedWhileUnknown = new Set<string>();
 
 /** publish, publishAnyway, publishTakingOver, restart: claim the account; register this workflow's URL when it holds it. */
 async function publish(this: IHookFunctions): Promise<void> {
@@ -120,9 +135,10 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const { apiKey, identity } = await identityOf.call(this, 'always');
 	forgetGhosts(identity, (message) => this.logger.warn(message));
 	const before = readRegistration(staticData);
-	const recorded = before?.kind === 'production';
+	const id = claimIdOf.call(this);
+	const recorded = before?.kind === 'production' || unpublishedWhileUnknown.delete(id);
 	const token = productionToken(apiKey, webhookUrl);
-	const claimedAt = recorded ? (before.claimedAt ?? Date.now()) : Date.now();
+	const claimedAt = before?.kind === 'production' ? (before.claimedAt ?? Date.now()) : Date.now();
 	const wanted = claimOf.call(this, webhookUrl, token, claimedAt, identity.keyHash);
 	const claimed = claim(identity, wanted, publishEventOf.call(this), recorded);
 	refusedPublishes.delete(wanted.id);
@@ -165,6 +181,7 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
 	if (refusedPublishes.delete(id)) return forgetRegistration(staticData);
 	const known = isKnownClaim(id, record);
+	if (!known) unpublishedWhileUnknown.add(id);
 	const released = known ? release(id) : ({ state: 'unknownHolder' } as const);
 	const action = TRANSITIONS[toUrl ? 'unpublishToUrl' : 'unpublish'][released.state];
 	if (action === 'refuseUnlessNothing' && (toUrl || (record.queued ?? []).length > 0)) {

@@ -57,12 +57,12 @@ export const triggerProperties: INodeProperties[] = [
 		],
 	},
 	{
-		displayName: 'If n8n Cannot Tell Who Holds It',
+		displayName: 'If Nobody Can Tell Who Holds It',
 		name: 'whenOwnerUnknown',
 		type: 'options',
 		default: 'refuse',
 		description:
-			'n8n keeps no record of who holds the account across a restart: after n8n starts, it cannot tell whether another published workflow receives this organization\'s deliveries until one is published or receives a delivery. Applies to publishing and to test listens.',
+			"No record of who holds the account survives an n8n restart: after n8n starts, it cannot tell whether another published workflow receives this organization's deliveries until one is published or receives a delivery. Applies to publishing and to test listens.",
 		options: [
 			{
 				name: 'Refuse',

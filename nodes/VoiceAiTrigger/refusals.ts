@@ -34,7 +34,7 @@ export function holderUnknown(node: INode): NodeOperationError {
 		"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
 		{
 			description:
-				'Nothing has published, unpublished or received a delivery for this organization since n8n started, and listening would move its one webhook away from such a workflow for good. If a published workflow has a Voice AI Trigger for it, wait for its next delivery or unpublish and publish it, then listen again. If none has, set "Test Listen If Holder Unknown" to "Listen Anyway".',
+				'Nothing has published, unpublished or received a delivery for this organization since n8n started, and listening would move its one webhook away from such a workflow for good. If a published workflow has a Voice AI Trigger for it, wait for its next delivery or unpublish and publish it, then listen again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead".',
 		},
 	);
 }
@@ -56,7 +56,7 @@ export function publishUnknown(node: INode): NodeOperationError {
 		node,
 		"n8n cannot tell whether another published workflow receives this Voice AI account's conversations",
 		{
-			description: `${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. If a published workflow has a Voice AI Trigger for this organization, wait for its next delivery (or unpublish and publish it), then publish again. If none has, set "If n8n Cannot Tell Who Holds It" to "Go Ahead" (or "If Another Workflow Holds It" to "Take Over the Account Webhook") and publish again.`,
+			description: `${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. If a published workflow has a Voice AI Trigger for this organization, wait for its next delivery (or unpublish and publish it), then publish again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead" (or "If Another Workflow Holds It" to "Take Over the Account Webhook") and publish again.`,
 		},
 	);
 }
@@ -75,7 +75,8 @@ export function unpublishUnknown(
 		node,
 		`The Voice AI account webhook was not pointed ${wanted}: n8n cannot tell whether this workflow still holds it`,
 		{
-			description: `${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${waiting ? `If "${waiting.workflowName}" should receive, unpublish and publish it.` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.' : ''}`.trim(),
+			description:
+				`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${waiting ? `If "${waiting.workflowName}" should receive, unpublish and publish it.` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.' : ''}`.trim(),
 		},
 	);
 }

@@ -240,7 +240,12 @@ export function claim(
 /** The claims queued before this one, oldest first (what its record keeps for a restart). */
 export function queuedBefore(id: string): Claim[] {
 	const claims = withClaim(id)?.claims ?? [];
-	return claims.slice(0, claims.findIndex((c) => c.id === id)).map((c) => ({ ...c }));
+	return claims
+		.slice(
+			0,
+			claims.findIndex((c) => c.id === id),
+		)
+		.map((c) => ({ ...c }));
 }
 
 /**

@@ -9,7 +9,7 @@
 export type OwnershipEvent =
 	/** create, trigger mode, activation activate/update; If Another Workflow Holds It = Fail to Publish. */
 	| 'publish'
-	/** The same with If n8n Cannot Tell Who Holds It = Go Ahead. */
+	/** The same with If Nobody Can Tell Who Holds It = Go Ahead. */
 	| 'publishAnyway'
 	/** The same with Take Over the Account Webhook. */
 	| 'publishTakingOver'
@@ -21,7 +21,7 @@ export type OwnershipEvent =
 	| 'unpublish'
 	/** The same with On Unpublish = Point to a URL I Give. */
 	| 'unpublishToUrl'
-	/** create in manual mode (Execute step, Listen for test event); Test Listen If Holder Unknown = Refuse. */
+	/** create in manual mode (Execute step, Listen for test event); If Nobody Can Tell Who Holds It = Refuse. */
 	| 'testListen'
 	/** The same with Listen Anyway. */
 	| 'testListenAnyway'
