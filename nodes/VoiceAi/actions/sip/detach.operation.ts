@@ -51,6 +51,7 @@ export const detach = defineOperation<DetachInput>({
 	// Detaching what is already detached leaves the same state.
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	recordOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber.call(this, itemIndex);
 		const field = { name: 'directions', label: 'Directions' };

@@ -30,6 +30,7 @@ export const update = defineOperation<SipIntent>({
 	// The service compares the wanted state with the current one: sending it twice changes nothing more.
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	recordOf: ({ phone_number }) => phone_number,
 	validate: readSipIntent,
 	async execute(intent, api, itemIndex) {
 		let currentDirections: IDataObject[] | undefined;

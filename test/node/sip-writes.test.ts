@@ -1,0 +1,98 @@
+/**
+ * SIP writes report only what holds (issue 40): two items on one number never interleave their read and
+ * write, a Detach the service answers 409 is checked with a read, a wrong base URL path is not a missing
+ * number, and a password GET did not return in clear is never written back.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { runNode } from '../../harness/engine';
+import type { InputItem } from '../../harness/engine';
+import { SandboxFixture } from '../../harness/sandboxFixture';
+
+const fx = new SandboxFixture();
+beforeEach(async () => await fx.start());
+afterEach(async () => await fx.stop());
+
+interface Direction {
+	type: string;
+	sip_endpoint: string;
+	options: Record<string, unknown>;
+}
+
+async function directionsOf(phone: string): Promise<Direction[]> {
+	const state = await fx.state<{ sip: Array<{ phone_number: string; directions: Direction[] }> }>();
+	return state.sip.find((entry) => entry.phone_number === phone)!.directions;
+}
+
+async function run(
+	parameters: INodeParameters,
+	options: { items?: InputItem[]; baseUrl?: string; continueOnFail?: boolean } = {},
+) {
+	return await runNode({
+		parameters: { options: { maxAttempts: 1 }, ...parameters },
+		credentials: fx.credentials(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+		items: options.items,
+		continueOnFail: options.continueOnFail,
+	});
+}
+
+describe('several items on one number (default Concurrency)', () => {
+	it("each item's change holds: one number's items read and write in input order", async () => {
+		const [inbound, outbound] = await directionsOf('+14155550101');
+		const result = await run(
+			{
+				resource: 'sip',
+				operation: 'update',
+				phoneNumber: '+14155550101',
+				directions: {
+					inbound: { sipEndpoint: inbound.sip_endpoint, port: '={{ $json.inboundPort }}' },
+					outbound: { sipEndpoint: outbound.sip_endpoint, port: '={{ $json.outboundPort }}' },
+				},
+			},
+			{
+				items: [
+					{ json: { inboundPort: 5070, outboundPort: '' } },
+					{ json: { inboundPort: '', outboundPort: 5071 } },
+				],
+			},
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(2);
+		const after = await directionsOf('+14155550101');
+		expect(after.map((direction) => [direction.type, direction.options.port])).toEqual([
+			['inbound', 5070],
+			['outbound', 5071],
+		]);
+	});
+
+	it("another number's item does not wait for them", async () => {
+		await fx.admin('PUT', '/config', { latencyMs: 100 });
+		const result = await run(
+			{
+				resource: 'sip',
+				operation: 'update',
+				phoneNumber: '={{ $json.phone }}',
+				trunkName: '={{ $json.trunk }}',
+			},
+			{
+				items: [
+					{ json: { phone: '+14155550101', trunk: 'first' } },
+					{ json: { phone: '+14155550101', trunk: 'second' } },
+					{ json: { phone: '+14155550102', trunk: 'other' } },
+				],
+			},
+		);
+		expect(result.error).toBeUndefined();
+		const sent = (await fx.requests()).map(({ method, path }) => `${method} ${path}`);
+		const secondRead = sent.lastIndexOf('GET /sip/%2B14155550101');
+		expect(sent).toContain('GET /sip/%2B14155550102');
+		expect(sent.indexOf('GET /sip/%2B14155550101')).toBeLessThan(secondRead);
+		expect(sent.indexOf('GET /sip/%2B14155550102')).toBeLessThan(secondRead);
+		expect(sent.indexOf('PATCH /sip/sip2')).toBeLessThan(secondRead);
+		const state = await fx.state<{ sip: Array<{ phone_number: string; trunkName: string }> }>();
+		expect(state.sip.filter((sip) => sip.phone_number !== '+14155550103')).toEqual([
+			expect.objectContaining({ phone_number: '+14155550101', trunkName: 'second' }),
+			expect.objectContaining({ phone_number: '+14155550102', trunkName: 'other' }),
+		]);
+	});
+});
