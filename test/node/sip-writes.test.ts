@@ -36,6 +36,13 @@ async function run(
 	});
 }
 
+const detach = (phoneNumber: string, extra: INodeParameters = {}): INodeParameters => ({
+	resource: 'sip',
+	operation: 'detach',
+	phoneNumber,
+	...extra,
+});
+
 describe('several items on one number (default Concurrency)', () => {
 	it("each item's change holds: one number's items read and write in input order", async () => {
 		const [inbound, outbound] = await directionsOf('+14155550101');
@@ -94,5 +101,46 @@ describe('several items on one number (default Concurrency)', () => {
 			expect.objectContaining({ phone_number: '+14155550101', trunkName: 'second' }),
 			expect.objectContaining({ phone_number: '+14155550102', trunkName: 'other' }),
 		]);
+	});
+});
+
+describe('SIP Detach reports success only when the wanted state holds', () => {
+	it('409 while a listed direction is still attached: an error naming number, directions, the service and what GET found', async () => {
+		await run(detach('+14155550101', { directions: ['outbound'] }));
+		const result = await run(detach('+14155550101'));
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(/\+14155550101/);
+		expect(result.error?.message).toMatch(/inbound, outbound/);
+		expect(result.error?.message).toMatch(/409/);
+		expect(result.error?.message).toMatch(
+			/the outbound direction of \+14155550101 is not attached/,
+		);
+		expect(result.error?.description).toMatch(/still attached: inbound/);
+		expect((await directionsOf('+14155550101')).map((direction) => direction.type)).toEqual([
+			'inbound',
+		]);
+	});
+
+	it('409 when GET shows none of the directions attached: success, saying what GET found', async () => {
+		await run(detach('+14155550101'));
+		const again = await run(detach('+14155550101'));
+		expect(again.error).toBeUndefined();
+		expect(again.items[0].json).toMatchObject({
+			success: true,
+			status: 409,
+			phone_number: '+14155550101',
+			directions: ['inbound', 'outbound'],
+			attached: [],
+			note: expect.stringMatching(/GET \/sip\/\+14155550101 shows neither direction attached/),
+		});
+	});
+
+	it('409 when GET cannot be read: an error, never success', async () => {
+		await run(detach('+14155550101', { directions: ['outbound'] }));
+		await fx.admin('PUT', '/orgs/org_acme/sip-get-shape', { shape: 'named' });
+		const result = await run(detach('+14155550101', { directions: ['outbound'] }));
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(/\+14155550101/);
+		expect(result.error?.description).toMatch(/could not be read/);
 	});
 });

@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-work
 
 import { checkOneOf, invalidField, readBoolean } from '../validation';
 import { defineOperation, toRecords } from '../types';
+import { checkDetachAfterConflict } from './detachConflict';
 import { phoneNumberField, readPhoneNumber } from './fields';
 
 const DIRECTIONS = ['inbound', 'outbound'] as const;
@@ -43,7 +44,10 @@ export const detach = defineOperation<DetachInput>({
 	action: 'Detach a SIP configuration',
 	summary: "Detaches a number's inbound and/or outbound trunk",
 	changesData: 'changes data',
-	requests: [{ method: 'POST', path: '/sip/detach2' }],
+	requests: [
+		{ method: 'POST', path: '/sip/detach2' },
+		{ method: 'GET', path: '/sip/{phone_number}', when: 'after a 409, to see what is attached' },
+	],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['detach'] } },
 		properties,
@@ -74,7 +78,7 @@ export const detach = defineOperation<DetachInput>({
 		);
 		return { phone_number, directions: types.map((type) => ({ type })), notFoundAsDetached };
 	},
-	async execute({ phone_number, directions, notFoundAsDetached }, api) {
+	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
 		try {
 			return toRecords(await api('POST', '/sip/detach2', { phone_number, directions }));
 		} catch (caught) {
@@ -101,19 +105,12 @@ export const detach = defineOperation<DetachInput>({
 				];
 			}
 			if (status !== 409) throw error;
-			// The number exists and these directions are not attached: a detach repeated after its answer
-			// was lost finds this, and the wanted state holds.
-			return [
-				{
-					success: true,
-					status,
-					phone_number,
-					directions: names,
-					note:
-						`${answered}: nothing of these directions is attached to the number, ` +
-						'so it counts as detached (for example when a detach is repeated after its answer was lost).',
-				},
-			];
+			return await checkDetachAfterConflict(
+				this,
+				api,
+				{ phone_number, names, answered },
+				itemIndex,
+			);
 		}
 	},
 });
