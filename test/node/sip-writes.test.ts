@@ -144,3 +144,30 @@ describe('SIP Detach reports success only when the wanted state holds', () => {
 		expect(result.error?.description).toMatch(/could not be read/);
 	});
 });
+
+describe('a 404 the node cannot tie to the number', () => {
+	const wrongPath = () => `${fx.credentials().voiceAiApi.baseUrl as string}/not-the-api`;
+
+	it('SIP Get through a base URL path the service does not have names the base URL, not the number', async () => {
+		const result = await run(
+			{ resource: 'sip', operation: 'get', phoneNumber: '+14155550101' },
+			{ baseUrl: wrongPath() },
+		);
+		expect(result.error?.message).toMatch(/base URL/i);
+		expect(result.error?.message).not.toMatch(/was not found/);
+	});
+
+	it('"Not Found Counts as Detached" does not turn a wrong base URL into notFound items', async () => {
+		const result = await run(detach('+14155550101', { notFoundAsDetached: true }), {
+			baseUrl: wrongPath(),
+		});
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(/base URL/i);
+	});
+
+	it('a number the service does not know is still notFound with the option on', async () => {
+		const result = await run(detach('+14155550199', { notFoundAsDetached: true }));
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toMatchObject({ notFound: true, status: 404 });
+	});
+});

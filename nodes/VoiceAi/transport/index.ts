@@ -10,5 +10,6 @@ export { isPlainObject, setOwn } from './plainData';
 export { forEachIndex } from './forEachIndex';
 export { RequestGate, RequestsStopped } from './requestGate';
 export { voiceAiApiRequest } from './request';
+export { isRouteUnknown } from './routeCheck';
 export type { RetrySettings } from './retrySettings';
 export { Secrets } from './secrets';

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { isRouteUnknown } from '../../transport';
 import { checkOneOf, invalidField, readBoolean } from '../validation';
 import { defineOperation, toRecords } from '../types';
 import { checkDetachAfterConflict } from './detachConflict';
@@ -92,7 +93,7 @@ export const detach = defineOperation<DetachInput>({
 			const names = directions.map(({ type }) => type);
 			// A 404 is a number the organization does not have (a typo, another organization's number):
 			// an error naming it, as SIP Get's, unless the user counts it as detached.
-			if (status === 404 && notFoundAsDetached) {
+			if (status === 404 && notFoundAsDetached && !isRouteUnknown(error)) {
 				return [
 					{
 						detached: false,
