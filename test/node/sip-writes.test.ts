@@ -171,3 +171,41 @@ describe('a 404 the node cannot tie to the number', () => {
 		expect(result.items[0].json).toMatchObject({ notFound: true, status: 404 });
 	});
 });
+
+describe('SIP Update "Keep" never writes back a password GET did not show in clear', () => {
+	for (const password of ['****', '']) {
+		it(`GET shows ${JSON.stringify(password)}: refused naming the field and the item, nothing written`, async () => {
+			await fx.admin('POST', '/orgs/org_acme/seed', {
+				sip: [
+					{
+						phone_number: '+14155550177',
+						trunkName: 'masked',
+						directions: ['inbound', 'outbound'].map((type) => ({
+							type,
+							sip_endpoint: 'sip:pbx.masked.example',
+							options: {
+								port: 5060,
+								transport: 'udp',
+								secure_media: true,
+								sip_username: 'masked-user',
+								sip_password: password,
+							},
+						})),
+					},
+				],
+			});
+			const result = await run({
+				resource: 'sip',
+				operation: 'update',
+				phoneNumber: '+14155550177',
+				directions: {
+					inbound: { sipEndpoint: 'sip:pbx2.masked.example', sipPassword: 'new-pass' },
+				},
+			});
+			expect(result.error?.message).toMatch(/Outbound SIP Password/);
+			expect(result.error?.message).toMatch(/item 0/);
+			expect(result.error?.description).toMatch(/supply/i);
+			expect(await fx.admin('GET', '/orgs/org_acme/sip-writes')).toEqual([]);
+		});
+	}
+});

@@ -11,6 +11,7 @@ import {
 	readCurrentSip,
 } from './configuration';
 import { updateProperties } from './fields';
+import { refuseUnclearPasswords } from './keptPasswords';
 import { readSipIntent } from './readIntent';
 
 export const update = defineOperation<SipIntent>({
@@ -50,6 +51,7 @@ export const update = defineOperation<SipIntent>({
 			currentDirections = current.directions;
 		}
 		const body = buildBody(intent, currentDirections);
+		refuseUnclearPasswords(this, itemIndex, intent, body);
 		const answer = await api('PATCH', '/sip/sip2', body);
 		return hideSipPasswords(toRecords(answer), intent.showPasswords);
 	},
