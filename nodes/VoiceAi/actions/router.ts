@@ -116,7 +116,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
 			const unusable = unusableResult(this, operation, records, itemIndex);
 			if (unusable) throw unusable;
-			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+			const whole = operation.passesItemOn ? items[itemIndex] : undefined;
+			results[itemIndex] = records.map((json) => ({
+				...whole,
+				json,
+				pairedItem: { item: itemIndex },
+			}));
 			earlier.record(itemIndex, results[itemIndex]);
 		} catch (caught) {
 			// Stopped because another item failed (an operation may have wrapped that): the other failure is what the node reports.
