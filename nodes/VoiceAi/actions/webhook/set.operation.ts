@@ -5,6 +5,7 @@ import { identityOf } from '../../accountOwnership/identity';
 import { holderForSet, isKnown, noteSet } from '../../accountOwnership/state';
 import { checkHttpUrl, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
+import { startedByHand, unwatchedRunAdvice } from './runMode';
 
 const properties: INodeProperties[] = [
 	{
@@ -95,14 +96,13 @@ export const set = defineOperation<SetInput>({
 		}
 		// A run nobody watches (schedule, AI agent, a queue-mode worker) in a process that has not seen this
 		// organization since it started cannot tell whether a published trigger would be cut off.
-		if (!input.takeOver && this.getMode() !== 'manual' && !isKnown(identity)) {
+		if (!input.takeOver && !startedByHand(this.getMode()) && !isKnown(identity)) {
 			throw new NodeOperationError(
 				this.getNode(),
 				"n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set",
 				{
 					itemIndex,
-					description:
-						'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. The webhook was not changed. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over"; or run this workflow by hand in the editor.',
+					description: unwatchedRunAdvice(this.getMode()),
 				},
 			);
 		}
