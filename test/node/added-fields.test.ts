@@ -3,6 +3,8 @@
  * is refused, naming the field and the item, and nothing is sent; an explicit empty text still clears
  * the field (issue 40).
  */
+import type { INodeParameters } from 'n8n-workflow';
+
 import { SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
@@ -10,7 +12,7 @@ beforeAll(async () => await fx.start());
 afterAll(async () => await fx.stop());
 beforeEach(async () => await fx.reset());
 
-const chatbotUpdate = (updateFields: Record<string, unknown>) => ({
+const chatbotUpdate = (updateFields: INodeParameters) => ({
 	resource: 'chatbot',
 	operation: 'update',
 	chatbotId: 'cb_acme_support',
