@@ -209,3 +209,15 @@ describe('SIP Update "Keep" never writes back a password GET did not show in cle
 		});
 	}
 });
+
+describe('SIP Detach of a number the service does not know (404)', () => {
+	it('is an error naming the number, the directions and the service’s text', async () => {
+		const result = await run(detach('+14155550199', { directions: ['outbound'] }));
+		expect(result.items).toEqual([]);
+		expect(result.error?.httpCode).toBe('404');
+		expect(result.error?.message).toMatch(
+			/^SIP Detach of \+14155550199 \(outbound\): not found \(404\): phone number not found$/,
+		);
+		expect(result.error?.description).toMatch(/earlier attempt/);
+	});
+});

@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-work
 import { isRouteUnknown } from '../../transport';
 import { checkOneOf, invalidField, readBoolean } from '../validation';
 import { defineOperation, toRecords } from '../types';
-import { checkDetachAfterConflict } from './detachConflict';
+import { checkDetachAfterConflict, notFoundError, notFoundItem } from './detachAnswers';
 import { phoneNumberField, readPhoneNumber } from './fields';
 
 const DIRECTIONS = ['inbound', 'outbound'] as const;
@@ -91,19 +91,11 @@ export const detach = defineOperation<DetachInput>({
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
 			const names = directions.map(({ type }) => type);
-			// A 404 is a number the organization does not have (a typo, another organization's number):
-			// an error naming it, as SIP Get's, unless the user counts it as detached.
-			if (status === 404 && notFoundAsDetached && !isRouteUnknown(error)) {
-				return [
-					{
-						detached: false,
-						notFound: true,
-						status,
-						phone_number,
-						directions: names,
-						note: `${answered}: the organization of the API key has no such number. Nothing was detached; Not Found Counts as Detached is on, so this is an output item, not an error.`,
-					},
-				];
+			// A 404 is a number the organization does not have (a typo, another organization's number),
+			// unless the base URL itself answers 404 (isRouteUnknown): that error stays as it is.
+			if (status === 404 && !isRouteUnknown(error)) {
+				if (notFoundAsDetached) return [notFoundItem({ phone_number, names, answered })];
+				throw notFoundError(this, { phone_number, names, answered }, said, itemIndex);
 			}
 			if (status !== 409) throw error;
 			return await checkDetachAfterConflict(

@@ -4,7 +4,8 @@ import { NodeApiError } from 'n8n-workflow';
 import type { ApiCall } from '../types';
 import { fetchSip, readCurrentSip } from './configuration';
 
-// The spec shows no 409 for POST /sip/detach2, so a 409 says nothing sure about the number's state (the
+// What an error answer of POST /sip/detach2 means for the number. A 404 is the spec's "resource does
+// not exist": the number is not the organization's. The spec shows no 409 for POST /sip/detach2, so a 409 says nothing sure about the number's state (the
 // sandbox answers it when a listed direction is not attached; one listed direction may still be). The
 // node reads the configuration (GET /sip/{phone_number}, which the spec allows) and reports success only
 // when none of the listed directions is attached (docs/service-assumptions.md).
@@ -75,4 +76,37 @@ export async function checkDetachAfterConflict(
 			note: `${answered}; ${read} shows ${none} attached, so the number is detached as asked (for example when a detach is repeated after its answer was lost).`,
 		},
 	];
+}
+
+/** With Not Found Counts as Detached: the 404 as an output item that says so. */
+export function notFoundItem({ phone_number, names, answered }: Detach): IDataObject {
+	return {
+		detached: false,
+		notFound: true,
+		status: 404,
+		phone_number,
+		directions: names,
+		note: `${answered}: the organization of the API key has no such number. Nothing was detached; Not Found Counts as Detached is on, so this is an output item, not an error.`,
+	};
+}
+
+/** The 404 as an error naming the number, the directions and the service's text. */
+export function notFoundError(
+	ctx: IExecuteFunctions,
+	{ phone_number, names }: Detach,
+	said: unknown,
+	itemIndex: number,
+): NodeApiError {
+	const message = `SIP Detach of ${phone_number} (${names.join(', ')}): not found (404)${typeof said === 'string' ? `: ${said}` : ''}`;
+	return new NodeApiError(
+		ctx.getNode(),
+		{ status: 404, message },
+		{
+			message,
+			description:
+				'The organization of the API key has no such number (a typo, or another organization’s number). If this detach was repeated after a lost answer (Options → Max Attempts), an earlier attempt may have gone through: SIP Get shows what the service has. Turn on Not Found Counts as Detached to get an item instead of this error.',
+			httpCode: '404',
+			itemIndex,
+		},
+	);
 }
