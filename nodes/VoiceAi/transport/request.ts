@@ -196,11 +196,7 @@ export async function voiceAiApiRequest(
 					API_CHECK_PATH,
 					undefined,
 					{},
-					{
-						...policy,
-						routeCheck: true,
-						target: undefined,
-					},
+					{ ...policy, credential, repeatable: true, routeCheck: true, target: undefined },
 				);
 			if (await baseUrlAnswers404(credential, check))
 				throw baseUrlNotFoundError(this.getNode(), context, failure.message);
