@@ -7,16 +7,15 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { BASE_URL_RULE, parseBaseUrl } from './voiceAiBaseUrl';
+import { API_CHECK_PATH, BASE_URL_RULE, parseBaseUrl } from './voiceAiBaseUrl';
 
 /** What a Voice AI API key looks like; the node checks the credential against it before sending. */
 export const API_KEY_PATTERN = /^ct_\S+$/;
 
-// The credential test goes to this path of the Base URL. Its request names a stand-in address that can
+// The credential test goes to API_CHECK_PATH of the Base URL. Its request names a stand-in address that can
 // never be reached (`.invalid`, RFC 6761); `authenticate` replaces it with the Base URL as
 // parseBaseUrl reads it, or refuses a Base URL that breaks the rule, so the test sends nothing then and
 // says what is wrong on every n8n line (n8n's own text would be the HTTP client's error code).
-const TEST_PATH = '/contacts/list-names';
 const UNCHECKED_BASE_URL = 'https://base-url-not-checked.invalid';
 
 const KEY_REFUSED =
@@ -99,7 +98,7 @@ export class VoiceAiApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		// Plain errors: n8n shows their message as it is, on 1.x and 2.x.
-		if (requestOptions.url === TEST_PATH) {
+		if (requestOptions.url === API_CHECK_PATH) {
 			if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
 			const baseUrl = parseBaseUrl(credentials.baseUrl);
 			if (!baseUrl.ok)
@@ -118,7 +117,7 @@ export class VoiceAiApi implements ICredentialType {
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: UNCHECKED_BASE_URL,
-			url: TEST_PATH,
+			url: API_CHECK_PATH,
 			method: 'GET',
 			// n8n would follow a redirect to any origin with the key in its header.
 			disableFollowRedirect: true,

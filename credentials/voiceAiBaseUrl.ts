@@ -26,6 +26,12 @@ export type BaseUrlCheck =
 	/** `problem` completes "The Base URL …"; it never repeats the text (it may hold a password). */
 	| { ok: false; problem: string };
 
+/**
+ * A path every Voice AI API serves: the credential test reads it, and the node reads it once after a 404
+ * to tell a missing record from a Base URL whose path is not the API's.
+ */
+export const API_CHECK_PATH = '/contacts/list-names';
+
 export const BASE_URL_RULE =
 	'Enter the address of the Voice AI API as http:// or https://, a host, an optional port and an optional path (for example https://api.example.com or https://api.example.com/v1), with no user name or password, no backslash, no spaces, no query (?) and no fragment (#).';
 

@@ -103,14 +103,15 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 		settings: { executionOrder: 'v1' as const },
 	};
 	const workflow = new Workflow({ ...workflowData, nodeTypes: types });
-	const hooks = new ExecutionLifecycleHooks('manual', `harness-${Date.now()}`, {
+	const mode = options.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, `harness-${Date.now()}`, {
 		...workflowData,
 		activeVersionId: null,
 		isArchived: false,
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as never);
-	const execution = new WorkflowExecute(createAdditionalData(credentials, hooks), 'manual');
+	const execution = new WorkflowExecute(createAdditionalData(credentials, hooks), mode);
 	let run: IRun;
 	try {
 		run = await execution.run({

@@ -6,6 +6,7 @@ import type {
 	INodeExecutionData,
 	INodeParameters,
 	IRun,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import type { AnyNodeType } from './registry';
 
@@ -47,6 +48,8 @@ export interface RunNodeOptions {
 	nodeTypes?: Record<string, AnyNodeType>;
 	/** Name of the node under test in the workflow (default 'Voice AI'). */
 	nodeName?: string;
+	/** How n8n started the run, as `getMode()` reports it (default 'manual': "Execute workflow"). */
+	mode?: WorkflowExecuteMode;
 }
 
 export interface RunNodeResult {

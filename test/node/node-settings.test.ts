@@ -262,7 +262,8 @@ describe('On Error: Continue (regular output) and Stop Workflow, as before', () 
 		const result = await run(chatbotUpdate(1), chatbots('cb_missing', 'cb_acme_support'), {});
 		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '404' });
 		expect(result.items).toEqual([]);
-		expect((await fx.requests()).map((request) => request.method)).toEqual(['PATCH']);
+		// GET: after the 404, the base URL is checked once (it reaches the API: the 404 is the chatbot's).
+		expect((await fx.requests()).map((request) => request.method)).toEqual(['PATCH', 'GET']);
 	});
 });
 
@@ -361,10 +362,17 @@ describe('Retry On Fail never sends a success twice', () => {
 			'/chatbot/cb_acme_support',
 			'/chatbot/cb_missing',
 			'/chatbot/cb_missing',
+			// after each try's 404, the check of the base URL (routeCheck.ts)
+			'/contacts/list-names',
+			'/contacts/list-names',
 		]);
 		await fx.reset();
 		await run(chatbotUpdate(1), chatbots('cb_acme_support', 'cb_missing'), settings);
-		expect(await paths()).toEqual(['/chatbot/cb_acme_support', '/chatbot/cb_missing']);
+		expect(await paths()).toEqual([
+			'/chatbot/cb_acme_support',
+			'/chatbot/cb_missing',
+			'/contacts/list-names',
+		]);
 	});
 
 	it('nothing is remembered across executions', async () => {

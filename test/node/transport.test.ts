@@ -133,30 +133,46 @@ describe('SIP Detach when nothing is attached any more', () => {
 		expect(result.error?.message).toContain('+14155550101');
 	});
 
-	it.each([409])('%s: success with a note saying why', async (status) => {
-		const result = await run(sipDetach, (_, res) =>
-			json(res, status, {
-				error: { status, code: 'not_attached', message: 'SIP number is already detached' },
-			}),
+	// The spec shows no 409 for detach: the node reads GET /sip/{phone_number} before calling it success.
+	const detachedNumber = { phone_number: '+14155550101', directions: [] };
+
+	it('409, and GET shows nothing attached: success with a note saying what the read found', async () => {
+		const result = await run(sipDetach, (_, res, req) =>
+			req.method === 'GET'
+				? json(res, 200, detachedNumber)
+				: json(res, 409, {
+						error: { status: 409, code: 'not_attached', message: 'SIP number is already detached' },
+					}),
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(1);
 		expect(result.items[0].json).toMatchObject({
 			success: true,
-			status,
+			status: 409,
 			phone_number: '+14155550101',
 			directions: ['inbound', 'outbound'],
+			attached: [],
 		});
 		expect(result.items[0].json.note).toMatch(
-			new RegExp(
-				`^Voice AI answered ${status} \\(SIP number is already detached\\): .*counts as detached`,
-			),
+			/^Voice AI answered 409 \(SIP number is already detached\); GET \/sip\/\+14155550101 shows neither direction attached/,
 		);
+	});
+
+	it('409, and the read fails too: an error, never success', async () => {
+		const result = await run(sipDetach, (_, res) =>
+			json(res, 409, { error: { status: 409, message: 'SIP number is already detached' } }),
+		);
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(
+			/^SIP Detach of \+14155550101 \(inbound, outbound\) is not known/,
+		);
+		expect(result.error?.description).toMatch(/^Reading the configuration to find out failed/);
 	});
 
 	it('repeated after its answer was lost: the repeat finds it detached, and that is success', async () => {
 		let calls = 0;
 		const result = await run({ ...sipDetach, options: { maxWaitSeconds: 0.05 } }, (_, res, req) => {
+			if (req.method === 'GET') return json(res, 200, detachedNumber);
 			calls++;
 			if (calls === 1) return void req.socket.destroy();
 			json(res, 409, { error: { status: 409, message: 'already detached' } });
@@ -166,6 +182,7 @@ describe('SIP Detach when nothing is attached any more', () => {
 		expect(service.requests.map((request) => request.url)).toEqual([
 			'/sip/detach2',
 			'/sip/detach2',
+			'/sip/%2B14155550101',
 		]);
 	});
 

@@ -42,7 +42,8 @@ function rawParameters(ctx: IExecuteFunctions, operation: VoiceAiOperation, item
 
 /**
  * Validates every item first (nothing is sent while any item is invalid, unless Continue On Fail turns
- * it into an error item), then sends up to Concurrency items at once. Output keeps input order.
+ * it into an error item), then sends up to Concurrency items at once; items on one record (recordOf)
+ * run one at a time, in input order. Output keeps input order.
  * A hard failure (no Continue On Fail) closes the gate: requests not yet started are not sent.
  * Every secret of the execution (the key, the base URL's user info, SIP passwords and tokens in the
  * items and in what was sent) is removed from every output item and error.
@@ -95,7 +96,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const checkedCredential = async () =>
 		await (credential ??= voiceAiCredential.call(this, 0, secrets));
 
-	await forEachIndex(items.length, concurrency, async (itemIndex) => {
+	const { recordOf } = operation;
+	const recordOfItem = recordOf
+		? (itemIndex: number) => (results[itemIndex] ? undefined : recordOf(inputs[itemIndex]))
+		: undefined;
+	const sendItem = async (itemIndex: number) => {
 		if (results[itemIndex]) return;
 		const api: ApiCall = async (method, path, body, extra) =>
 			await voiceAiApiRequest.call(this, method, path, body, extra, {
@@ -111,7 +116,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
 			const unusable = unusableResult(this, operation, records, itemIndex);
 			if (unusable) throw unusable;
-			results[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+			const whole = operation.passesItemOn ? items[itemIndex] : undefined;
+			results[itemIndex] = records.map((json) => ({
+				...whole,
+				json,
+				pairedItem: { item: itemIndex },
+			}));
 			earlier.record(itemIndex, results[itemIndex]);
 		} catch (caught) {
 			// Stopped because another item failed (an operation may have wrapped that): the other failure is what the node reports.
@@ -130,7 +140,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}
 			results[itemIndex] = [failed(error, itemIndex)];
 		}
-	});
+	};
+	await forEachIndex(items.length, concurrency, sendItem, recordOfItem);
 
 	return [
 		results.flat().map((item) => {

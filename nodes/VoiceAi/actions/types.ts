@@ -70,6 +70,13 @@ export type VoiceAiOperation<Input = unknown> = Effect & {
 	description: INodeProperties[];
 	/** Names what a 404 is about, e.g. `Chatbot "cb_1"`. */
 	target?(input: Input): string;
+	/**
+	 * For an operation that reads a record and then writes it (or reads it to judge its write): the
+	 * record, e.g. the phone number. Items of one execution on one record run one at a time, in input order.
+	 */
+	recordOf?(input: Input): string;
+	/** Its records are the input item's json passed on: the output item is then the whole input item (binary too). */
+	passesItemOn?: true;
 	/** A result that is a failure for an error branch ("Continue (using error output)"), or undefined. */
 	failureIn?(records: IDataObject[]): { message: string; description: string } | undefined;
 	/** Reads and checks the item's parameters; throws NodeOperationError before anything is sent. */

@@ -14,7 +14,9 @@ import { MAX_ANSWER_BYTES, MAX_ERROR_BYTES, discard, readAnswer } from './readAn
 import type { RequestGate } from './requestGate';
 import type { RetrySettings } from './retrySettings';
 import { DEFAULT_RETRY, backoffMs, parseRetryAfter } from './retrySettings';
+import { baseUrlAnswers404, baseUrlNotFoundError } from './routeCheck';
 import { successValue } from './successValue';
+import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
 interface RequestPolicy {
 	itemIndex?: number;
@@ -32,6 +34,8 @@ interface RequestPolicy {
 	mayHaveApplied?: string;
 	/** The credential as `voiceAiCredential` returned it, so it is read and checked once per execution. */
 	credential?: VoiceAiCredential;
+	/** This request is the check of the base URL after a 404 (routeCheck.ts): its own 404 is not checked. */
+	routeCheck?: boolean;
 }
 
 /**
@@ -183,6 +187,19 @@ export async function voiceAiApiRequest(
 		if (status >= 500 && canRetry && retry.serverErrors && repeatable) {
 			await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
 			continue;
+		}
+		if (status === 404 && !policy.routeCheck) {
+			const check = async () =>
+				await voiceAiApiRequest.call(
+					this,
+					'GET',
+					API_CHECK_PATH,
+					undefined,
+					{},
+					{ ...policy, credential, repeatable: true, routeCheck: true, target: undefined },
+				);
+			if (await baseUrlAnswers404(credential, check))
+				throw baseUrlNotFoundError(this.getNode(), context, failure.message);
 		}
 		throw serviceError(this.getNode(), failure, {
 			...context,

@@ -98,28 +98,3 @@ export class RequestGate {
 		while (free-- > 0 && this.waiting.length > 0) this.waiting.shift()?.();
 	}
 }
-
-/**
- * Runs `task` for indexes 0..count-1 with at most `concurrency` running at once. Once a task throws,
- * no new index starts; the error of the lowest failing index is rethrown after the running ones finish.
- */
-export async function forEachIndex(
-	count: number,
-	concurrency: number,
-	task: (index: number) => Promise<void>,
-): Promise<void> {
-	let next = 0;
-	const failures: Array<{ index: number; error: unknown }> = [];
-	const worker = async () => {
-		while (failures.length === 0 && next < count) {
-			const index = next++;
-			try {
-				await task(index);
-			} catch (error) {
-				failures.push({ index, error });
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
-	if (failures.length > 0) throw failures.sort((a, b) => a.index - b.index)[0].error;
-}

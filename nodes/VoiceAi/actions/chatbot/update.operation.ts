@@ -75,7 +75,10 @@ export const update = defineOperation<UpdateChatbotInput>({
 			const field: FieldRef = { name: `updateFields.${name}`, label: form.displayName };
 			switch (form.kind) {
 				case 'text':
-					fields.push([name, readString(this, itemIndex, field, { asTyped: !form.id })]);
+					fields.push([
+						name,
+						readString(this, itemIndex, field, { asTyped: !form.id, added: true }),
+					]);
 					break;
 				case 'colour': {
 					const value = readString(this, itemIndex, field, { required: true });

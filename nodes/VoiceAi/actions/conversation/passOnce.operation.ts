@@ -58,6 +58,7 @@ export const passOnce = defineOperation<PassOnceInput>({
 		},
 	],
 	repeatable: true,
+	passesItemOn: true,
 	validate(itemIndex) {
 		const raw = this.getNodeParameter(ID_FIELD.name, itemIndex, '') as unknown;
 		const id = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw;

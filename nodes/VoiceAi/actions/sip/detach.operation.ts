@@ -1,8 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { isRouteUnknown } from '../../transport';
 import { checkOneOf, invalidField, readBoolean } from '../validation';
 import { defineOperation, toRecords } from '../types';
+import { checkDetachAfterConflict, notFoundError, notFoundItem } from './detachAnswers';
 import { phoneNumberField, readPhoneNumber } from './fields';
 
 const DIRECTIONS = ['inbound', 'outbound'] as const;
@@ -43,7 +45,10 @@ export const detach = defineOperation<DetachInput>({
 	action: 'Detach a SIP configuration',
 	summary: "Detaches a number's inbound and/or outbound trunk",
 	changesData: 'changes data',
-	requests: [{ method: 'POST', path: '/sip/detach2' }],
+	requests: [
+		{ method: 'POST', path: '/sip/detach2' },
+		{ method: 'GET', path: '/sip/{phone_number}', when: 'after a 409, to see what is attached' },
+	],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['detach'] } },
 		properties,
@@ -51,6 +56,7 @@ export const detach = defineOperation<DetachInput>({
 	// Detaching what is already detached leaves the same state.
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	recordOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber.call(this, itemIndex);
 		const field = { name: 'directions', label: 'Directions' };
@@ -73,7 +79,7 @@ export const detach = defineOperation<DetachInput>({
 		);
 		return { phone_number, directions: types.map((type) => ({ type })), notFoundAsDetached };
 	},
-	async execute({ phone_number, directions, notFoundAsDetached }, api) {
+	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
 		try {
 			return toRecords(await api('POST', '/sip/detach2', { phone_number, directions }));
 		} catch (caught) {
@@ -85,34 +91,19 @@ export const detach = defineOperation<DetachInput>({
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
 			const names = directions.map(({ type }) => type);
-			// A 404 is a number the organization does not have (a typo, another organization's number):
-			// an error naming it, as SIP Get's, unless the user counts it as detached.
-			if (status === 404 && notFoundAsDetached) {
-				return [
-					{
-						detached: false,
-						notFound: true,
-						status,
-						phone_number,
-						directions: names,
-						note: `${answered}: the organization of the API key has no such number. Nothing was detached; Not Found Counts as Detached is on, so this is an output item, not an error.`,
-					},
-				];
+			// A 404 is a number the organization does not have (a typo, another organization's number),
+			// unless the base URL itself answers 404 (isRouteUnknown): that error stays as it is.
+			if (status === 404 && !isRouteUnknown(error)) {
+				if (notFoundAsDetached) return [notFoundItem({ phone_number, names, answered })];
+				throw notFoundError(this, { phone_number, names, answered }, said, itemIndex);
 			}
 			if (status !== 409) throw error;
-			// The number exists and these directions are not attached: a detach repeated after its answer
-			// was lost finds this, and the wanted state holds.
-			return [
-				{
-					success: true,
-					status,
-					phone_number,
-					directions: names,
-					note:
-						`${answered}: nothing of these directions is attached to the number, ` +
-						'so it counts as detached (for example when a detach is repeated after its answer was lost).',
-				},
-			];
+			return await checkDetachAfterConflict(
+				this,
+				api,
+				{ phone_number, names, answered },
+				itemIndex,
+			);
 		}
 	},
 });

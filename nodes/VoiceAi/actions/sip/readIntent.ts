@@ -163,7 +163,7 @@ export async function readSipIntent(
 	});
 	if ('uuid_config_id' in extra) {
 		const field = { name: 'additionalFields.uuid_config_id', label: 'Config ID' };
-		const id = readString(this, itemIndex, field);
+		const id = readString(this, itemIndex, field, { added: true });
 		if (id) intent.uuid_config_id = checkUuid(this, itemIndex, field, id);
 	}
 	if (!intent.trunkName && intent.changes.length === 0) {

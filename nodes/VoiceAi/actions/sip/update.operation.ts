@@ -11,6 +11,7 @@ import {
 	readCurrentSip,
 } from './configuration';
 import { updateProperties } from './fields';
+import { refuseUnclearPasswords } from './keptPasswords';
 import { readSipIntent } from './readIntent';
 
 export const update = defineOperation<SipIntent>({
@@ -30,6 +31,7 @@ export const update = defineOperation<SipIntent>({
 	// The service compares the wanted state with the current one: sending it twice changes nothing more.
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	recordOf: ({ phone_number }) => phone_number,
 	validate: readSipIntent,
 	async execute(intent, api, itemIndex) {
 		let currentDirections: IDataObject[] | undefined;
@@ -49,6 +51,7 @@ export const update = defineOperation<SipIntent>({
 			currentDirections = current.directions;
 		}
 		const body = buildBody(intent, currentDirections);
+		refuseUnclearPasswords(this, itemIndex, intent, body);
 		const answer = await api('PATCH', '/sip/sip2', body);
 		return hideSipPasswords(toRecords(answer), intent.showPasswords);
 	},

@@ -15,6 +15,12 @@ export function readString(
 		locator?: boolean;
 		/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
 		asTyped?: boolean;
+		/**
+		 * A field the user added to a collection: its value is sent, so an expression that yields nothing
+		 * (undefined or null, e.g. a misspelt field name) is refused rather than sent empty. An explicit
+		 * empty text still clears.
+		 */
+		added?: boolean;
 	} = {},
 ): string {
 	// A resource locator gives the value of whichever mode is chosen; a plain text value passes through.
@@ -25,6 +31,15 @@ export function readString(
 		options.locator ? { extractValue: true } : {},
 	) as unknown;
 	if (raw === undefined || raw === null) {
+		if (options.added) {
+			throw invalidField(
+				ctx,
+				itemIndex,
+				field,
+				`its value is ${raw === null ? 'null' : 'undefined'} (an expression that yields nothing?)`,
+				`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
+			);
+		}
 		if (options.required) throw invalidField(ctx, itemIndex, field, 'a value is required');
 		return '';
 	}
