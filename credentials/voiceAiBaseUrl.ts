@@ -6,6 +6,8 @@
  * (eslint.config.mjs) lets nodes import from credentials/ but not the transport's inner files.
  *
  * The text is read by the parser that sends (WHATWG `URL`), so the host checked is the host contacted.
+ * `destinationProblem` is the one rule for every URL that decides where a secret goes (this Base URL,
+ * Webhook Set's Webhook URL, the trigger's Replacement Webhook URL).
  */
 
 /** Where the requests go, as the URL parser reads the Base URL. */
@@ -27,7 +29,7 @@ export type BaseUrlCheck =
 	| { ok: false; problem: string };
 
 export const BASE_URL_RULE =
-	'Enter the address of the Voice AI API as http:// or https://, a host, an optional port and an optional path (for example https://api.example.com or https://api.example.com/v1), with no user name or password, no backslash, no spaces, no query (?) and no fragment (#).';
+	'Enter the address of the Voice AI API as http:// or https://, a host, an optional port and an optional path (for example https://api.example.com or https://api.example.com/v1), with no user name or password, no backslash, no spaces, no query (?), no fragment (#) and a host in plain ASCII letters, digits, dots and dashes, as the URL parser reads it.';
 
 /** Spaces and control characters: the parser drops tabs and line breaks silently. */
 function hasSpaceOrControl(text: string): boolean {
@@ -36,6 +38,42 @@ function hasSpaceOrControl(text: string): boolean {
 		if (code <= 0x20 || code === 0x7f || /\s/.test(character)) return true;
 	}
 	return false;
+}
+
+/** Half of a surrogate pair without its other half: not a character; encodeURIComponent throws on it. */
+export const LONE_SURROGATE =
+	/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** What a refusal of text with a LONE_SURROGATE says, completing "<the field> …". */
+export const HALF_CHARACTER =
+	'holds half of a character (a lone UTF-16 surrogate, as when text is cut in the middle of an emoji)';
+
+/**
+ * The host as written: after the scheme and any slashes, before the path, query or fragment, without
+ * user info (up to the authority's last `@`, as the parser reads it) and port.
+ */
+function writtenHost(text: string): string {
+	const authority = text
+		.slice(text.indexOf(':') + 1)
+		.replace(/^[/\\]*/, '')
+		.split(/[/\\?#]/, 1)[0];
+	const host = authority.slice(authority.lastIndexOf('@') + 1);
+	if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+	const colon = host.indexOf(':');
+	return colon < 0 ? host : host.slice(0, colon);
+}
+
+/**
+ * Why `url` (the parser's reading of `text`) may not receive a secret, completing "<the field> …", or
+ * undefined when it may: the
+ * host as written, lower-cased, must be the host the parser contacts. Anything the parser had to map
+ * (non-ASCII letters, percent escapes, Unicode dots or slashes, IDNA, short IPv4 forms) is refused
+ * naming the host it would contact; a lone surrogate (which the parser replaces) too. Never shows the
+ * text: it may hold user info or a token.
+ */
+export function destinationProblem(text: string, url: URL): string | undefined {
+	if (LONE_SURROGATE.test(text)) return HALF_CHARACTER;
+	if (writtenHost(text).toLowerCase() === url.hostname) return undefined;
+	return `holds a host the URL parser has to map: the URL parser contacts ${url.host}, not the host as written (it maps non-ASCII letters, percent escapes, Unicode dots and slashes, short IP addresses)`;
 }
 
 /**
@@ -75,6 +113,8 @@ export function parseBaseUrl(value: unknown): BaseUrlCheck {
 			ok: false,
 			problem: 'holds a query (?) or a fragment (#): every request would go to that one address',
 		};
+	const mapped = destinationProblem(text, url);
+	if (mapped) return { ok: false, problem: mapped };
 	const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 	return { ok: true, url: { origin: url.origin, hostname: url.hostname, base } };
 }
