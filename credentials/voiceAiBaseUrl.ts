@@ -118,3 +118,42 @@ export function parseBaseUrl(value: unknown): BaseUrlCheck {
 	const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 	return { ok: true, url: { origin: url.origin, hostname: url.hostname, base } };
 }
+
+/** What a request carries that says where it goes: n8n's `url` and `baseURL`, or the legacy `uri`. */
+export interface RequestTarget {
+	url?: unknown;
+	uri?: unknown;
+	baseURL?: unknown;
+}
+
+/** An absolute URL as axios, which sends n8n's requests, tells it from a path to join to `baseURL`. */
+const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
+
+/**
+ * Why a request made with the credential may not carry the key, or undefined when it may: it must go
+ * to the base URL's origin, to a path within the base URL's path (as the URL parser reads it, so `..`
+ * cannot leave it). The request's URL is joined to its `baseURL` as axios joins them. Names the origin
+ * the request goes to, never its path or query (they may carry anything).
+ */
+export function outsideBaseUrl(base: VoiceAiBaseUrl, request: RequestTarget): string | undefined {
+	const raw = request.url ?? request.uri;
+	const url = raw === undefined || raw === null ? '' : String(raw);
+	const baseURL = request.baseURL === undefined ? '' : String(request.baseURL);
+	const joined =
+		baseURL && !ABSOLUTE_URL.test(url)
+			? url
+				? `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`
+				: baseURL
+			: url;
+	let target: URL;
+	try {
+		target = new URL(joined);
+	} catch {
+		return 'this request has no address the URL parser reads';
+	}
+	if (target.origin !== base.origin) return `this request goes to ${target.origin}`;
+	const basePath = base.base.slice(base.origin.length);
+	if (basePath && target.pathname !== basePath && !target.pathname.startsWith(`${basePath}/`))
+		return `this request goes to a path of ${target.origin} outside ${basePath}`;
+	return undefined;
+}
