@@ -117,6 +117,21 @@ beforeEach(async () => {
 			},
 		);
 
+		// n8n's own field (added to every credential with an authenticate) allows hosts, not origins:
+		// both loopback servers are on 127.0.0.1, so it lets the request through; the credential does not.
+		it.each([
+			{ allowedHttpRequestDomains: 'all' },
+			{ allowedHttpRequestDomains: 'domains', allowedDomains: '127.0.0.1' },
+		])(
+			"n8n's Allowed HTTP Request Domains set to %j: another origin still gets nothing",
+			async (restriction) => {
+				const credentials = { ...fx.credentials().voiceAiApi, ...restriction };
+				const result = await run(4.4, `${other.url}/contacts/list-names`, credentials);
+				expect(result.error?.message).toContain(`this request goes to ${other.url}`);
+				expect(other.requests).toEqual([]);
+			},
+		);
+
 		it.each(cases)(
 			'v$typeVersion, key in $authHeader: a path outside the base path fails; nothing sent',
 			async ({ typeVersion, authHeader }) => {
