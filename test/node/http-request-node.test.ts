@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { IVersionedNodeType } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IVersionedNodeType } from 'n8n-workflow';
 
 import { runNode } from '../../harness/engine';
 import type { Loopback } from '../../harness/loopback';
@@ -90,7 +90,7 @@ beforeEach(async () => {
 		const cases = [4.2, 4.4].flatMap((typeVersion) =>
 			['bearer', 'xApiKey'].map((authHeader) => ({ typeVersion, authHeader })),
 		);
-		const run = (typeVersion: number, url: string, credentials: Record<string, unknown>) =>
+		const run = (typeVersion: number, url: string, credentials: ICredentialDataDecryptedObject) =>
 			runNode({
 				nodeType: 'n8n-nodes-base.httpRequest',
 				nodeTypes: httpRequest(),
@@ -119,7 +119,7 @@ beforeEach(async () => {
 
 		// n8n's own field (added to every credential with an authenticate) allows hosts, not origins:
 		// both loopback servers are on 127.0.0.1, so it lets the request through; the credential does not.
-		it.each([
+		it.each<ICredentialDataDecryptedObject>([
 			{ allowedHttpRequestDomains: 'all' },
 			{ allowedHttpRequestDomains: 'domains', allowedDomains: '127.0.0.1' },
 		])(
