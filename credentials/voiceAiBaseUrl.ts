@@ -64,11 +64,10 @@ function writtenHost(text: string): string {
 
 /**
  * Why `url` (the parser's reading of `text`) may not receive a secret, completing "<the field> …", or
- * undefined when it may: the
- * host as written, lower-cased, must be the host the parser contacts. Anything the parser had to map
- * (non-ASCII letters, percent escapes, Unicode dots or slashes, IDNA, short IPv4 forms) is refused
- * naming the host it would contact; a lone surrogate (which the parser replaces) too. Never shows the
- * text: it may hold user info or a token.
+ * undefined when it may: the host as written, lower-cased, must be the host the parser contacts.
+ * Anything the parser had to map (non-ASCII letters, percent escapes, Unicode dots or slashes, IDNA,
+ * short IPv4 forms) is refused naming the host it would contact; a lone surrogate (which the parser
+ * replaces) too. Never shows the text: it may hold user info or a token.
  */
 export function destinationProblem(text: string, url: URL): string | undefined {
 	if (LONE_SURROGATE.test(text)) return HALF_CHARACTER;

@@ -117,14 +117,20 @@ function mapStrings<T>(value: T, leaf: (text: string) => string): T {
 
 /**
  * `text` with each occurrence of a form replaced by ***; `forms` longest first, so `user:pass` goes
- * before `pass` and a shorter form never matches inside a longer one already found.
+ * before `pass` and a shorter form never matches inside a longer one already found. (A range found
+ * earlier is at least as long as the candidate, so it overlaps the candidate only by covering one of
+ * its ends: checking the two ends is enough, and the work stays linear in the text.)
  */
 function masked(text: string, forms: readonly string[]): string {
 	const found: Array<[number, number]> = [];
+	let covered: Uint8Array | undefined;
 	for (const form of forms) {
 		for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
 			const end = at + form.length;
-			if (!found.some(([start, stop]) => at < stop && end > start)) found.push([at, end]);
+			covered ??= new Uint8Array(text.length);
+			if (covered[at] || covered[end - 1]) continue;
+			covered.fill(1, at, end);
+			found.push([at, end]);
 		}
 	}
 	if (found.length === 0) return text;
