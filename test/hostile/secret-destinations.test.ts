@@ -158,8 +158,25 @@ describe('a SIP password with a lone surrogate', () => {
 });
 
 describe('a held secret inside a value of a 2xx answer', () => {
-	const LONG_TOKEN = 'tok_0123456789abcdefXYZ';
 	const credentials = () => ({ voiceAiApi: { baseUrl: echo.url, apiKey: ECHO_KEY } });
+	const LONG_SIP_PASSWORD = 'Tulip-Harbor-42-Mango';
+
+	it.each([false, true])(
+		'a SIP password of 16 or more characters: removed inside a value unless Show SIP Passwords (%s) is on',
+		async (showSipPasswords) => {
+			echo.handle((_, res) => json(res, 200, { note: `password ${LONG_SIP_PASSWORD} stored` }));
+			const result = await runNode({
+				parameters: sipUpdateWithLogin(LONG_SIP_PASSWORD, { showSipPasswords }),
+				credentials: credentials(),
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items[0].json).toEqual({
+				note: `password ${showSipPasswords ? LONG_SIP_PASSWORD : '***'} stored`,
+			});
+		},
+	);
+
+	const LONG_TOKEN = 'tok_0123456789abcdefXYZ';
 
 	it('the key (16 or more characters) is removed wherever it appears; every other byte stays', async () => {
 		echo.handle((_, res) =>

@@ -4,9 +4,10 @@
  * - free text a person reads (error messages, descriptions, stacks, so n8n's log): every held secret is
  *   removed wherever it appears, and a key the node never held where it stands as a whole key would;
  * - output items: a held secret of LONG_SECRET characters or more is removed wherever it appears in a
- *   value; a value wholly equal to the key or a secret of a URL is hidden; every other value and every
- *   key stays as the service sent it. Short SIP passwords are hidden by their field, by the SIP
- *   operations, because SIP data holds short values a password may equal (`udp`, `1234`).
+ *   value (a SIP password unless the item asks to show SIP passwords); a value wholly equal to the key
+ *   or a secret of a URL is hidden; every other value and every key stays as the service sent it. SIP
+ *   passwords are hidden by their field, by the SIP operations, because SIP data holds short values a
+ *   password may equal (`udp`, `1234`).
  * Walks have no depth limit (iterative, cycle-safe), so nothing deep escapes.
  */
 
@@ -152,10 +153,17 @@ export class Secrets {
 
 	private readonly known = new Set<string>();
 
-	/** Every form of every secret of LONG_SECRET characters or more, longest first: for output values. */
+	/**
+	 * Forms of the secrets of LONG_SECRET characters or more, longest first, for output values: without
+	 * and with the secrets of fields (SIP passwords), which an item may ask to show.
+	 */
 	private longForms: string[] = [];
 
+	private longFormsWithFields: string[] = [];
+
 	private readonly knownLong = new Set<string>();
+
+	private readonly knownLongFields = new Set<string>();
 
 	/** Forms of the secrets an output value is hidden for when it is wholly one of them. */
 	private readonly wholeValues = new Set<string>();
@@ -250,13 +258,13 @@ export class Secrets {
 	 * An output item as the user gets it: a string wholly equal to the key or a secret of a URL (in any
 	 * of its forms) becomes ***, and each occurrence of a long secret inside a string becomes ***; every
 	 * other character and every key is unchanged. Unchanged parts (and a clean value) keep their identity.
+	 * `fieldSecretsShown`: the item asked to show SIP passwords, so a long one stays too.
 	 */
-	redactValue<T>(value: T): T {
-		if (this.wholeValues.size === 0 && this.longForms.length === 0) return value;
+	redactValue<T>(value: T, fieldSecretsShown = false): T {
+		const long = fieldSecretsShown ? this.longForms : this.longFormsWithFields;
+		if (this.wholeValues.size === 0 && long.length === 0) return value;
 		return mapStrings(value, (text) =>
-			this.wholeValues.has(text) || this.wholeValues.has(text.trim())
-				? MASK
-				: masked(text, this.longForms),
+			this.wholeValues.has(text) || this.wholeValues.has(text.trim()) ? MASK : masked(text, long),
 		);
 	}
 
@@ -307,9 +315,13 @@ export class Secrets {
 			// An output value may also be the key as the header value that carries it.
 			if (wholeValue && KEY_SHAPE.test(text)) this.wholeValues.add(`Bearer ${text}`);
 			const long = text.length >= LONG_SECRET;
+			const knownLong = wholeValue ? this.knownLong : this.knownLongFields;
 			for (const form of forms) {
 				if (wholeValue) this.wholeValues.add(form);
-				if (long) this.knownLong.add(form);
+				if (long && !knownLong.has(form)) {
+					knownLong.add(form);
+					changed = true;
+				}
 				if (this.known.has(form)) continue;
 				this.known.add(form);
 				changed = true;
@@ -318,6 +330,7 @@ export class Secrets {
 		if (changed) {
 			this.forms = longestFirst(this.known);
 			this.longForms = longestFirst(this.knownLong);
+			this.longFormsWithFields = longestFirst([...this.knownLong, ...this.knownLongFields]);
 		}
 	}
 }
