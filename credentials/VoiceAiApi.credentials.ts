@@ -7,7 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { API_CHECK_PATH, BASE_URL_RULE, parseBaseUrl } from './voiceAiBaseUrl';
+import { API_CHECK_PATH, BASE_URL_RULE, outsideBaseUrl, parseBaseUrl } from './voiceAiBaseUrl';
 
 /** What a Voice AI API key looks like; the node checks the credential against it before sending. */
 export const API_KEY_PATTERN = /^ct_\S+$/;
@@ -38,6 +38,20 @@ const REDIRECT_RULES: IAuthenticateRuleResponseCode[] = [301, 302, 303, 307, 308
 		message: `The base URL answered ${status}, a redirect. The key is never sent on to another address, so the test stopped there: enter the address the redirect points to as the base URL, if it is the Voice AI API.`,
 	},
 }));
+
+/** The redirect options of n8n's legacy request helper (what its HTTP Request node uses), besides IHttpRequestOptions'. */
+type LegacyRedirectOptions = IHttpRequestOptions & {
+	followRedirect?: boolean;
+	followAllRedirects?: boolean;
+};
+
+/** No request with the key follows a redirect, whichever of n8n's request helpers sends it. */
+function noRedirects(options: LegacyRedirectOptions): void {
+	options.disableFollowRedirect = true;
+	options.followRedirect = false;
+	options.followAllRedirects = false;
+	options.maxRedirects = 0;
+}
 
 export class VoiceAiApi implements ICredentialType {
 	name = 'voiceAiApi';
@@ -88,24 +102,34 @@ export class VoiceAiApi implements ICredentialType {
 	];
 
 	/**
-	 * Exactly one header carries the key. A value not shaped like a key (ct_...) is never sent: the header
-	 * goes out empty and the service answers 401 (the Voice AI node checks the credential before sending
-	 * anything). A function rather than a generic block: n8n runs it for every request, and a generic block
-	 * costs two expression evaluations each time.
+	 * Exactly one header carries the key, and only to the base URL: n8n runs this for every request made
+	 * with the credential (the Voice AI nodes, the credential test, n8n's HTTP Request node), so a request
+	 * to another origin, or outside the base URL's path, fails here before it is sent, and no request
+	 * made with the credential follows a redirect (n8n would send the X-API-Key header, and on some
+	 * versions Authorization, on to any origin). A value not shaped like a key (ct_...) is never sent: the
+	 * header goes out empty and the service answers 401 (the Voice AI node checks the credential before
+	 * sending anything). A function rather than a generic block: a generic block can neither check nor
+	 * refuse, and costs two expression evaluations per request.
 	 */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		// Plain errors: n8n shows their message as it is, on 1.x and 2.x.
+		const baseUrl = parseBaseUrl(credentials.baseUrl);
+		if (!baseUrl.ok)
+			throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
 		if (requestOptions.url === API_CHECK_PATH) {
 			if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
-			const baseUrl = parseBaseUrl(credentials.baseUrl);
-			if (!baseUrl.ok)
-				throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
 			requestOptions.baseURL = baseUrl.url.base;
 			keyedTests.add(requestOptions);
 		}
+		const outside = outsideBaseUrl(baseUrl.url, requestOptions);
+		if (outside)
+			throw new Error(
+				`The Voice AI API credential sends its key only to its base URL, ${baseUrl.url.base}: ${outside}, so nothing was sent. Use a URL that starts with the base URL, or another credential for other addresses.`,
+			);
+		noRedirects(requestOptions as LegacyRedirectOptions);
 		const key = String(credentials.apiKey ?? '').trim();
 		const value = API_KEY_PATTERN.test(key) ? key : '';
 		requestOptions.headers = { ...requestOptions.headers };

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { parseBaseUrl } from '../../credentials/voiceAiBaseUrl';
 import type { Claim } from '../VoiceAi/accountOwnership/state';
-import { httpUrl, voiceAiApiRequest } from '../VoiceAi/transport';
+import { destinationProblem, httpUrl, voiceAiApiRequest } from '../VoiceAi/transport';
 
 /** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
@@ -101,9 +101,12 @@ export async function registerAccountWebhook(this: IHookFunctions, url: string):
 }
 
 export function assertHttpUrl(this: IHookFunctions, value: string, what: string): void {
-	if (httpUrl(value) === undefined) {
+	const url = httpUrl(value);
+	if (url === undefined) {
 		throw new NodeOperationError(this.getNode(), `${what} must be an http:// or https:// URL`);
 	}
+	const problem = destinationProblem(value, url);
+	if (problem) throw new NodeOperationError(this.getNode(), `${what} ${problem}`);
 }
 
 /** 127/8, 10/8, 172.16/12, 192.168/16, 169.254/16 (link-local), 100.64/10 (shared) and 0/8. */

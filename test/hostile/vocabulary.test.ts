@@ -470,7 +470,7 @@ describe('Secrets: free text and output values', () => {
 		);
 	});
 
-	it('output values: only a value wholly the key or the token (in its forms) is hidden; SIP passwords go by field', () => {
+	it('output values: the key (16 characters or more) is hidden wherever it stands, a short token only as a whole value; SIP passwords go by field', () => {
 		const item = {
 			key: HELD_KEY,
 			bearer: `Bearer ${HELD_KEY}`,
@@ -488,6 +488,7 @@ describe('Secrets: free text and output values', () => {
 			bearer: '***',
 			encoded: '***',
 			token: '***',
+			inText: 'token Mango-River-77 and ***',
 		});
 		const clean = { list: CT_WORDS, nested: { url: CT_URL } };
 		expect(secrets().redactValue(clean)).toBe(clean);
@@ -586,7 +587,9 @@ describe('secrets of a URL are found as the URL parser reads it, and only they a
 		});
 		// What a person sees of the error (the node's own parameters hold the URL as typed, as stored).
 		const { error } = result;
-		expect(error?.message).toContain('"https://***@hooks example.com/h" is not an http');
+		expect(error?.message).toContain(
+			'The value (not shown: it holds a user name or password) is not an http',
+		);
 		expect(JSON.stringify([error?.message, error?.description, error?.stack])).not.toContain(
 			'hunter2',
 		);

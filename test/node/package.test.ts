@@ -274,13 +274,19 @@ describe('the package as n8n loads it', () => {
 		expect(fields.baseUrl.required).toBe(true);
 		expect(fields.authHeader.default).toBe('bearer');
 		// The built credential puts the key in exactly one header, and never a value not shaped like a key.
-		const authenticate = credential.authenticate as (
+		const authenticate = credential.authenticate as unknown as (
 			data: object,
 			options: object,
-		) => Promise<{ headers: Record<string, string> }>;
+		) => Promise<{ headers: Record<string, string> } & Record<string, unknown>>;
 		expect(typeof authenticate).toBe('function');
+		const baseUrl = 'https://api.example.com/v1';
 		const sent = async (data: object) =>
-			(await authenticate(data, { url: '/x', headers: { Accept: 'application/json' } })).headers;
+			(
+				await authenticate(
+					{ baseUrl, ...data },
+					{ url: `${baseUrl}/x`, headers: { Accept: 'application/json' } },
+				)
+			).headers;
 		await expect(sent({ apiKey: ' ct_abc ', authHeader: 'bearer' })).resolves.toEqual({
 			Accept: 'application/json',
 			Authorization: 'Bearer ct_abc',
@@ -296,6 +302,20 @@ describe('the package as n8n loads it', () => {
 		await expect(sent({ apiKey: 'not a key', authHeader: 'xApiKey' })).resolves.toEqual({
 			Accept: 'application/json',
 			'X-API-Key': '',
+		});
+		// Only to the base URL, and never following a redirect, whichever request helper sends it.
+		await expect(
+			authenticate({ baseUrl, apiKey: 'ct_abc' }, { url: 'https://other.example/v1/x' }),
+		).rejects.toThrow(
+			'The Voice AI API credential sends its key only to its base URL, https://api.example.com/v1: this request goes to https://other.example',
+		);
+		await expect(
+			authenticate({ baseUrl, apiKey: 'ct_abc' }, { uri: `${baseUrl}/x`, followRedirect: true }),
+		).resolves.toMatchObject({
+			disableFollowRedirect: true,
+			followRedirect: false,
+			followAllRedirects: false,
+			maxRedirects: 0,
 		});
 		// The test request's base is a stand-in: `authenticate` replaces it with the parsed Base URL.
 		const request = credential.test!.request;

@@ -519,7 +519,7 @@ describe('the Base URL is read by the parser that sends and refused by name befo
 
 	it('the agent picker names the parsed origin when the answer is not a list', async () => {
 		service.handle((_, res) => json(res, 200, { agents: 'none' }));
-		const baseUrl = `${service.url.replace('http://127.0.0.1', 'HTTP://127.000.0.1')}/`;
+		const baseUrl = `${service.url.replace('http://127.0.0.1', 'HTTP://127.0.0.1')}/`;
 		const refusal = await new TriggerWorkflow({ baseUrl, apiKey }).listSearch('searchAgents').then(
 			() => undefined,
 			(error: unknown) => error as Error & { description?: string },
@@ -551,7 +551,7 @@ describe('the Base URL is read by the parser that sends and refused by name befo
 			parameters: listNames,
 			credentials: {
 				voiceAiApi: {
-					baseUrl: service.url.replace('http://127.0.0.1', 'HTTP://127.000.0.1'),
+					baseUrl: service.url.replace('http://127.0.0.1', 'HTTP://127.0.0.1'),
 					apiKey,
 				},
 			},
@@ -567,7 +567,7 @@ describe('the Base URL is read by the parser that sends and refused by name befo
 		const result = await runNode({
 			parameters: { ...listNames, options: { maxAttempts: 1 } },
 			credentials: {
-				voiceAiApi: { baseUrl: `${closed.url.replace('127.0.0.1', '127.000.0.1')}/`, apiKey },
+				voiceAiApi: { baseUrl: `${closed.url.replace('http://', 'HTTP://')}/`, apiKey },
 			},
 		});
 		expect(result.error?.message).toMatch(/^Voice AI refused the connection/);

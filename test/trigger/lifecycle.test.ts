@@ -161,6 +161,19 @@ describe('activation', () => {
 		);
 		expect(await registrations()).toBe(before);
 	});
+
+	test('a replacement URL whose host the URL parser maps fails activation, naming the host it contacts', async () => {
+		const before = await registrations();
+		const flow = workflow({
+			onDeactivation: 'replacementUrl',
+			replacementUrl:
+				'https://crm.example\u2215voice.attacker.test/hook?token=tok_0123456789abcdef',
+		});
+		await expect(flow.activate()).rejects.toThrow(
+			'Replacement Webhook URL holds a host the URL parser has to map: the URL parser contacts crm.xn--examplevoice-',
+		);
+		expect(await registrations()).toBe(before);
+	});
 });
 
 describe('listen for test event', () => {

@@ -7,6 +7,7 @@ import {
 	RequestsStopped,
 	Secrets,
 	forEachIndex,
+	isPlainObject,
 	isUnusableCredentialError,
 	voiceAiApiRequest,
 	voiceAiCredential,
@@ -15,6 +16,10 @@ import { earlierTries } from './earlierTries';
 import { failedItem, unusableResult } from './failedItem';
 import { operationOf } from './registry';
 import type { ApiCall, VoiceAiOperation } from './types';
+
+/** Whether an item's checked input asks to show SIP passwords (SIP Get, Update, Compare: Show SIP Passwords). */
+const showsSipPasswords = (input: unknown): boolean =>
+	isPlainObject(input) && input.showPasswords === true;
 
 /** Errors from the operations are already NodeApiError/NodeOperationError; anything else gets wrapped. */
 function asNodeError(
@@ -144,11 +149,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	await forEachIndex(items.length, concurrency, sendItem, recordOfItem);
 
 	return [
-		results.flat().map((item) => {
-			// A failed item is free text (message, description): redacted as an error message is.
-			const text = failedItems.has(item) ? secrets.redactText(item.json) : item.json;
-			const json = secrets.redactValue(text);
-			return json === item.json ? item : { ...item, json };
-		}),
+		results.flatMap((itemResults, itemIndex) =>
+			itemResults.map((item) => {
+				// A failed item is free text (message, description): redacted as an error message is.
+				const text = failedItems.has(item) ? secrets.redactText(item.json) : item.json;
+				const json = secrets.redactValue(text, showsSipPasswords(inputs[itemIndex]));
+				return json === item.json ? item : { ...item, json };
+			}),
+		),
 	];
 }

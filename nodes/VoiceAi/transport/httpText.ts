@@ -24,12 +24,13 @@ export function formDecoded(text: string): string {
 
 /**
  * The user info of a URL the parser refused: what stands before the last `@` of its authority (after
- * `//`, up to the first `/`, `\\`, `?` or `#`), or undefined.
+ * the scheme's `:` and any slashes, as the parser reads `https:user:pw@host` too; up to the first `/`,
+ * `\\`, `?` or `#`), or undefined.
  */
 export function refusedUserInfo(text: string): string | undefined {
-	const start = text.indexOf('//');
-	if (start < 0) return undefined;
-	const rest = text.slice(start + 2);
+	const colon = text.indexOf(':');
+	if (colon < 0) return undefined;
+	const rest = text.slice(colon + 1).replace(/^[/\\]*/, '');
 	const ends = ['/', '\\', '?', '#'].map((mark) => rest.indexOf(mark)).filter((at) => at >= 0);
 	const authority = rest.slice(0, ends.length ? Math.min(...ends) : rest.length);
 	const at = authority.lastIndexOf('@');

@@ -2,8 +2,13 @@
 export type { VoiceAiContext } from './context';
 export type { VoiceAiCredential } from './credential';
 export { isUnusableCredentialError, voiceAiCredential } from './credential';
-export { httpUrl } from '../../../credentials/voiceAiBaseUrl';
-export { headerValue } from './httpText';
+export {
+	HALF_CHARACTER,
+	LONE_SURROGATE,
+	destinationProblem,
+	httpUrl,
+} from '../../../credentials/voiceAiBaseUrl';
+export { headerValue, refusedUserInfo } from './httpText';
 export type { ApiPath, PathValue } from './path';
 export { apiPath } from './path';
 export { isPlainObject, setOwn } from './plainData';

@@ -3,12 +3,15 @@
  * passwords and tokens in URLs it sends), and the two ways it is hidden (docs/security.md):
  * - free text a person reads (error messages, descriptions, stacks, so n8n's log): every held secret is
  *   removed wherever it appears, and a key the node never held where it stands as a whole key would;
- * - output items: only a value wholly equal to the key or a secret of a URL is hidden; every other value
- *   and every key stays as the service sent it. SIP passwords are hidden by their field, by the SIP
- *   operations, because SIP data holds short values a password may equal (`udp`, `1234`).
+ * - output items: a held secret of LONG_SECRET characters or more is removed wherever it appears in a
+ *   value (a SIP password unless the item asks to show SIP passwords); a value wholly equal to the key
+ *   or a secret of a URL is hidden; every other value and every key stays as the service sent it. SIP
+ *   passwords are hidden by their field, by the SIP operations, because SIP data holds short values a
+ *   password may equal (`udp`, `1234`).
  * Walks have no depth limit (iterative, cycle-safe), so nothing deep escapes.
  */
 
+import { LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
 import { decoded, formDecoded, refusedUserInfo } from './httpText';
 import { isPlainObject, setOwn } from './plainData';
 
@@ -20,8 +23,11 @@ import { isPlainObject, setOwn } from './plainData';
 const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const KEY_SHAPE = /^ct_\S+$/;
 const MASK = '***';
-/** Stands in for a secret until every secret is replaced, so a later secret cannot match inside the mask. */
-const MARK = '\u0000';
+/**
+ * From this length a held secret is removed from inside output values too: a random secret this long
+ * does not occur in ordinary data, and one echoed inside a longer value (a URL) is a leak.
+ */
+const LONG_SECRET = 16;
 
 /** Body fields whose values are secrets wherever they occur (SIP options in the spec). */
 const SECRET_FIELDS = new Set(['sip_password']);
@@ -110,11 +116,54 @@ function mapStrings<T>(value: T, leaf: (text: string) => string): T {
 	return result as T;
 }
 
+/**
+ * `text` with each occurrence of a form replaced by ***; `forms` longest first, so `user:pass` goes
+ * before `pass` and a shorter form never matches inside a longer one already found. (A range found
+ * earlier is at least as long as the candidate, so it overlaps the candidate only by covering one of
+ * its ends: checking the two ends is enough, and the work stays linear in the text.)
+ */
+function masked(text: string, forms: readonly string[]): string {
+	const found: Array<[number, number]> = [];
+	let covered: Uint8Array | undefined;
+	for (const form of forms) {
+		for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
+			const end = at + form.length;
+			covered ??= new Uint8Array(text.length);
+			if (covered[at] || covered[end - 1]) continue;
+			covered.fill(1, at, end);
+			found.push([at, end]);
+		}
+	}
+	if (found.length === 0) return text;
+	found.sort((a, b) => a[0] - b[0]);
+	let out = '';
+	let from = 0;
+	for (const [start, stop] of found) {
+		out += text.slice(from, start) + MASK;
+		from = stop;
+	}
+	return out + text.slice(from);
+}
+
+const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.length - a.length);
+
 export class Secrets {
-	/** Every form of every secret, longest first (so `user:pass` goes before `pass`): for free text. */
+	/** Every form of every secret, longest first: for free text. */
 	private forms: string[] = [];
 
 	private readonly known = new Set<string>();
+
+	/**
+	 * Forms of the secrets of LONG_SECRET characters or more, longest first, for output values: without
+	 * and with the secrets of fields (SIP passwords), which an item may ask to show.
+	 */
+	private longForms: string[] = [];
+
+	private longFormsWithFields: string[] = [];
+
+	private readonly knownLong = new Set<string>();
+
+	private readonly knownLongFields = new Set<string>();
 
 	/** Forms of the secrets an output value is hidden for when it is wholly one of them. */
 	private readonly wholeValues = new Set<string>();
@@ -197,14 +246,7 @@ export class Secrets {
 	/** Free text without any held secret (each occurrence becomes ***) and without a key it never held. */
 	redact(text: string): string {
 		// Key-shaped tokens first: a short held secret inside one (a SIP password `p`) must not split it.
-		let out = text.replace(UNHELD_KEY, `ct_${MASK}`);
-		let found = false;
-		for (const form of this.forms) {
-			if (!out.includes(form)) continue;
-			out = out.split(form).join(MARK);
-			found = true;
-		}
-		return found ? out.split(MARK).join(MASK) : out;
+		return masked(text.replace(UNHELD_KEY, `ct_${MASK}`), this.forms);
 	}
 
 	/** Every string of `value` as free text (`redact`), at any depth: for error items of Continue On Fail. */
@@ -214,13 +256,15 @@ export class Secrets {
 
 	/**
 	 * An output item as the user gets it: a string wholly equal to the key or a secret of a URL (in any
-	 * of its forms) becomes ***; every other value and every key is unchanged. Unchanged parts (and a
-	 * clean value) keep their identity.
+	 * of its forms) becomes ***, and each occurrence of a long secret inside a string becomes ***; every
+	 * other character and every key is unchanged. Unchanged parts (and a clean value) keep their identity.
+	 * `fieldSecretsShown`: the item asked to show SIP passwords, so a long one stays too.
 	 */
-	redactValue<T>(value: T): T {
-		if (this.wholeValues.size === 0) return value;
+	redactValue<T>(value: T, fieldSecretsShown = false): T {
+		const long = fieldSecretsShown ? this.longForms : this.longFormsWithFields;
+		if (this.wholeValues.size === 0 && long.length === 0) return value;
 		return mapStrings(value, (text) =>
-			this.wholeValues.has(text) || this.wholeValues.has(text.trim()) ? MASK : text,
+			this.wholeValues.has(text) || this.wholeValues.has(text.trim()) ? MASK : masked(text, long),
 		);
 	}
 
@@ -253,27 +297,40 @@ export class Secrets {
 		return error;
 	}
 
-	/** One secret in the forms it may take: as is, trimmed, URL-encoded, form-encoded, JSON-escaped. */
+	/**
+	 * One secret in the forms it may take: as is, trimmed, URL-encoded, form-encoded, JSON-escaped. Text
+	 * with a lone surrogate has no URL-encoded form (the fields that carry secrets refuse it before).
+	 */
 	private addForms(value: unknown, wholeValue: boolean): void {
 		if (typeof value !== 'string') return;
 		let changed = false;
 		for (const text of new Set([value, value.trim()])) {
-			if (text === '' || text.includes(MARK)) continue;
+			if (text === '') continue;
 			const forms = [
 				text,
-				encodeURIComponent(text),
+				...(LONE_SURROGATE.test(text) ? [] : [encodeURIComponent(text)]),
 				new URLSearchParams({ v: text }).toString().slice(2),
 				JSON.stringify(text).slice(1, -1),
 			];
 			// An output value may also be the key as the header value that carries it.
 			if (wholeValue && KEY_SHAPE.test(text)) this.wholeValues.add(`Bearer ${text}`);
+			const long = text.length >= LONG_SECRET;
+			const knownLong = wholeValue ? this.knownLong : this.knownLongFields;
 			for (const form of forms) {
 				if (wholeValue) this.wholeValues.add(form);
+				if (long && !knownLong.has(form)) {
+					knownLong.add(form);
+					changed = true;
+				}
 				if (this.known.has(form)) continue;
 				this.known.add(form);
 				changed = true;
 			}
 		}
-		if (changed) this.forms = [...this.known].sort((a, b) => b.length - a.length);
+		if (changed) {
+			this.forms = longestFirst(this.known);
+			this.longForms = longestFirst(this.knownLong);
+			this.longFormsWithFields = longestFirst([...this.knownLong, ...this.knownLongFields]);
+		}
 	}
 }

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { httpUrl } from '../../transport';
+import { destinationProblem, httpUrl, refusedUserInfo } from '../../transport';
 import type { FieldRef } from './fieldError';
 import { invalidField, patternCheck, show } from './fieldError';
 
@@ -27,12 +27,21 @@ export function checkHttpUrl(
 	field: FieldRef,
 	value: string,
 ): string {
-	if (!httpUrl(value)) {
-		// A query or fragment may hold a token, and a value cut to its start would show part of it.
+	const url = httpUrl(value);
+	if (!url) {
+		// User info may hold a password, a query or fragment a token, and a value cut to its start would
+		// show part of either.
 		const [address] = value.split(/[?#]/, 1);
-		const shown = address === value ? show(value) : `${show(address)} (its query not shown)`;
+		const shown =
+			refusedUserInfo(address) !== undefined
+				? 'The value (not shown: it holds a user name or password)'
+				: address === value
+					? show(value)
+					: `${show(address)} (its query not shown)`;
 		throw invalidField(ctx, itemIndex, field, `${shown} is not an http:// or https:// URL`);
 	}
+	const problem = destinationProblem(value, url);
+	if (problem) throw invalidField(ctx, itemIndex, field, `it ${problem}`);
 	return value;
 }
 

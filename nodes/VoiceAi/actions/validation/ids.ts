@@ -1,12 +1,11 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { HALF_CHARACTER, LONE_SURROGATE } from '../../transport';
 import type { FieldRef, TextCheck } from './fieldError';
 import { invalidField, patternCheck } from './fieldError';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** Half of a surrogate pair without its other half: not a character, and encodeURIComponent throws on it. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /**
  * The longest id that goes into a request path. The spec shows no limit; real ids are a few dozen
  * characters (cb_…, UUIDs, carrier names). 512 characters, percent-encoded at worst (3-byte UTF-8),
@@ -36,12 +35,7 @@ export function checkPathId(
 	value: string,
 ): string {
 	if (LONE_SURROGATE.test(value)) {
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
-			'it holds half of a character (a lone UTF-16 surrogate, as when text is cut in the middle of an emoji)',
-		);
+		throw invalidField(ctx, itemIndex, field, `it ${HALF_CHARACTER}`);
 	}
 	if (value.length > MAX_PATH_ID_LENGTH) {
 		throw invalidField(

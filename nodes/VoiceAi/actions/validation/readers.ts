@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { HALF_CHARACTER, LONE_SURROGATE } from '../../transport';
 import type { FieldRef } from './fieldError';
 import { invalidField, show, typeName } from './fieldError';
 
@@ -51,6 +52,9 @@ export function readString(
 			`expected text, got ${typeName(raw)}${options.secret ? '' : ` (${show(raw)})`}`,
 		);
 	}
+	// A secret is redacted in its URL-encoded form too, which text with half a character does not have.
+	if (options.secret && LONE_SURROGATE.test(raw))
+		throw invalidField(ctx, itemIndex, field, `it ${HALF_CHARACTER}`);
 	const value = raw.trim();
 	if (options.required && value === '')
 		throw invalidField(ctx, itemIndex, field, 'a value is required');
