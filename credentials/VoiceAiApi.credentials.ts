@@ -40,6 +40,67 @@ const REDIRECT_RULES: IAuthenticateRuleResponseCode[] = [301, 302, 303, 307, 308
 	},
 }));
 
+/** True for the credential test's request (n8n hands the test request to `authenticate` too). */
+export function isCredentialTestRequest(requestOptions: IHttpRequestOptions): boolean {
+	return requestOptions.url === TEST_PATH;
+}
+
+/**
+ * Exactly one header carries the key. A value not shaped like a key (ct_...) is never sent: the header
+ * goes out empty and the service answers 401 (the Voice AI node checks the credential before sending
+ * anything). A function rather than a generic block: n8n runs it for every request, and a generic block
+ * costs two expression evaluations each time. Shared by every credential type that carries the key.
+ */
+export async function authenticateVoiceAiRequest(
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	// Plain errors: n8n shows their message as it is, on 1.x and 2.x.
+	if (isCredentialTestRequest(requestOptions)) {
+		if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
+		const baseUrl = parseBaseUrl(credentials.baseUrl);
+		if (!baseUrl.ok)
+			throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
+		requestOptions.baseURL = baseUrl.url.base;
+		keyedTests.add(requestOptions);
+	}
+	const key = String(credentials.apiKey ?? '').trim();
+	const value = API_KEY_PATTERN.test(key) ? key : '';
+	requestOptions.headers = { ...requestOptions.headers };
+	if (credentials.authHeader === 'xApiKey') requestOptions.headers['X-API-Key'] = value;
+	else requestOptions.headers.Authorization = value ? `Bearer ${value}` : '';
+	return requestOptions;
+}
+
+/** The credential test of every credential type that carries the key: a read that changes nothing. */
+export const voiceAiCredentialTest: ICredentialTestRequest = {
+	request: {
+		baseURL: UNCHECKED_BASE_URL,
+		url: TEST_PATH,
+		method: 'GET',
+		// n8n would follow a redirect to any origin with the key in its header.
+		disableFollowRedirect: true,
+	},
+	rules: [
+		...REDIRECT_RULES,
+		{
+			type: 'responseCode',
+			properties: {
+				value: 401,
+				message: KEY_REFUSED,
+			},
+		},
+		{
+			type: 'responseCode',
+			properties: {
+				value: 404,
+				message:
+					'The Base URL does not point at the Voice AI API: check it against your account documentation.',
+			},
+		},
+	],
+};
+
 export class VoiceAiApi implements ICredentialType {
 	name = 'voiceAiApi';
 
@@ -88,58 +149,7 @@ export class VoiceAiApi implements ICredentialType {
 		},
 	];
 
-	/**
-	 * Exactly one header carries the key. A value not shaped like a key (ct_...) is never sent: the header
-	 * goes out empty and the service answers 401 (the Voice AI node checks the credential before sending
-	 * anything). A function rather than a generic block: n8n runs it for every request, and a generic block
-	 * costs two expression evaluations each time.
-	 */
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		// Plain errors: n8n shows their message as it is, on 1.x and 2.x.
-		if (requestOptions.url === TEST_PATH) {
-			if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
-			const baseUrl = parseBaseUrl(credentials.baseUrl);
-			if (!baseUrl.ok)
-				throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
-			requestOptions.baseURL = baseUrl.url.base;
-			keyedTests.add(requestOptions);
-		}
-		const key = String(credentials.apiKey ?? '').trim();
-		const value = API_KEY_PATTERN.test(key) ? key : '';
-		requestOptions.headers = { ...requestOptions.headers };
-		if (credentials.authHeader === 'xApiKey') requestOptions.headers['X-API-Key'] = value;
-		else requestOptions.headers.Authorization = value ? `Bearer ${value}` : '';
-		return requestOptions;
-	}
+	authenticate = authenticateVoiceAiRequest;
 
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: UNCHECKED_BASE_URL,
-			url: TEST_PATH,
-			method: 'GET',
-			// n8n would follow a redirect to any origin with the key in its header.
-			disableFollowRedirect: true,
-		},
-		rules: [
-			...REDIRECT_RULES,
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: KEY_REFUSED,
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'The Base URL does not point at the Voice AI API: check it against your account documentation.',
-				},
-			},
-		],
-	};
+	test = voiceAiCredentialTest;
 }

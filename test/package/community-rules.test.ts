@@ -74,10 +74,10 @@ function descriptionOf(file: string): INodeTypeDescription {
 
 /** Values a credential entry's `show` condition allows, by parameter name. */
 function shownFor(entry: INodeCredentialDescription): Map<string, unknown[]> {
-	const show = entry.displayOptions?.show ?? {};
-	return new Map(
-		Object.entries(show).filter((pair): pair is [string, unknown[]] => Array.isArray(pair[1])),
-	);
+	const shown = new Map<string, unknown[]>();
+	for (const [name, values] of Object.entries(entry.displayOptions?.show ?? {}))
+		if (Array.isArray(values)) shown.set(name, values);
+	return shown;
 }
 
 /** Two entries exclude each other when one single-value parameter is shown for disjoint values. */
