@@ -98,7 +98,7 @@ async function readLoginCredential(
 	itemIndex: number,
 ): Promise<{ sip_username: string; sip_password: string }> {
 	const node = ctx.getNode();
-	// Also how a workflow saved with a separate SIP Trunk Login credential (before 0.2.0) arrives here.
+	// Also how a workflow saved with the former separate SIP Trunk Login credential arrives here.
 	if (authenticationOf(node) !== 'apiKeyAndSipLogin') {
 		throw invalidField(
 			ctx,
