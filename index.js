@@ -11,5 +11,8 @@ const { VoiceAi } = require('./dist/nodes/VoiceAi/VoiceAi.node.js');
 const { VoiceAiTrigger } = require('./dist/nodes/VoiceAiTrigger/VoiceAiTrigger.node.js');
 const { VoiceAiApi } = require('./dist/credentials/VoiceAiApi.credentials.js');
 const { VoiceAiSipLoginApi } = require('./dist/credentials/VoiceAiSipLoginApi.credentials.js');
+const {
+	VoiceAiWithSipLoginApi,
+} = require('./dist/credentials/VoiceAiWithSipLoginApi.credentials.js');
 
-module.exports = { VoiceAi, VoiceAiTrigger, VoiceAiApi, VoiceAiSipLoginApi };
+module.exports = { VoiceAi, VoiceAiTrigger, VoiceAiApi, VoiceAiSipLoginApi, VoiceAiWithSipLoginApi };

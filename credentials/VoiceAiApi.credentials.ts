@@ -53,6 +53,78 @@ function noRedirects(options: LegacyRedirectOptions): void {
 	options.maxRedirects = 0;
 }
 
+/** True for the credential test's request (n8n hands the test request to `authenticate` too). */
+export function isCredentialTestRequest(requestOptions: IHttpRequestOptions): boolean {
+	return requestOptions.url === API_CHECK_PATH;
+}
+
+/**
+ * Exactly one header carries the key, and only to the base URL: n8n runs this for every request made
+ * with the credential (the Voice AI nodes, the credential test, n8n's HTTP Request node), so a request
+ * to another origin, or outside the base URL's path, fails here before it is sent, and no request
+ * made with the credential follows a redirect (n8n would send the X-API-Key header, and on some
+ * versions Authorization, on to any origin). A value not shaped like a key (ct_...) is never sent: the
+ * header goes out empty and the service answers 401 (the Voice AI node checks the credential before
+ * sending anything). A function rather than a generic block: a generic block can neither check nor
+ * refuse, and costs two expression evaluations per request. Shared by every credential type that
+ * carries the key.
+ */
+export async function authenticateVoiceAiRequest(
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	// Plain errors: n8n shows their message as it is, on 1.x and 2.x.
+	const baseUrl = parseBaseUrl(credentials.baseUrl);
+	if (!baseUrl.ok)
+		throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
+	if (isCredentialTestRequest(requestOptions)) {
+		if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
+		requestOptions.baseURL = baseUrl.url.base;
+		keyedTests.add(requestOptions);
+	}
+	const outside = outsideBaseUrl(baseUrl.url, requestOptions);
+	if (outside)
+		throw new Error(
+			`The Voice AI API credential sends its key only to its base URL, ${baseUrl.url.base}: ${outside}, so nothing was sent. Use a URL that starts with the base URL, or another credential for other addresses.`,
+		);
+	noRedirects(requestOptions as LegacyRedirectOptions);
+	const key = String(credentials.apiKey ?? '').trim();
+	const value = API_KEY_PATTERN.test(key) ? key : '';
+	requestOptions.headers = { ...requestOptions.headers };
+	if (credentials.authHeader === 'xApiKey') requestOptions.headers['X-API-Key'] = value;
+	else requestOptions.headers.Authorization = value ? `Bearer ${value}` : '';
+	return requestOptions;
+}
+
+/** The credential test of every credential type that carries the key: a read that changes nothing. */
+export const voiceAiCredentialTest: ICredentialTestRequest = {
+	request: {
+		baseURL: UNCHECKED_BASE_URL,
+		url: API_CHECK_PATH,
+		method: 'GET',
+		// n8n would follow a redirect to any origin with the key in its header.
+		disableFollowRedirect: true,
+	},
+	rules: [
+		...REDIRECT_RULES,
+		{
+			type: 'responseCode',
+			properties: {
+				value: 401,
+				message: KEY_REFUSED,
+			},
+		},
+		{
+			type: 'responseCode',
+			properties: {
+				value: 404,
+				message:
+					'The Base URL does not point at the Voice AI API: check it against your account documentation.',
+			},
+		},
+	],
+};
+
 export class VoiceAiApi implements ICredentialType {
 	name = 'voiceAiApi';
 
@@ -101,68 +173,7 @@ export class VoiceAiApi implements ICredentialType {
 		},
 	];
 
-	/**
-	 * Exactly one header carries the key, and only to the base URL: n8n runs this for every request made
-	 * with the credential (the Voice AI nodes, the credential test, n8n's HTTP Request node), so a request
-	 * to another origin, or outside the base URL's path, fails here before it is sent, and no request
-	 * made with the credential follows a redirect (n8n would send the X-API-Key header, and on some
-	 * versions Authorization, on to any origin). A value not shaped like a key (ct_...) is never sent: the
-	 * header goes out empty and the service answers 401 (the Voice AI node checks the credential before
-	 * sending anything). A function rather than a generic block: a generic block can neither check nor
-	 * refuse, and costs two expression evaluations per request.
-	 */
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		// Plain errors: n8n shows their message as it is, on 1.x and 2.x.
-		const baseUrl = parseBaseUrl(credentials.baseUrl);
-		if (!baseUrl.ok)
-			throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
-		if (requestOptions.url === API_CHECK_PATH) {
-			if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
-			requestOptions.baseURL = baseUrl.url.base;
-			keyedTests.add(requestOptions);
-		}
-		const outside = outsideBaseUrl(baseUrl.url, requestOptions);
-		if (outside)
-			throw new Error(
-				`The Voice AI API credential sends its key only to its base URL, ${baseUrl.url.base}: ${outside}, so nothing was sent. Use a URL that starts with the base URL, or another credential for other addresses.`,
-			);
-		noRedirects(requestOptions as LegacyRedirectOptions);
-		const key = String(credentials.apiKey ?? '').trim();
-		const value = API_KEY_PATTERN.test(key) ? key : '';
-		requestOptions.headers = { ...requestOptions.headers };
-		if (credentials.authHeader === 'xApiKey') requestOptions.headers['X-API-Key'] = value;
-		else requestOptions.headers.Authorization = value ? `Bearer ${value}` : '';
-		return requestOptions;
-	}
+	authenticate = authenticateVoiceAiRequest;
 
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: UNCHECKED_BASE_URL,
-			url: API_CHECK_PATH,
-			method: 'GET',
-			// n8n would follow a redirect to any origin with the key in its header.
-			disableFollowRedirect: true,
-		},
-		rules: [
-			...REDIRECT_RULES,
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: KEY_REFUSED,
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'The Base URL does not point at the Voice AI API: check it against your account documentation.',
-				},
-			},
-		],
-	};
+	test = voiceAiCredentialTest;
 }

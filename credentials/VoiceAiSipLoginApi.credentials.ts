@@ -1,10 +1,14 @@
-import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+import type { ICredentialType, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+
+import { voiceAiCredentialTest } from './VoiceAiApi.credentials';
+
+const REPLACED =
+	'The Voice AI node no longer reads this credential type: a node uses one credential at a time. Create a "Voice AI with SIP Trunk Login API" credential (base URL, API key and this trunk login), then in the Voice AI node set Authentication to "API Key and SIP Trunk Login" and choose it.';
 
 /**
- * The login of a SIP trunk (user name and password), kept encrypted by n8n instead of in the workflow.
- * Voice AI SIP Update and Compare put it into the directions the node says; it is never a request header,
- * so it has no authenticate block. The spec shows no endpoint that checks a SIP login without changing
- * a number's configuration: the Voice AI node's `sipTrunkLoginTest` only checks that both fields are set.
+ * The SIP trunk login as a credential of its own, from before the Voice AI node used one credential at a
+ * time. Still registered so that saved credentials of this type load and can be read or deleted; no node
+ * offers it. Its test sends nothing and says what replaces it.
  */
 export class VoiceAiSipLoginApi implements ICredentialType {
 	name = 'voiceAiSipLoginApi';
@@ -21,12 +25,17 @@ export class VoiceAiSipLoginApi implements ICredentialType {
 
 	properties: INodeProperties[] = [
 		{
+			displayName: REPLACED,
+			name: 'replacedNotice',
+			type: 'notice',
+			default: '',
+		},
+		{
 			displayName: 'SIP Username',
 			name: 'sipUsername',
 			type: 'string',
 			default: '',
-			required: true,
-			description: 'User name of the SIP trunk login, sent as sip_username',
+			description: 'User name of the SIP trunk login',
 		},
 		{
 			displayName: 'SIP Password',
@@ -34,9 +43,14 @@ export class VoiceAiSipLoginApi implements ICredentialType {
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
-			required: true,
-			description:
-				'Password of the SIP trunk login, sent as sip_password. n8n stores it encrypted; workflows hold only a reference to this credential.',
+			description: 'Password of the SIP trunk login. n8n stores it encrypted.',
 		},
 	];
+
+	// A plain error: n8n shows its message as it is, on 1.x and 2.x; nothing is sent.
+	async authenticate(): Promise<IHttpRequestOptions> {
+		throw new Error(REPLACED);
+	}
+
+	test = voiceAiCredentialTest;
 }

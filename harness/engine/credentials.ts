@@ -28,7 +28,7 @@ import {
 	Workflow,
 	createEmptyRunExecutionData,
 } from 'n8n-workflow';
-import { credentialTypes, nodeTypeRegistry } from './registry';
+import { credentialProperties, credentialTypes, nodeTypeRegistry } from './registry';
 
 // n8n-core has its own copy of @n8n/di: its services live in that copy's container.
 const { Container } = require(
@@ -187,7 +187,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	async updateCredentialsOauthTokenData(): Promise<void> {}
 
 	getCredentialsProperties(type: string): INodeProperties[] {
-		return credentialTypes[type]?.properties ?? [];
+		return credentialProperties(type);
 	}
 }
 
@@ -201,7 +201,7 @@ export async function testCredential(
 		throw new Error(`harness: credential type "${type}" has no test request`);
 	// n8n's tester applies the type's defaults to what the form sent, as for a stored credential.
 	const decrypted = NodeHelpers.getNodeParameters(
-		credentialType.properties,
+		credentialProperties(type),
 		data as INodeParameters,
 		true,
 		false,

@@ -1,8 +1,15 @@
 /** The node and credential types the engine knows, by name as a workflow file names them. */
-import type { ICredentialType, INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
+import type {
+	ICredentialType,
+	INodeProperties,
+	INodeType,
+	INodeTypes,
+	IVersionedNodeType,
+} from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 import { VoiceAiApi } from '../../credentials/VoiceAiApi.credentials';
 import { VoiceAiSipLoginApi } from '../../credentials/VoiceAiSipLoginApi.credentials';
+import { VoiceAiWithSipLoginApi } from '../../credentials/VoiceAiWithSipLoginApi.credentials';
 import { VoiceAi } from '../../nodes/VoiceAi/VoiceAi.node';
 
 export const PACKAGE = 'n8n-nodes-voiceai';
@@ -16,7 +23,19 @@ export const nodeTypes: Record<string, AnyNodeType> = {
 export const credentialTypes: Record<string, ICredentialType> = {
 	voiceAiApi: new VoiceAiApi(),
 	voiceAiSipLoginApi: new VoiceAiSipLoginApi(),
+	voiceAiWithSipLoginApi: new VoiceAiWithSipLoginApi(),
 };
+
+/** A credential type's fields with those of the types it `extends`, as n8n's credentials helper merges them. */
+export function credentialProperties(type: string): INodeProperties[] {
+	const credentialType = credentialTypes[type];
+	if (!credentialType) return [];
+	const merged: INodeProperties[] = [];
+	for (const parent of credentialType.extends ?? [])
+		NodeHelpers.mergeNodeProperties(merged, credentialProperties(parent));
+	NodeHelpers.mergeNodeProperties(merged, credentialType.properties);
+	return merged;
+}
 
 export const INPUT_TYPE = 'harness.input';
 

@@ -6,9 +6,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { authenticationProperty } from './actions/authentication';
 import { resourceAndOperationProperties, subtitleExpression } from './actions/registry';
 import { router } from './actions/router';
-import { sipTrunkLoginTest } from './actions/sip/loginTest';
 import { requestOptionsDescription } from './actions/requestOptions';
 import { searchAgents } from './listSearch/searchAgents';
 import { searchPhoneNumbers } from './listSearch/searchPhoneNumbers';
@@ -37,22 +37,27 @@ export class VoiceAi implements INodeType {
 		],
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		// One credential at a time, chosen by Authentication; literal values, as n8n's lint reads them.
 		credentials: [
-			{ name: 'voiceAiApi', required: true },
 			{
-				name: 'voiceAiSipLoginApi',
+				name: 'voiceAiApi',
 				required: true,
-				testedBy: 'sipTrunkLoginTest',
-				displayOptions: {
-					show: { resource: ['sip'], operation: ['update', 'compare'], sipLogin: ['credential'] },
-				},
+				displayOptions: { show: { authentication: ['apiKey'] } },
+			},
+			{
+				name: 'voiceAiWithSipLoginApi',
+				required: true,
+				displayOptions: { show: { authentication: ['apiKeyAndSipLogin'] } },
 			},
 		],
-		properties: [...resourceAndOperationProperties(), requestOptionsDescription],
+		properties: [
+			authenticationProperty,
+			...resourceAndOperationProperties(),
+			requestOptionsDescription,
+		],
 	};
 
 	methods = {
-		credentialTest: { sipTrunkLoginTest },
 		listSearch: { searchAgents, searchPhoneNumbers },
 	};
 

@@ -1,8 +1,11 @@
 /**
- * SIP passwords in a real n8n: a canary password set through each supported way (the SIP Trunk Login
- * credential, an expression reading an input item, a value typed into the node) reaches the service
- * and never appears in output items, error messages or n8n's log (at debug level); for the credential
- * way, not in the stored workflow nor in the execution data either. docs/sip-credentials.md says why.
+ * SIP passwords in a real n8n: a canary password set through each supported way (the trunk login of a
+ * Voice AI with SIP Trunk Login credential, the node's one credential under Authentication "API Key and
+ * SIP Trunk Login"; an expression reading an input item; a value typed into the node) reaches the
+ * service and never appears in output items, error messages or n8n's log (at debug level); for the
+ * credential way, not in the stored workflow nor in the execution data either. A workflow saved with
+ * the former shape (Voice AI API plus a separate SIP Trunk Login credential) fails saying what to
+ * change, sending nothing. docs/sip-credentials.md says why.
  */
 import { readFileSync } from 'node:fs';
 
@@ -15,40 +18,60 @@ const CANARY = {
 	expression: 'sipcanary-expression-3Lm2Kd',
 	typed: 'sipcanary-typed-5Rt8Vb',
 	refused: 'sipcanary-refused-9Pz4Hc',
+	formerShape: 'sipcanary-former-2Wd6Jn',
 };
 
 let stack: Stack;
 let login: CredentialRef;
 let tooLong: CredentialRef;
+let formerLogin: CredentialRef;
+
+/** A Voice AI with SIP Trunk Login credential: the sandbox's base URL and key, and this trunk login. */
+async function keyAndLogin(name: string, sipPassword: string): Promise<CredentialRef> {
+	return await stack.api.createCredential(name, 'voiceAiWithSipLoginApi', {
+		baseUrl: stack.sandbox.baseUrl,
+		apiKey: stack.org.apiKey,
+		authHeader: 'bearer',
+		sipUsername: 'trunk-user',
+		sipPassword,
+	});
+}
 
 beforeAll(async () => {
 	stack = await startStack({ n8n: { env: { N8N_LOG_LEVEL: 'debug' } } });
-	login = await stack.api.createCredential('SIP trunk login', 'voiceAiSipLoginApi', {
-		sipUsername: 'trunk-user',
-		sipPassword: CANARY.credential,
-	});
+	login = await keyAndLogin('Voice AI with SIP trunk login', CANARY.credential);
 	// Longer than the sandbox takes (128 characters): the service answers 400.
-	tooLong = await stack.api.createCredential(
+	tooLong = await keyAndLogin(
 		'SIP login the service refuses',
-		'voiceAiSipLoginApi',
-		{
-			sipUsername: 'trunk-user',
-			sipPassword: `${CANARY.refused}${'x'.repeat(140)}`,
-		},
+		`${CANARY.refused}${'x'.repeat(140)}`,
 	);
+	// The credential type SIP Update and Compare read before the node used one credential at a time.
+	formerLogin = await stack.api.createCredential('Former SIP trunk login', 'voiceAiSipLoginApi', {
+		sipUsername: 'trunk-user',
+		sipPassword: CANARY.formerShape,
+	});
 }, 180_000);
 
 afterAll(async () => {
 	await stack?.close();
 });
 
-/** A Voice AI node that tries each request once, with the sandbox's credential and a SIP login if given. */
-function voiceAi(name: string, parameters: Record<string, unknown>, sipLogin?: CredentialRef) {
-	return voiceAiNode(
-		name,
-		{ options: { maxAttempts: 1 }, ...parameters },
-		{ voiceAiApi: stack.credential, ...(sipLogin ? { voiceAiSipLoginApi: sipLogin } : {}) },
-	);
+/**
+ * A Voice AI node that tries each request once: with `keyAndLogin`, Authentication "API Key and SIP
+ * Trunk Login" and that one credential; otherwise the sandbox's Voice AI API credential.
+ */
+function voiceAi(name: string, parameters: Record<string, unknown>, keyAndLogin?: CredentialRef) {
+	return keyAndLogin
+		? voiceAiNode(
+				name,
+				{ options: { maxAttempts: 1 }, authentication: 'apiKeyAndSipLogin', ...parameters },
+				{ voiceAiWithSipLoginApi: keyAndLogin },
+			)
+		: voiceAiNode(
+				name,
+				{ options: { maxAttempts: 1 }, ...parameters },
+				{ voiceAiApi: stack.credential },
+			);
 }
 
 /** SIP Update or Compare of +14155550101, setting one direction's endpoint, its login from `sipLogin`. */
@@ -111,7 +134,7 @@ async function runSaved(workflow: WorkflowJson) {
 	return { saved, execution };
 }
 
-test('the SIP Trunk Login credential: sent to the service, absent from outputs, stored workflow, execution data and log', async () => {
+test('the trunk login of the node\'s one credential: sent to the service, absent from outputs, stored workflow, execution data and log', async () => {
 	const { saved, execution } = await runSaved(
 		chain('sip login by credential', [
 			withLogin('update', 'inbound', 'sip:pbx.acme-dental.example', login),
@@ -231,4 +254,34 @@ test('a GET answer the node cannot read: Update refuses, writes nothing and show
 		expect(await sipOf('+14155550101')).toEqual(before);
 		expect(execution.error).not.toContain(CANARY.credential);
 	});
+});
+
+test('a workflow saved with a separate SIP Trunk Login credential fails saying what to change, writing and showing nothing', async () => {
+	const before = await sipOf('+14155550103');
+	const { saved, execution } = await runSaved(
+		chain('sip login, former shape', [
+			voiceAiNode(
+				'Update',
+				{
+					options: { maxAttempts: 1 },
+					resource: 'sip',
+					operation: 'update',
+					phoneNumber: '+14155550103',
+					sipLogin: 'credential',
+					directions: { inbound: { sipEndpoint: 'sip:pbx.acme-dental.example' } },
+				},
+				{ voiceAiApi: stack.credential, voiceAiSipLoginApi: formerLogin },
+			),
+		]),
+	);
+	expect(execution.status).toBe('error');
+	expect(execution.error).toMatch(
+		/the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login"/,
+	);
+	expect(await sipOf('+14155550103')).toEqual(before);
+	const { workflow, execution: raw } = await stored(saved.id, execution.id);
+	expect(raw).toContain('Voice AI with SIP Trunk Login API');
+	expect(workflow).not.toContain(CANARY.formerShape);
+	expect(raw).not.toContain(CANARY.formerShape);
+	expect(n8nLog()).not.toContain(CANARY.formerShape);
 });

@@ -76,6 +76,7 @@ describe('the package as n8n loads it', () => {
 		expect(Object.keys(loader.credentialTypes).sort()).toEqual([
 			'voiceAiApi',
 			'voiceAiSipLoginApi',
+			'voiceAiWithSipLoginApi',
 		]);
 		expect(loader.types.nodes.map((description) => description.name).sort()).toEqual(
 			Object.keys(loader.nodeTypes).sort(),
@@ -108,16 +109,23 @@ describe('the package as n8n loads it', () => {
 		});
 		expect(typeof node.execute).toBe('function');
 		expect(description.credentials).toEqual([
-			{ name: 'voiceAiApi', required: true },
 			{
-				name: 'voiceAiSipLoginApi',
+				name: 'voiceAiApi',
 				required: true,
-				testedBy: 'sipTrunkLoginTest',
-				displayOptions: {
-					show: { resource: ['sip'], operation: ['update', 'compare'], sipLogin: ['credential'] },
-				},
+				displayOptions: { show: { authentication: ['apiKey'] } },
+			},
+			{
+				name: 'voiceAiWithSipLoginApi',
+				required: true,
+				displayOptions: { show: { authentication: ['apiKeyAndSipLogin'] } },
 			},
 		]);
+		expect(description.properties[0]).toMatchObject({
+			name: 'authentication',
+			type: 'options',
+			default: 'apiKey',
+			options: [{ value: 'apiKey' }, { value: 'apiKeyAndSipLogin' }],
+		});
 		expect(description.sensitiveOutputFields).toContain('directions[*].options.sip_password');
 		expect(description.codex?.categories).toEqual(['Communication']);
 
@@ -330,35 +338,55 @@ describe('the package as n8n loads it', () => {
 		);
 	});
 
-	it('the SIP Trunk Login credential keeps its password secret and is offered to the Voice AI node', () => {
-		const credential = loader.credentialTypes.voiceAiSipLoginApi.type;
-		expect(credential.displayName).toBe('Voice AI SIP Trunk Login API');
+	it('the Voice AI with SIP Trunk Login credential extends Voice AI API, keeps its password secret and is offered to the Voice AI node', async () => {
+		const credential = loader.credentialTypes.voiceAiWithSipLoginApi.type;
+		expect(credential.displayName).toBe('Voice AI with SIP Trunk Login API');
+		expect(credential.extends).toEqual(['voiceAiApi']);
 		const fields = Object.fromEntries(
 			credential.properties.map((property) => [property.name, property]),
 		);
 		expect(Object.keys(fields).sort()).toEqual(['sipPassword', 'sipUsername']);
 		expect(fields.sipPassword.typeOptions?.password).toBe(true);
-		expect(credential.authenticate).toBeUndefined();
-		expect(loader.known.credentials.voiceAiSipLoginApi.supportedNodes).toEqual(
-			expect.arrayContaining(['voiceAi']),
-		);
+		expect(loader.known.credentials.voiceAiWithSipLoginApi).toMatchObject({
+			extends: ['voiceAiApi'],
+			supportedNodes: expect.arrayContaining(['voiceAi']),
+		});
+		// Its key travels as Voice AI API's does; the login never becomes a header.
+		const authenticate = credential.authenticate as (
+			data: object,
+			options: object,
+		) => Promise<{ headers: Record<string, string> }>;
+		await expect(
+			authenticate(
+				{ apiKey: 'ct_abc', authHeader: 'xApiKey', sipUsername: 'u', sipPassword: 'p' },
+				{ url: '/x', headers: {} },
+			),
+		).resolves.toMatchObject({ headers: { 'X-API-Key': 'ct_abc' } });
 	});
 
-	it('the SIP Trunk Login test says whether both fields are set and sends nothing', async () => {
-		const test = (loader.nodeTypes.voiceAi.type as INodeType).methods!.credentialTest!
-			.sipTrunkLoginTest;
-		const check = async (data: Record<string, string>) =>
-			await test.call({} as never, { id: 'x', name: 'x', type: 'voiceAiSipLoginApi', data });
-		await expect(check({ sipUsername: 'trunk', sipPassword: 'pw' })).resolves.toMatchObject({
-			status: 'OK',
-		});
-		await expect(check({ sipUsername: ' ', sipPassword: 'pw' })).resolves.toEqual({
+	it('the Voice AI with SIP Trunk Login test says which login field is empty and sends nothing', async () => {
+		const key = { baseUrl: 'http://127.0.0.1:9/', apiKey: 'ct_package_check' };
+		await expect(
+			testCredential('voiceAiWithSipLoginApi', { ...key, sipUsername: ' ', sipPassword: 'pw' }),
+		).resolves.toEqual({ status: 'Error', message: expect.stringMatching(/^Fill in the SIP Username/) });
+		await expect(
+			testCredential('voiceAiWithSipLoginApi', { ...key, sipUsername: 'trunk', sipPassword: '' }),
+		).resolves.toEqual({ status: 'Error', message: expect.stringMatching(/^Fill in the SIP Password/) });
+	});
+
+	it('the replaced SIP Trunk Login credential still loads, no node offers it, and its test says what replaces it', async () => {
+		const credential = loader.credentialTypes.voiceAiSipLoginApi.type;
+		expect(credential.displayName).toBe('Voice AI SIP Trunk Login API');
+		expect(loader.known.credentials.voiceAiSipLoginApi.supportedNodes ?? []).toEqual([]);
+		const fields = Object.fromEntries(
+			credential.properties.map((property) => [property.name, property]),
+		);
+		expect(fields.sipPassword.typeOptions?.password).toBe(true);
+		await expect(
+			testCredential('voiceAiSipLoginApi', { sipUsername: 'trunk', sipPassword: 'pw' }),
+		).resolves.toEqual({
 			status: 'Error',
-			message: expect.stringMatching(/SIP Username/),
-		});
-		await expect(check({ sipUsername: 'trunk', sipPassword: '' })).resolves.toEqual({
-			status: 'Error',
-			message: expect.stringMatching(/SIP Password/),
+			message: expect.stringMatching(/Create a "Voice AI with SIP Trunk Login API" credential/),
 		});
 	});
 });

@@ -1,6 +1,6 @@
 /**
  * SIP Get, Update and Compare in n8n's real engine against the sandbox: passwords hidden in output,
- * the SIP Trunk Login credential and expressions as password sources, "Keep" that re-sends every field
+ * the trunk login of the Voice AI with SIP Trunk Login credential and expressions as password sources, "Keep" that re-sends every field
  * GET showed, refusal when GET's answer cannot be read, and the Compare dry run.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
@@ -34,16 +34,24 @@ async function writes(): Promise<IDataObject[]> {
 	return await fx.admin<IDataObject[]>('GET', '/orgs/org_acme/sip-writes');
 }
 
+/**
+ * Runs the node with the sandbox's key. `login`: Authentication "API Key and SIP Trunk Login", the key
+ * and this trunk login in one Voice AI with SIP Trunk Login credential.
+ */
 async function run(
 	parameters: INodeParameters,
 	options: { items?: InputItem[]; login?: { sipUsername: string; sipPassword: string } } = {},
 ) {
+	const { voiceAiApi } = fx.credentials();
 	return await runNode({
-		parameters: { options: { maxAttempts: 1 }, ...parameters },
-		credentials: {
-			...fx.credentials(),
-			...(options.login ? { voiceAiSipLoginApi: options.login } : {}),
+		parameters: {
+			options: { maxAttempts: 1 },
+			...(options.login ? { authentication: 'apiKeyAndSipLogin' } : {}),
+			...parameters,
 		},
+		credentials: options.login
+			? { voiceAiWithSipLoginApi: { ...voiceAiApi, ...options.login } }
+			: { voiceAiApi },
 		items: options.items,
 	});
 }
@@ -107,7 +115,7 @@ describe('SIP passwords in output items', () => {
 });
 
 describe('SIP login sources', () => {
-	it('the SIP Trunk Login credential fills every listed direction and never shows in output', async () => {
+	it('the trunk login of the Voice AI with SIP Trunk Login credential fills every listed direction and never shows in output', async () => {
 		const result = await run(
 			update('+14155550103', {
 				sipLogin: 'credential',
@@ -134,7 +142,7 @@ describe('SIP login sources', () => {
 		]);
 	});
 
-	it('SIP Login "credential" without a credential on the node sends nothing', async () => {
+	it('SIP Login "credential" with Authentication "API Key" says what to change and sends nothing', async () => {
 		const result = await run(
 			update('+14155550103', {
 				sipLogin: 'credential',
@@ -142,9 +150,50 @@ describe('SIP login sources', () => {
 			}),
 		);
 		expect(result.error?.message).toMatch(
-			/'SIP Login' in item 0: no SIP Trunk Login credential is selected/,
+			/'SIP Login' in item 0: the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login"/,
+		);
+		expect(result.error?.description).toMatch(
+			/Create a "Voice AI with SIP Trunk Login API" credential .* set Authentication to "API Key and SIP Trunk Login"/,
 		);
 		expect(await fx.requests()).toEqual([]);
+	});
+
+	it('a node saved with a separate SIP Trunk Login credential (two credentials) is refused with what to change, sending nothing', async () => {
+		const result = await runNode({
+			parameters: update('+14155550103', {
+				sipLogin: 'credential',
+				directions: { inbound: { sipEndpoint: 'sip:pbx.example.com' } },
+			}),
+			credentials: {
+				...fx.credentials(),
+				voiceAiSipLoginApi: { sipUsername: 'trunk-user', sipPassword: 'old-canary-17' },
+			},
+		});
+		expect(result.error?.message).toMatch(/needs Authentication "API Key and SIP Trunk Login"/);
+		expect(result.error?.description).toMatch(/"Voice AI SIP Trunk Login API" credential is no longer read/);
+		expect(everything(result)).not.toContain('old-canary-17');
+		expect(await fx.requests()).toEqual([]);
+	});
+
+	it('an empty SIP password in the credential is refused before anything is sent', async () => {
+		const result = await run(
+			update('+14155550103', {
+				sipLogin: 'credential',
+				directions: { inbound: { sipEndpoint: 'sip:pbx.example.com' } },
+			}),
+			{ login: { sipUsername: 'trunk-user', sipPassword: '' } },
+		);
+		expect(result.error?.message).toMatch(/empty SIP user name or password/);
+		expect(await fx.requests()).toEqual([]);
+	});
+
+	it('Authentication "API Key and SIP Trunk Login" authenticates every operation with that one credential', async () => {
+		const result = await run(
+			{ resource: 'sip', operation: 'get', phoneNumber: '+14155550101' },
+			{ login: { sipUsername: 'trunk-user', sipPassword: 'unused-canary-3' } },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json.phone_number).toBe('+14155550101');
 	});
 
 	it("expressions take each number's login from its input item (bulk provisioning)", async () => {

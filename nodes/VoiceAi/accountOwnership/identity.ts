@@ -3,6 +3,7 @@ import type { IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-w
 
 import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { agentsIn, requestAgents } from '../listSearch/agentList';
+import { credentialTypeOf } from '../transport';
 import { type KeyIdentity, needsAgents } from './state';
 
 type Context = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
@@ -47,13 +48,15 @@ export async function identityOf(
 	itemIndex?: number,
 	read?: ReadAgentList,
 ): Promise<{ apiKey: string; identity: KeyIdentity }> {
-	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
+	const node = this.getNode();
+	const type = credentialTypeOf(node);
+	const credentials = await this.getCredentials(type, itemIndex);
 	const apiKey = String(credentials.apiKey ?? '');
 	const baseUrl = normalisedBaseUrl(credentials.baseUrl);
 	const identity: KeyIdentity = {
 		baseUrl,
 		keyHash: accountKey(baseUrl, apiKey),
-		credentialId: this.getNode().credentials?.voiceAiApi?.id ?? undefined,
+		credentialId: node.credentials?.[type]?.id ?? undefined,
 	};
 	if (agents === 'always' || (agents === 'ifNeeded' && needsAgents(identity))) {
 		identity.agentIds = await agentIdsOf.call(this, itemIndex, read);

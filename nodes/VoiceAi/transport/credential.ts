@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
 import { BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
+import { credentialTypeOf } from './authentication';
 import type { VoiceAiContext } from './context';
 import { Secrets } from './secrets';
 
@@ -12,7 +13,7 @@ export interface VoiceAiCredential {
 	/** Scheme, host and port actually contacted: what messages show as the base URL. */
 	origin: string;
 	/**
-	 * Handed to every request, so n8n does not load and decrypt the credential again each time (in n8n
+	 * The credential the node selected (its type names the credential's `authenticate`). Handed to every request, so n8n does not load and decrypt the credential again each time (in n8n
 	 * that is a database read per request); the credential's authenticate function still applies it.
 	 */
 	decrypted: ICredentialsDecrypted;
@@ -50,7 +51,9 @@ export async function voiceAiCredential(
 	itemIndex?: number,
 	secrets = new Secrets(),
 ): Promise<VoiceAiCredential> {
-	const credentials = await this.getCredentials('voiceAiApi', itemIndex);
+	const node = this.getNode();
+	const type = credentialTypeOf(node);
+	const credentials = await this.getCredentials(type, itemIndex);
 	// A Base URL with user info is refused; its password is still hidden wherever it could show.
 	if (typeof credentials.baseUrl === 'string') secrets.addFromUrl(credentials.baseUrl.trim());
 	const baseUrl = parseBaseUrl(credentials.baseUrl);
@@ -73,11 +76,11 @@ export async function voiceAiCredential(
 	// Held from here on: a value that is not a key is never sent, and hiding it (a space, "ct_") would
 	// cut the refusal's own words apart.
 	secrets.add(credentials.apiKey);
-	const id = this.getNode().credentials?.voiceAiApi?.id ?? '';
+	const id = node.credentials?.[type]?.id ?? '';
 	return {
 		baseUrl: baseUrl.url.base,
 		origin: baseUrl.url.origin,
-		decrypted: { id, name: 'voiceAiApi', type: 'voiceAiApi', data: credentials },
+		decrypted: { id, name: type, type, data: credentials },
 		secrets,
 	};
 }

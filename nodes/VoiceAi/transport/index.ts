@@ -1,4 +1,6 @@
 // The transport's public module: the only one code outside transport/ imports (eslint.config.mjs).
+export type { VoiceAiAuthentication, VoiceAiCredentialType } from './authentication';
+export { AUTHENTICATION, authenticationOf, credentialTypeOf } from './authentication';
 export type { VoiceAiContext } from './context';
 export type { VoiceAiCredential } from './credential';
 export { isUnusableCredentialError, voiceAiCredential } from './credential';

@@ -39,7 +39,7 @@ interface RequestPolicy {
 }
 
 /**
- * One call to the Voice AI API with the `voiceAiApi` credential; returns the parsed JSON body (or, for a
+ * One call to the Voice AI API with the credential the node selected (voiceAiCredential); returns the parsed JSON body (or, for a
  * write answered with no JSON, `{ success, status, body }`). The key travels only in a header (the
  * credential's authenticate block) and only to the base URL: redirects are never followed. Failures
  * become NodeApiError without any secret in them. 429 is retried after Retry-After; 5xx, timeouts and
@@ -91,7 +91,7 @@ export async function voiceAiApiRequest(
 		try {
 			response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,
-				'voiceAiApi',
+				credential.decrypted.type,
 				{ ...options, headers: { ...options.headers } },
 				{ credentialsDecrypted: credential.decrypted },
 			)) as FullResponse;

@@ -96,7 +96,7 @@ const directionValues: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { '/sipLogin': ['fields'] } },
 		description:
-			'SIP login secret. Prefer an expression reading it from the input item, or the SIP Trunk Login credential: a value typed here is saved in the workflow.',
+			'SIP login secret. Prefer an expression reading it from the input item, or SIP Login "SIP Trunk Login Credential": a value typed here is saved in the workflow.',
 		hint: 'Empty: the password the direction has now',
 	},
 ];
@@ -124,7 +124,8 @@ export const updateProperties: INodeProperties[] = [
 			{
 				name: 'SIP Trunk Login Credential',
 				value: 'credential',
-				description: 'One login kept encrypted by n8n, used for every direction listed below',
+				description:
+					'The login of the node\'s credential (Authentication: API Key and SIP Trunk Login), kept encrypted by n8n, used for every direction listed below',
 			},
 		],
 		default: 'fields',
@@ -137,8 +138,9 @@ export const updateProperties: INodeProperties[] = [
 		type: 'fixedCollection',
 		placeholder: 'Add Direction',
 		default: {},
-		description: 'Inbound and/or outbound configuration to attach or change',
-		hint: 'Fields left empty keep what the direction has now (read with SIP Get first). A direction the number does not have yet gets port 5060, transport udp and secure media on unless you set them.',
+		description:
+			'Inbound and/or outbound configuration to attach or change. Fields left empty keep what the direction has now (read with SIP Get first). A direction the number does not have yet gets port 5060, transport udp and secure media on unless you set them.',
+		hint: 'Fields left empty keep what the direction has now',
 		options: [
 			{ displayName: 'Inbound', name: 'inbound', values: directionValues },
 			{ displayName: 'Outbound', name: 'outbound', values: directionValues },

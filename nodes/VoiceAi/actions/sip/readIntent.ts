@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { AUTHENTICATION, authenticationOf } from '../../transport';
 import type { FieldRef } from '../validation';
 import {
 	checkOneOf,
@@ -18,7 +19,7 @@ import { readPhoneNumber, readShowPasswords } from './fields';
 // Reads what SIP Update and SIP Compare take from an item (fields: fields.ts, updateProperties). An empty
 // field means "keep what the direction has now"; nothing here is sent.
 
-const SIP_LOGIN_CREDENTIAL = 'voiceAiSipLoginApi';
+const SIP_LOGIN_CREDENTIAL = AUTHENTICATION.apiKeyAndSipLogin;
 
 /** An optional whole number: empty keeps the current value. */
 function readOptionalPort(
@@ -96,13 +97,24 @@ async function readLoginCredential(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<{ sip_username: string; sip_password: string }> {
-	if (!ctx.getNode().credentials?.[SIP_LOGIN_CREDENTIAL]) {
+	const node = ctx.getNode();
+	// Also how a workflow saved with the former separate SIP Trunk Login credential arrives here.
+	if (authenticationOf(node) !== 'apiKeyAndSipLogin') {
 		throw invalidField(
 			ctx,
 			itemIndex,
 			{ name: 'sipLogin', label: 'SIP Login' },
-			'no SIP Trunk Login credential is selected',
-			'Choose a Voice AI SIP Trunk Login credential on the node, or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.',
+			'the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login"',
+			'The trunk login now comes from the node\'s one credential. Create a "Voice AI with SIP Trunk Login API" credential (base URL, API key, SIP username and password), set Authentication to "API Key and SIP Trunk Login" and choose it; a "Voice AI SIP Trunk Login API" credential is no longer read. Or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.',
+		);
+	}
+	if (!node.credentials?.[SIP_LOGIN_CREDENTIAL]) {
+		throw invalidField(
+			ctx,
+			itemIndex,
+			{ name: 'sipLogin', label: 'SIP Login' },
+			'no Voice AI with SIP Trunk Login credential is selected',
+			'Choose a Voice AI with SIP Trunk Login API credential on the node, or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.',
 		);
 	}
 	let login = loginsByExecution.get(ctx);
@@ -117,11 +129,11 @@ async function readLoginCredential(
 	if (!sip_username || !sip_password) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			'The SIP Trunk Login credential has an empty user name or password',
+			'The Voice AI with SIP Trunk Login credential has an empty SIP user name or password',
 			{
 				itemIndex,
 				description:
-					'Open the Voice AI SIP Trunk Login credential and fill in both fields. Nothing was sent to Voice AI.',
+					'Open the Voice AI with SIP Trunk Login API credential and fill in SIP Username and SIP Password. Nothing was sent to Voice AI.',
 			},
 		);
 	}
