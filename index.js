@@ -15,4 +15,10 @@ const {
 	VoiceAiWithSipLoginApi,
 } = require('./dist/credentials/VoiceAiWithSipLoginApi.credentials.js');
 
-module.exports = { VoiceAi, VoiceAiTrigger, VoiceAiApi, VoiceAiSipLoginApi, VoiceAiWithSipLoginApi };
+module.exports = {
+	VoiceAi,
+	VoiceAiTrigger,
+	VoiceAiApi,
+	VoiceAiSipLoginApi,
+	VoiceAiWithSipLoginApi,
+};

@@ -134,7 +134,7 @@ async function runSaved(workflow: WorkflowJson) {
 	return { saved, execution };
 }
 
-test('the trunk login of the node\'s one credential: sent to the service, absent from outputs, stored workflow, execution data and log', async () => {
+test("the trunk login of the node's one credential: sent to the service, absent from outputs, stored workflow, execution data and log", async () => {
 	const { saved, execution } = await runSaved(
 		chain('sip login by credential', [
 			withLogin('update', 'inbound', 'sip:pbx.acme-dental.example', login),

@@ -368,10 +368,16 @@ describe('the package as n8n loads it', () => {
 		const key = { baseUrl: 'http://127.0.0.1:9/', apiKey: 'ct_package_check' };
 		await expect(
 			testCredential('voiceAiWithSipLoginApi', { ...key, sipUsername: ' ', sipPassword: 'pw' }),
-		).resolves.toEqual({ status: 'Error', message: expect.stringMatching(/^Fill in the SIP Username/) });
+		).resolves.toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^Fill in the SIP Username/),
+		});
 		await expect(
 			testCredential('voiceAiWithSipLoginApi', { ...key, sipUsername: 'trunk', sipPassword: '' }),
-		).resolves.toEqual({ status: 'Error', message: expect.stringMatching(/^Fill in the SIP Password/) });
+		).resolves.toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^Fill in the SIP Password/),
+		});
 	});
 
 	it('the replaced SIP Trunk Login credential still loads, no node offers it, and its test says what replaces it', async () => {

@@ -170,7 +170,9 @@ describe('SIP login sources', () => {
 			},
 		});
 		expect(result.error?.message).toMatch(/needs Authentication "API Key and SIP Trunk Login"/);
-		expect(result.error?.description).toMatch(/"Voice AI SIP Trunk Login API" credential is no longer read/);
+		expect(result.error?.description).toMatch(
+			/"Voice AI SIP Trunk Login API" credential is no longer read/,
+		);
 		expect(everything(result)).not.toContain('old-canary-17');
 		expect(await fx.requests()).toEqual([]);
 	});

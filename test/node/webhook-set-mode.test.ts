@@ -40,7 +40,5 @@ it.each(modes)('a %s run is refused, nothing sent, and the advice works there', 
 it.each(modes)('a %s run with Take It Over sets the webhook', async (mode) => {
 	const result = await setWebhook(mode, 'takeOver');
 	expect(result.error).toBeUndefined();
-	expect((await fx.requests()).map((request) => request.path)).toEqual([
-		'/webhook/insert-webhook',
-	]);
+	expect((await fx.requests()).map((request) => request.path)).toEqual(['/webhook/insert-webhook']);
 });

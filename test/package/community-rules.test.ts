@@ -137,9 +137,9 @@ test('single-credential-per-node: no node of the package can use two credentials
 
 test('valid-node-categories: every codex names community categories only', () => {
 	for (const file of pkg.n8n.nodes) {
-		const codex = JSON.parse(
-			readFileSync(join(dir, file.replace(/\.js$/, '.json')), 'utf8'),
-		) as { categories?: unknown };
+		const codex = JSON.parse(readFileSync(join(dir, file.replace(/\.js$/, '.json')), 'utf8')) as {
+			categories?: unknown;
+		};
 		expect(Array.isArray(codex.categories) && codex.categories.length > 0).toBe(true);
 		for (const category of codex.categories as unknown[])
 			expect(COMMUNITY_CATEGORIES).toContain(category);

@@ -125,7 +125,7 @@ export const updateProperties: INodeProperties[] = [
 				name: 'SIP Trunk Login Credential',
 				value: 'credential',
 				description:
-					'The login of the node\'s credential (Authentication: API Key and SIP Trunk Login), kept encrypted by n8n, used for every direction listed below',
+					"The login of the node's credential (Authentication: API Key and SIP Trunk Login), kept encrypted by n8n, used for every direction listed below",
 			},
 		],
 		default: 'fields',
