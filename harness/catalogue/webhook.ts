@@ -4,7 +4,7 @@ import type { OperationCases } from './types';
 export const webhookCases: Record<string, OperationCases> = {
 	set: {
 		example: {
-			parameters: { webhookUrl: 'https://crm.example.com/hook' },
+			parameters: { webhookUrl: 'https://crm.example.com/hook', whenTriggerHolds: 'takeOver' },
 			sends: [
 				{
 					method: 'POST',
@@ -38,7 +38,7 @@ export const webhookCases: Record<string, OperationCases> = {
 			]),
 		],
 		failing: {
-			parameters: { webhookUrl: '={{ $json.url }}' },
+			parameters: { webhookUrl: '={{ $json.url }}', whenTriggerHolds: 'takeOver' },
 			items: [
 				{ json: { url: 'ftp://crm.example.com/hook' } },
 				{ json: { url: 'https://crm.example.com/hook' } },

@@ -55,6 +55,7 @@ const sipUpdate = sipUpdateWithLogin(SIP_PASSWORD, { options: { maxAttempts: 1 }
 const webhookSet: INodeParameters = {
 	resource: 'webhook',
 	operation: 'set',
+	whenTriggerHolds: 'takeOver',
 	webhookUrl: `https://crm.example.com/hook?source=voiceai&token=${WEBHOOK_TOKEN}`,
 	options: { maxAttempts: 1 },
 };

@@ -60,6 +60,7 @@ const OPERATIONS: Array<{ method: string; parameters: INodeParameters }> = [
 		parameters: {
 			resource: 'webhook',
 			operation: 'set',
+			whenTriggerHolds: 'takeOver',
 			webhookUrl: 'https://crm.example.com/hook?token=webhook-token-canary',
 		},
 	},

@@ -161,6 +161,7 @@ const scenarios = (authHeader: 'bearer' | 'xApiKey'): Scenario[] => [
 		parameters: {
 			resource: 'webhook',
 			operation: 'set',
+			whenTriggerHolds: 'takeOver',
 			webhookUrl: 'https://crm.example.com/hook?source=voiceai',
 		},
 		fails: false,
@@ -397,7 +398,12 @@ describe('a credential that is not a Voice AI key or not an http(s) base URL is 
 	// Webhook Set may read the agent list first (another key on this base URL); Agent Get Many sends
 	// its one request: both refuse the credential with its own words whole.
 	const operations = [
-		{ resource: 'webhook', operation: 'set', webhookUrl: 'https://crm.example.com/hook' },
+		{
+			resource: 'webhook',
+			operation: 'set',
+			whenTriggerHolds: 'takeOver',
+			webhookUrl: 'https://crm.example.com/hook',
+		},
 		{ resource: 'agent', operation: 'getAll' },
 	];
 	const everyCase = operations.flatMap((parameters) =>

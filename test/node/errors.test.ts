@@ -262,6 +262,7 @@ describe('Webhook Set refuses a malformed URL without showing its token', () => 
 			{
 				resource: 'webhook',
 				operation: 'set',
+				whenTriggerHolds: 'takeOver',
 				webhookUrl: `https://hooks example.com/h?token=${token}`,
 			},
 			{ continueOnFail },

@@ -219,6 +219,7 @@ describe('webhook', () => {
 		const result = await fx.run({
 			resource: 'webhook',
 			operation: 'set',
+			whenTriggerHolds: 'takeOver',
 			webhookUrl: 'https://hooks.example.com/voiceai',
 		});
 		expect(result.error).toBeUndefined();
@@ -237,7 +238,12 @@ describe('credential', () => {
 		);
 		expect(read.error).toBeUndefined();
 		const write = await fx.run(
-			{ resource: 'webhook', operation: 'set', webhookUrl: 'https://hooks.example.com/a' },
+			{
+				resource: 'webhook',
+				operation: 'set',
+				whenTriggerHolds: 'takeOver',
+				webhookUrl: 'https://hooks.example.com/a',
+			},
 			{ credentials: { authHeader } },
 		);
 		expect(write.error).toBeUndefined();

@@ -358,8 +358,14 @@ describe('the package as n8n loads it', () => {
 		) => Promise<{ headers: Record<string, string> }>;
 		await expect(
 			authenticate(
-				{ apiKey: 'ct_abc', authHeader: 'xApiKey', sipUsername: 'u', sipPassword: 'p' },
-				{ url: '/x', headers: {} },
+				{
+					baseUrl: 'https://api.example.com',
+					apiKey: 'ct_abc',
+					authHeader: 'xApiKey',
+					sipUsername: 'u',
+					sipPassword: 'p',
+				},
+				{ baseURL: 'https://api.example.com', url: '/x', headers: {} },
 			),
 		).resolves.toMatchObject({ headers: { 'X-API-Key': 'ct_abc' } });
 	});

@@ -78,6 +78,7 @@ describe.each(ANSWER_SHAPES)('answer shapes "%s"', (shapes) => {
 		const result = await fx.run({
 			resource: 'webhook',
 			operation: 'set',
+			whenTriggerHolds: 'takeOver',
 			webhookUrl: `https://hooks.example.com/${shapes}`,
 		});
 		expect(result.items.map((item) => item.json)).toEqual([{ message: 'Webhook updated' }]);

@@ -55,6 +55,7 @@ const sipDetach: INodeParameters = {
 const webhookSet: INodeParameters = {
 	resource: 'webhook',
 	operation: 'set',
+	whenTriggerHolds: 'takeOver',
 	webhookUrl: 'https://crm.example.com/hook',
 };
 const listNames: INodeParameters = {
