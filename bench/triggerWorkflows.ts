@@ -224,7 +224,7 @@ export async function publish(stack: PublishTarget, list: Receiver[]): Promise<P
 			typeVersion: receiver.typeVersion,
 			position: [0, 0],
 			webhookId: randomUUID(),
-			parameters: { output: 'variables', options: {} },
+			parameters: { output: 'variables', options: {}, whenOwnerUnknown: 'listen' },
 			credentials: { voiceAiApi: credential },
 		};
 		const saved = await stack.api.importWorkflow(

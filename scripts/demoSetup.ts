@@ -16,6 +16,7 @@ import {
 	EXAMPLES_DIR,
 	REPO_ROOT,
 	loadExample,
+	withGoAhead,
 	type N8nApi,
 } from '../harness/n8n';
 import { SandboxAdmin } from '../harness/sandboxAdmin';
@@ -130,7 +131,9 @@ export async function setUpDemoWorkflows(
 		.filter((f) => f.endsWith('.json'))
 		.sort()) {
 		const name = file.replace(/\.json$/, '');
-		const workflow = await api.importWorkflow(loadExample(name), { voiceAiApi: credential });
+		const workflow = await api.importWorkflow(withGoAhead(loadExample(name)), {
+			voiceAiApi: credential,
+		});
 		imported.push(`${workflow.name}  ${n8nUrl}/workflow/${workflow.id}`);
 		if (name === 'crm-sync') {
 			await api.activateWorkflow(workflow);

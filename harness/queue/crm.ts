@@ -63,6 +63,7 @@ export function crmWorkflow(options: CrmWorkflowOptions): WorkflowJson {
 		webhookId: 'a0000000-0000-4000-8000-0000000000ff',
 		parameters: {
 			output: 'variables',
+			whenOwnerUnknown: 'listen',
 			...(options.respondWhen ? { respondWhen: options.respondWhen } : {}),
 			options: {},
 		},

@@ -7,6 +7,7 @@ import {
 	CRM_TABLE,
 	NODE_TYPES,
 	loadExample,
+	withGoAhead,
 	pollUntil,
 	type SavedWorkflow,
 } from '../../harness/n8n';
@@ -52,7 +53,7 @@ let agentId: string;
 beforeAll(async () => {
 	stack = await startStack();
 	tableId = (await stack.api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns)).id;
-	workflow = await stack.api.importWorkflow(loadExample('crm-sync'), {
+	workflow = await stack.api.importWorkflow(withGoAhead(loadExample('crm-sync')), {
 		voiceAiApi: stack.credential,
 	});
 	productionUrl = stack.api.productionWebhookUrl(stack.n8n.webhookBase, workflow, TRIGGER);

@@ -70,7 +70,7 @@ function triggerJson(name: string, parameters: Record<string, unknown>): Workflo
 				typeVersion: 1,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { output: 'variables', ...parameters },
+				parameters: { output: 'variables', whenOwnerUnknown: 'listen', ...parameters },
 				credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
 			},
 		] as WorkflowJson['nodes'],

@@ -109,7 +109,7 @@ const voiceAiTrigger = (
 	type: NODE_TYPES.trigger,
 	typeVersion,
 	webhookId: randomUUID(),
-	parameters: { output: 'variables', options: {}, ...parameters },
+	parameters: { output: 'variables', options: {}, whenOwnerUnknown: 'listen', ...parameters },
 	credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
 });
 

@@ -25,7 +25,7 @@ function triggerWorkflow(name: string, parameters: Record<string, unknown> = {})
 				typeVersion: 1,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { output: 'variables', options: {}, ...parameters },
+				parameters: { output: 'variables', options: {}, whenOwnerUnknown: 'listen', ...parameters },
 				credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
 			},
 			{

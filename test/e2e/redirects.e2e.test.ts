@@ -158,7 +158,7 @@ it('publishing a workflow with the Voice AI Trigger: the registration meets a 30
 					typeVersion: 1,
 					position: [0, 0],
 					webhookId: 'c0ffee00-0000-4000-8000-000000000307',
-					parameters: { output: 'variables', options: {} },
+					parameters: { output: 'variables', options: {}, whenOwnerUnknown: 'listen' },
 					credentials: { voiceAiApi: { id: 'voiceai-credential', name: 'Voice AI account' } },
 				},
 			],
