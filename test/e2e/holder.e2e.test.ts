@@ -17,9 +17,9 @@ import {
 	type SavedWorkflow,
 	type WorkflowJson,
 } from '../../harness/n8n';
+import { AccountWebhook } from '../../harness/accountWebhook';
 import { startStack, type Stack } from '../../harness/stack';
 
-const TRIGGER = 'Voice AI Trigger';
 const SERVICE_HOST = 'api.voiceai.test';
 const ACME = 'org_acme';
 const GLOBEX = 'org_globex';
@@ -58,33 +58,6 @@ async function startProxy(): Promise<string> {
 	});
 	await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
 	return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-}
-
-function triggerJson(name: string, parameters: Record<string, unknown>): WorkflowJson {
-	return {
-		name,
-		nodes: [
-			{
-				name: TRIGGER,
-				type: NODE_TYPES.trigger,
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { output: 'variables', whenOwnerUnknown: 'listen', ...parameters },
-				credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
-			},
-		] as WorkflowJson['nodes'],
-		connections: {},
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-async function trigger(
-	name: string,
-	credential: CredentialRef,
-	parameters: Record<string, unknown> = {},
-): Promise<SavedWorkflow> {
-	return await stack.api.importWorkflow(triggerJson(name, parameters), { voiceAiApi: credential });
 }
 
 /** Webhook Set started by hand, or (`path`) by n8n's Webhook node: a run nobody watches. */
@@ -138,22 +111,6 @@ async function newKey(org: string): Promise<{ id: string; apiKey: string }> {
 	return await stack.admin.request('POST', `/__sandbox/orgs/${org}/keys`, { name: 'n8n' });
 }
 
-function productionUrl(workflow: SavedWorkflow): string {
-	return stack.api.productionWebhookUrl(stack.n8n.webhookBase, workflow, TRIGGER);
-}
-
-async function accountUrl(org = ACME): Promise<string | undefined> {
-	const url = await stack.admin.accountWebhook(org);
-	if (!url) return undefined;
-	const parsed = new URL(url);
-	parsed.searchParams.delete('token');
-	return parsed.toString();
-}
-
-async function pointsAt(url: string, what: string, org = ACME): Promise<void> {
-	await pollUntil(async () => (await accountUrl(org)) === url, { timeoutMs: 30_000, what });
-}
-
 /** Calls a production Webhook node and returns the error of the run it started, if any. */
 async function productionRun(workflow: SavedWorkflow, path: string, body: unknown) {
 	const before = await runIds(workflow);
@@ -192,73 +149,36 @@ async function runIds(workflow: SavedWorkflow): Promise<string[]> {
 	return page.results.map((run) => String(run.id));
 }
 
-/** Webhook runs of the workflow (n8n 2.41 refuses a page over 100, which N8nApi.listExecutions asks for). */
-async function runs(workflow: SavedWorkflow): Promise<number> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId: workflow.id }));
-	const page = await stack.api.request<{ results: Array<{ mode: string }> }>(
-		'GET',
-		`/rest/executions?filter=${filter}&limit=100`,
-	);
-	return page.results.filter((e) => e.mode === 'webhook').length;
-}
+/** The ownership suites' view of the account webhook (harness/accountWebhook.ts), per organization. */
+let acme: AccountWebhook;
+let globex: AccountWebhook;
+const rigOf = (org: string) => (org === GLOBEX ? globex : acme);
 
-/** The service completes a conversation; the next run is `holder`'s, and answered 200. */
-async function nextDeliveryRuns(holder: SavedWorkflow, org = ACME): Promise<void> {
-	const agentId = (await stack.admin.state<{ agents: Array<{ id: string }> }>(org)).agents[0].id;
-	const before = await runs(holder);
-	const { conversationId } = await stack.admin.simulateConversation(org, {
-		agentId,
-		variables: { name: `caller ${randomUUID().slice(0, 6)}` },
-	});
-	const delivery = await pollUntil(
-		async () => {
-			const all = await stack.admin.deliveries(org);
-			const mine = all.find((d) => d.conversationId === conversationId && d.target === 'account');
-			return mine && mine.status !== 'pending' ? mine : undefined;
-		},
-		{ timeoutMs: 60_000, what: `the delivery of ${conversationId}` },
-	);
-	expect(delivery.responseCodes.at(-1)).toBe(200);
-	await pollUntil(async () => (await runs(holder)) === before + 1, {
-		what: `one new run of "${holder.name}"`,
-	});
+/** Each trigger says Go Ahead: its first publish in this freshly started n8n is for A's organization alone. */
+async function trigger(
+	name: string,
+	credential: CredentialRef,
+	parameters: Record<string, unknown> = {},
+): Promise<SavedWorkflow> {
+	return await acme.trigger(name, { whenOwnerUnknown: 'listen', ...parameters }, credential);
 }
-
-/**
- * Publishes and returns n8n's error text. n8n 1.x answers the activation request with the error;
- * 2.x publishes in the background and reports it in the publication status.
- */
-async function publishError(workflow: SavedWorkflow, expected: string): Promise<string> {
-	const { versionId } = await stack.api.getWorkflow(workflow.id);
-	const answer = await stack.api
-		.request('POST', `/rest/workflows/${workflow.id}/activate`, { versionId })
-		.then(
-			() => '',
-			(error: Error) => error.message,
-		);
-	const unescaped = (text: string) => text.replace(/\\"/g, '"').replace(/\\\\/g, '\\');
-	if (unescaped(answer).includes(expected)) return unescaped(answer);
-	return await pollUntil(
-		async () => {
-			const status = await stack.api
-				.request<unknown>('GET', `/rest/workflows/${workflow.id}/publication-status`)
-				.catch((error: Error) => error.message);
-			const text = unescaped(JSON.stringify(status));
-			return text.includes(expected) ? text : undefined;
-		},
-		{ timeoutMs: 30_000, what: `the publication error of "${workflow.name}"` },
-	);
-}
-
-async function unpublish(...workflows: SavedWorkflow[]): Promise<void> {
-	for (const workflow of workflows) await stack.api.deactivateWorkflow(workflow);
-}
+const productionUrl = (workflow: SavedWorkflow) => acme.productionUrl(workflow);
+const accountUrl = async (org = ACME) => await rigOf(org).accountUrl();
+const pointsAt = async (url: string, what: string, org = ACME) =>
+	await rigOf(org).pointsAt(url, what);
+const nextDeliveryRuns = async (holder: SavedWorkflow, org = ACME) =>
+	await rigOf(org).nextDeliveryRuns(holder);
+const publishError = async (workflow: SavedWorkflow, expected: string) =>
+	await acme.publishError(workflow, expected);
+const unpublish = async (...workflows: SavedWorkflow[]) => await acme.unpublish(...workflows);
 
 beforeAll(async () => {
 	const proxyUrl = await startProxy();
 	stack = await startStack({
 		n8n: { env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1,localhost' } },
 	});
+	acme = new AccountWebhook(stack, ACME);
+	globex = new AccountWebhook(stack, GLOBEX);
 	key2 = await stack.api.createVoiceAiCredential(
 		{ baseUrl: stack.sandbox.baseUrl, apiKey: (await newKey(ACME)).apiKey },
 		'Acme, second key',

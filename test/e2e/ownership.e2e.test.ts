@@ -123,7 +123,7 @@ beforeAll(async () => {
 	const state = await stack.admin.state<{ agents: Array<{ id: string }> }>(stack.org.id);
 	agentId = state.agents[0].id;
 	x = await create('CRM sync (X)');
-	y = await create('Draft (Y)');
+	y = await create('Draft (Y)', { whenOwnerUnknown: 'refuse' });
 	await stack.api.activateWorkflow(x);
 	await pointsAt(productionUrl(x), 'the account webhook on X after publishing X');
 }, 180_000);

@@ -64,6 +64,7 @@ function actions(): WorkflowJson {
 				{
 					resource: 'webhook',
 					operation: 'set',
+					whenTriggerHolds: 'takeOver',
 					webhookUrl: 'https://crm.example.com/hook?token=e2e-webhook-token',
 				},
 				160,
