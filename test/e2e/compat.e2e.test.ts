@@ -8,6 +8,7 @@
 import {
 	NODE_TYPES,
 	loadExample,
+	withGoAhead,
 	n8nVersion,
 	pollUntil,
 	type SavedWorkflow,
@@ -28,9 +29,9 @@ afterAll(async () => {
 	await stack?.close();
 });
 
-/** The example's trigger node (its parameters as users get them) feeding a No Op node. */
+/** The example's trigger node (its parameters as users get them, with Go Ahead) feeding a No Op node. */
 function triggerWorkflow(): WorkflowJson {
-	const trigger = loadExample('crm-sync').nodes.find((node) => node.name === TRIGGER);
+	const trigger = withGoAhead(loadExample('crm-sync')).nodes.find((node) => node.name === TRIGGER);
 	if (!trigger) throw new Error(`examples/crm-sync.json has no "${TRIGGER}" node`);
 	return {
 		name: 'compat trigger',
