@@ -11,6 +11,7 @@ import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
 import { readRequestDeliveries } from './delivery';
 import { holdsAccount, noteDelivery, onCreate, onDelete } from './ownership';
 import { triggerProperties } from './properties';
+import { receivesFromChatbot, refuseTestListenWithAddress } from './receiveFrom';
 import { readRegistration } from './registration';
 import { respondWhenWebhookFields } from './respondWhen';
 import { startRuns } from './startRuns';
@@ -51,19 +52,26 @@ export class VoiceAiTrigger implements INodeType {
 		listSearch: { searchAgents },
 	};
 
-	/** Who holds the organization's one webhook: ./ownership.ts and its table of transitions. */
+	/**
+	 * Who holds the organization's one webhook: ./ownership.ts and its table of transitions. Received
+	 * from a chatbot's own webhook URL, nothing is registered and ownership never sees the trigger:
+	 * a publish finds it "exists", and a test listen stops with the address to paste (./receiveFrom.ts).
+	 */
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
+				if (receivesFromChatbot.call(this)) return this.getMode() !== 'manual';
 				return await holdsAccount.call(this);
 			},
 
 			async create(this: IHookFunctions): Promise<boolean> {
-				await onCreate.call(this);
+				if (!receivesFromChatbot.call(this)) await onCreate.call(this);
+				else if (this.getMode() === 'manual') await refuseTestListenWithAddress.call(this);
 				return true;
 			},
 
 			async delete(this: IHookFunctions): Promise<boolean> {
+				if (receivesFromChatbot.call(this)) return true;
 				await onDelete.call(this);
 				return true;
 			},
@@ -79,7 +87,7 @@ export class VoiceAiTrigger implements INodeType {
 
 		const record = readRegistration(this.getWorkflowStaticData('node'));
 		if (!(await hasValidToken.call(this, record))) return refuse(401, 'Missing or wrong token');
-		await noteDelivery.call(this, record);
+		if (!receivesFromChatbot.call(this)) await noteDelivery.call(this, record);
 
 		const headers = this.getHeaderData();
 		// Version 1.1: n8n leaves some bodies (an application/*+json type, no type) for the node to read.

@@ -1,12 +1,18 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { chatbotWebhookNotice, RECEIVE_FROM_CHATBOT, receiveFromProperty } from './receiveFrom';
 import { respondWhenProperty } from './respondWhen';
 
 export const DEFAULT_OUTPUT = 'variables';
 export const DEFAULT_DEDUPE_WINDOW_MINUTES = 60;
 export const DEFAULT_DEDUPE_FIELD = 'conversation_id';
 
+/** Shown only when the trigger receives through the account's webhook. */
+const accountWay = { hide: { receiveFrom: [RECEIVE_FROM_CHATBOT] } };
+
 export const triggerProperties: INodeProperties[] = [
+	receiveFromProperty,
+	chatbotWebhookNotice,
 	{
 		// At most three lines in the panel; the rules are in the linked page.
 		displayName:
@@ -14,6 +20,7 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'accountWebhookNotice',
 		type: 'notice',
 		default: '',
+		displayOptions: accountWay,
 	},
 	{
 		displayName: 'Output',
@@ -39,6 +46,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'If Another Workflow Holds It',
 		name: 'whenHeld',
 		type: 'options',
+		displayOptions: accountWay,
 		default: 'fail',
 		description:
 			"What publishing does when another published workflow already receives this organization's deliveries, whatever key or credential it uses",
@@ -60,6 +68,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'If Nobody Can Tell Who Holds It',
 		name: 'whenOwnerUnknown',
 		type: 'options',
+		displayOptions: accountWay,
 		default: 'refuse',
 		description:
 			"No record of who holds the account survives an n8n restart: after n8n starts, it cannot tell whether another published workflow receives this organization's deliveries until one is published or receives a delivery. Applies to publishing and to test listens.",
@@ -82,6 +91,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'On Unpublish',
 		name: 'onDeactivation',
 		type: 'options',
+		displayOptions: accountWay,
 		default: 'leave',
 		description:
 			'The service has no way to delete the account webhook. When this workflow is unpublished and no other published workflow wants the account, choose what it points at.',
@@ -108,7 +118,7 @@ export const triggerProperties: INodeProperties[] = [
 		placeholder: 'https://example.com/voice-ai-deliveries',
 		description:
 			'Registered as the account webhook when this workflow is unpublished and no other published workflow wants the account',
-		displayOptions: { show: { onDeactivation: ['replacementUrl'] } },
+		displayOptions: { ...accountWay, show: { onDeactivation: ['replacementUrl'] } },
 	},
 	{
 		displayName: 'Options',
