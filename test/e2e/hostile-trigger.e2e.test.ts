@@ -578,8 +578,13 @@ describe('under attack and load', () => {
 			},
 			credentials,
 		);
-		for (const wf of [target, other, builtIn, inspect]) await stack.api.activateWorkflow(wf);
+		// Target first: the others take the account over from it (n8n 2.x publishes in the background).
+		await stack.api.activateWorkflow(target);
 		targetUrl = stack.api.productionWebhookUrl(stack.n8n.webhookBase, target, TRIGGER);
+		await pollUntil(async () => (await post(targetUrl, delivery('conv_probe'))) === 401, {
+			what: 'the trigger webhook to be live',
+		});
+		for (const wf of [other, builtIn, inspect]) await stack.api.activateWorkflow(wf);
 		const otherUrl = stack.api.productionWebhookUrl(stack.n8n.webhookBase, other, TRIGGER);
 		targetToken = productionToken(stack.org.apiKey, targetUrl);
 		otherToken = productionToken(stack.org.apiKey, otherUrl);
