@@ -123,11 +123,17 @@ describe('the ownership module', () => {
 		claim(id, at('A', 1), plain);
 		claim(id, at('B', 2), 'publishTakingOver');
 		lend(id, 'Y/test');
-		expect(release('B')).toEqual(released('heldDuringTest'));
+		expect(release('B')).toEqual({ state: 'notHolding' });
 		expect(giveBack('Y/test')).toEqual({
 			state: 'held',
 			holder: expect.objectContaining({ id: 'A' }),
 		});
+	});
+
+	test('the last holder unpublished during a test listen: On Unpublish waits for the end of the test (issue 38.5)', () => {
+		claim(id, at('A', 1), plain);
+		lend(id, 'Y/test');
+		expect(release('A')).toEqual(released('heldDuringTest'));
 	});
 
 	describe('one organization, several keys', () => {
@@ -296,6 +302,27 @@ describe('several workflows of one n8n process, one account', () => {
 		await b.deactivate();
 		expect(await pointsAt()).toBe(a.productionUrl);
 		expect(await registeredToken()).toBe(aToken);
+	});
+
+	test("the holder unpublished during a test listen: the test's end hands back to the workflow before it, or applies On Unpublish's URL (issue 38.5)", async () => {
+		const toUrl = {
+			onDeactivation: 'replacementUrl',
+			replacementUrl: 'https://crm.example.com/after',
+		};
+		const a = flow('Sync A', toUrl);
+		await a.activate();
+		const b = flow('Sync B', { ...toUrl, whenHeld: 'takeOver' });
+		await b.activate();
+		const y = flow('Draft');
+		await y.startTestListen();
+		await b.deactivate();
+		await y.endTestListen();
+		expect(await pointsAt()).toBe(a.productionUrl);
+		await y.startTestListen();
+		await a.deactivate();
+		expect(await pointsAt()).toBe(y.testUrl);
+		await y.endTestListen();
+		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/after');
 	});
 
 	test('unpublishing the holder hands the account to the other published workflow, and a later publish still needs the option', async () => {

@@ -302,7 +302,9 @@ export function release(id: string): Released {
 	if (!wasHolder || organization.setBy !== undefined) return { state: 'notHolding' };
 	const failed = () => insert(organization, { ...released, releaseFailed: true });
 	const next = holderIn(organization);
-	if (organization.lentTo !== undefined) return { state: 'heldDuringTest', failed };
+	// During a test listen the test's end hands back to `next`; with none, On Unpublish waits for it.
+	if (organization.lentTo !== undefined)
+		return next === undefined ? { state: 'heldDuringTest', failed } : { state: 'notHolding' };
 	return next === undefined
 		? { state: 'heldAlone', failed }
 		: { state: 'heldWithQueue', next, failed };
