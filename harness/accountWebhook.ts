@@ -87,8 +87,9 @@ export class AccountWebhook {
 		return parsed.toString();
 	}
 
+	/** Waits (60 s at most: a loaded machine answers slowly) until the account webhook points at `url`. */
 	async pointsAt(url: string, what: string): Promise<void> {
-		await pollUntil(async () => (await this.accountUrl()) === url, { timeoutMs: 30_000, what });
+		await pollUntil(async () => (await this.accountUrl()) === url, { timeoutMs: 60_000, what });
 	}
 
 	/** Webhook runs of the workflow (n8n 2.41 refuses a page over 100). */

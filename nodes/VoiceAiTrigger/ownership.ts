@@ -15,6 +15,7 @@ import {
 	lend,
 	noteRegistered,
 	noteSet,
+	oneAtATime,
 	queuedBefore,
 	release,
 	restore,
@@ -94,15 +95,17 @@ function testIdOf(this: IHookFunctions): string {
 
 /** n8n's `create`: a test listen starts, or the workflow is published (or n8n restores it on start). */
 export async function onCreate(this: IHookFunctions): Promise<void> {
-	if (this.getMode() === 'manual') await startTestListen.call(this);
-	else await publish.call(this);
+	const manual = this.getMode() === 'manual';
+	await oneAtATime(async () => await (manual ? startTestListen : publish).call(this));
 }
 
 /** n8n's `delete`: the test listen ends, or the workflow is unpublished. */
 export async function onDelete(this: IHookFunctions): Promise<void> {
-	const record = readRegistration(this.getWorkflowStaticData('node'));
-	if (record?.kind === 'test') await endTestListen.call(this);
-	else if (record !== undefined) await unpublish.call(this, record);
+	await oneAtATime(async () => {
+		const record = readRegistration(this.getWorkflowStaticData('node'));
+		if (record?.kind === 'test') await endTestListen.call(this);
+		else if (record !== undefined) await unpublish.call(this, record);
+	});
 }
 
 function publishEventOf(this: IHookFunctions): ClaimEvent {

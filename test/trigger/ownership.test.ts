@@ -325,6 +325,24 @@ describe('several workflows of one n8n process, one account', () => {
 		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/after');
 	});
 
+	test("an unpublish and the end of a test listen at the same moment: one decision after the other, the account ends on On Unpublish's URL", async () => {
+		const h = flow('Sync H', {
+			onDeactivation: 'replacementUrl',
+			replacementUrl: 'https://crm.example.com/after',
+		});
+		await h.activate();
+		const y = flow('Draft');
+		await y.startTestListen();
+		// The test's hand-back to H is answered 500 once and sent again, while H's unpublish goes on.
+		await admin.request('POST', '/__sandbox/faults', {
+			kind: 'status-500',
+			path: '/webhook/insert-webhook',
+			times: 1,
+		});
+		await Promise.all([y.endTestListen(), h.deactivate()]);
+		expect(await admin.accountWebhook(ORG)).toBe('https://crm.example.com/after');
+	});
+
 	test('unpublishing the holder hands the account to the other published workflow, and a later publish still needs the option', async () => {
 		const a = flow('Sync A');
 		await a.activate();

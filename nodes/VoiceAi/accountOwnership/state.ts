@@ -58,6 +58,20 @@ interface Organization {
 
 const organizations: Organization[] = [];
 
+let lastDecision: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs one decision about an organization's webhook (publish, unpublish, a test listen's start or end,
+ * Webhook Set) after the ones before it have finished, requests included: two decisions that read the
+ * state before either wrote could leave the account on a URL nobody serves (an unpublish and the end of
+ * a test listen at the same moment, each registering its own choice).
+ */
+export async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
+	const turn = lastDecision.then(decide, decide);
+	lastDecision = turn.catch(() => undefined);
+	return await turn;
+}
+
 export type Relation = 'same' | 'other' | 'unknown';
 
 /**
