@@ -32,7 +32,7 @@ export const receiveFromProperty: INodeProperties = {
 
 export const chatbotWebhookNotice: INodeProperties = {
 	displayName:
-		'Nothing is registered: publish, then click Listen for test event to get this workflow\'s address (with its token) and paste it into the chatbot\'s Webhook URL in the Voice AI dashboard. <a href="https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/trigger.md" target="_blank">Details</a>',
+		'Nothing is registered. Publish, and paste the address Listen for test event gives into the chatbot\'s Webhook URL in the dashboard. <a href="https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/trigger.md" target="_blank">Details</a>',
 	name: 'chatbotWebhookNotice',
 	type: 'notice',
 	default: '',

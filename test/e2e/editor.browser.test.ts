@@ -111,7 +111,8 @@ function labelsShown(properties: INodeProperties[], parameters: Parameters): str
 	};
 	const labels: string[] = [];
 	for (const property of properties) {
-		if (['resource', 'operation'].includes(property.name)) continue;
+		// n8n shows a node's main authentication field through its credential selector, not as a field.
+		if (['resource', 'operation', 'authentication'].includes(property.name)) continue;
 		if (['notice', 'hidden'].includes(property.type) || !displayed(property, values)) continue;
 		labels.push(property.displayName);
 		if (property.type === 'collection')
@@ -540,50 +541,59 @@ describe('the editor in a real browser', () => {
 		expect(faults.filter((f) => f.cutLabels.length + f.tallNotices.length > 0)).toEqual([]);
 	});
 
-	it('shows every field of the trigger uncut, and its notices in at most three lines', async () => {
-		const parameters = revealingParameters(triggerDescription.properties, {});
-		const fields = labelsShown(triggerDescription.properties, parameters);
-		const saved = await api.importWorkflow(
-			{
-				name: 'Trigger with every field',
-				nodes: [
-					{
-						id: 'trigger',
-						name: 'Voice AI Trigger',
-						type: 'n8n-nodes-voiceai.voiceAiTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						webhookId: 'editor-check',
-						parameters,
-						credentials: { voiceAiApi: credential },
-					},
-				],
-				connections: {},
-			},
-			{ voiceAiApi: credential },
-		);
-		await page.goto(`${n8n.baseUrl}/workflow/${saved.id}`, { waitUntil: 'domcontentloaded' });
-		await page.locator('[data-test-id="canvas-node"]').first().dblclick();
-		const ndv = page.locator('[data-test-id="ndv"]');
-		await ndv.waitFor();
-		const missing: string[] = [];
-		for (const field of fields) {
-			if (!(await ndv.getByText(field, { exact: true }).first().isVisible())) missing.push(field);
-		}
-		expect(missing).toEqual([]);
-		const layout = await ndv.evaluate(measurePanel);
-		console.log(`trigger: ${JSON.stringify(layout)}`);
-		expect(layout.labels).toBeGreaterThanOrEqual(fields.length);
-		expect(layout.notices.length).toBeGreaterThanOrEqual(
-			triggerDescription.properties.filter((p) => p.type === 'notice').length,
-		);
-		await closeNdv();
-		expect(layoutFaults('trigger', layout)).toEqual({
-			where: 'trigger',
-			cutLabels: [],
-			tallNotices: [],
-		});
-	});
+	// Each way of receiving (Receive From) shows its own fields and notices.
+	it.each(['accountWebhook', 'chatbotWebhookUrl'])(
+		'shows every field of the trigger uncut, and its notices in at most three lines (Receive From: %s)',
+		async (receiveFrom) => {
+			const parameters = revealingParameters(triggerDescription.properties, { receiveFrom });
+			const fields = labelsShown(triggerDescription.properties, parameters);
+			const values: Parameters = {
+				...Object.fromEntries(triggerDescription.properties.map((p) => [p.name, p.default])),
+				...parameters,
+			};
+			const saved = await api.importWorkflow(
+				{
+					name: `Trigger with every field (${receiveFrom})`,
+					nodes: [
+						{
+							id: 'trigger',
+							name: 'Voice AI Trigger',
+							type: 'n8n-nodes-voiceai.voiceAiTrigger',
+							typeVersion: 1,
+							position: [0, 0],
+							webhookId: `editor-check-${receiveFrom}`,
+							parameters,
+							credentials: { voiceAiApi: credential },
+						},
+					],
+					connections: {},
+				},
+				{ voiceAiApi: credential },
+			);
+			await page.goto(`${n8n.baseUrl}/workflow/${saved.id}`, { waitUntil: 'domcontentloaded' });
+			await page.locator('[data-test-id="canvas-node"]').first().dblclick();
+			const ndv = page.locator('[data-test-id="ndv"]');
+			await ndv.waitFor();
+			const missing: string[] = [];
+			for (const field of fields) {
+				if (!(await ndv.getByText(field, { exact: true }).first().isVisible())) missing.push(field);
+			}
+			expect(missing).toEqual([]);
+			const layout = await ndv.evaluate(measurePanel);
+			console.log(`trigger (${receiveFrom}): ${JSON.stringify(layout)}`);
+			expect(layout.labels).toBeGreaterThanOrEqual(fields.length);
+			expect(layout.notices.length).toBeGreaterThanOrEqual(
+				triggerDescription.properties.filter((p) => p.type === 'notice' && displayed(p, values))
+					.length,
+			);
+			await closeNdv();
+			expect(layoutFaults('trigger', layout)).toEqual({
+				where: 'trigger',
+				cutLabels: [],
+				tallNotices: [],
+			});
+		},
+	);
 
 	it('runs the credential test from the credential dialog', async () => {
 		await page.goto(`${n8n.baseUrl}/home/credentials/${credential.id}`, {
