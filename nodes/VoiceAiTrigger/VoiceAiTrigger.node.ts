@@ -9,10 +9,15 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
 import { readRequestDeliveries } from './delivery';
-import { holdsAccount, noteDelivery, onCreate, onDelete } from './ownership';
+import {
+	holdsAccount,
+	noteDelivery,
+	onCreate,
+	onDelete,
+} from '../VoiceAi/accountOwnership/ownership';
 import { triggerProperties } from './properties';
 import { receivesFromChatbot, refuseTestListenWithAddress } from './receiveFrom';
-import { readRegistration } from './registration';
+import { readRegistration } from '../VoiceAi/accountOwnership/registration';
 import { respondWhenWebhookFields } from './respondWhen';
 import { startRuns } from './startRuns';
 import { hasValidToken } from './verification';
@@ -53,7 +58,7 @@ export class VoiceAiTrigger implements INodeType {
 	};
 
 	/**
-	 * Who holds the organization's one webhook: ./ownership.ts and its table of transitions. Received
+	 * Who holds the organization's one webhook: ./ownership.ts and its rules. Received
 	 * from a chatbot's own webhook URL, nothing is registered and ownership never sees the trigger:
 	 * a publish finds it "exists", and a test listen stops with the address to paste (./receiveFrom.ts).
 	 */

@@ -1,7 +1,7 @@
 import type { IHookFunctions, INodeProperties, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { apiKeyOf, productionToken, withToken } from './registration';
+import { apiKeyOf, productionToken, withToken } from '../VoiceAi/accountOwnership/registration';
 
 /**
  * The second way in (docs/trigger.md): a chatbot's own `webhook_url` points at this workflow, and

@@ -7,7 +7,7 @@ import {
 	type Registration,
 	TOKEN_PARAMETER,
 	tokenMatches,
-} from './registration';
+} from '../VoiceAi/accountOwnership/registration';
 
 /**
  * Production accepts the token it registered (static data) and the one it would register now:

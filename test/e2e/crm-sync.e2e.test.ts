@@ -2,7 +2,7 @@
  * examples/crm-sync.json in a real n8n: published through n8n's API, fed by the sandbox's deliveries,
  * upserting into the "CRM contacts" Data Table; forged deliveries refused; survives an n8n restart.
  */
-import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
+import { productionToken } from '../../nodes/VoiceAi/accountOwnership/registration';
 import {
 	CRM_TABLE,
 	NODE_TYPES,

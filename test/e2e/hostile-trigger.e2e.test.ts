@@ -18,7 +18,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
+import { productionToken } from '../../nodes/VoiceAi/accountOwnership/registration';
 import {
 	n8nVersion,
 	NODE_TYPES,

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { productionToken } from '../../nodes/VoiceAiTrigger/registration';
+import { productionToken } from '../../nodes/VoiceAi/accountOwnership/registration';
 import { NODE_TYPES, pollUntil, type SavedWorkflow, type WorkflowJson } from '../../harness/n8n';
 import { startStack, type Stack } from '../../harness/stack';
 

@@ -9,7 +9,7 @@ import getRawBody from 'raw-body';
 import { setTimeout as sleep } from 'timers/promises';
 
 import type { Delivery } from '../../harness/sandboxAdmin';
-import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/state';
+import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/ownership';
 import { forgetUnlessAnswered, remember } from '../../nodes/VoiceAiTrigger/dedupe';
 import { readRequestDeliveries } from '../../nodes/VoiceAiTrigger/delivery';
 import { startTriggerHarness, TriggerWorkflow } from '../../harness/triggerWorkflow';

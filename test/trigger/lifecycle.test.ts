@@ -4,8 +4,8 @@
  */
 import { createHash } from 'crypto';
 
-import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/state';
-import { isLocalHost } from '../../nodes/VoiceAiTrigger/registration';
+import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/ownership';
+import { isLocalHost } from '../../nodes/VoiceAi/accountOwnership/registration';
 import { startTriggerHarness, TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';

@@ -5,7 +5,7 @@
  */
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { accountKey } from '../../nodes/VoiceAi/accountOwnership/identity';
+import { accountKey } from '../../nodes/VoiceAi/accountOwnership/ownership';
 import {
 	claim,
 	type Claim,
@@ -15,7 +15,7 @@ import {
 	type KeyIdentity,
 	lend,
 	release,
-} from '../../nodes/VoiceAi/accountOwnership/state';
+} from '../../nodes/VoiceAi/accountOwnership/ownership';
 import { runNode } from '../../harness/engine';
 import { type TriggerSetup, TriggerWorkflow } from '../../harness/triggerWorkflow';
 

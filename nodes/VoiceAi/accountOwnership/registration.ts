@@ -2,9 +2,9 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { parseBaseUrl } from '../../credentials/voiceAiBaseUrl';
-import type { Claim } from '../VoiceAi/accountOwnership/state';
-import { destinationProblem, httpUrl, voiceAiApiRequest } from '../VoiceAi/transport';
+import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
+import type { Claim } from './ownership';
+import { destinationProblem, httpUrl, voiceAiApiRequest } from '../transport';
 
 /** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
@@ -37,8 +37,17 @@ export function readRegistration(staticData: IDataObject): Registration | undefi
 		: undefined;
 }
 
-export function saveRegistration(staticData: IDataObject, record: Registration): void {
-	staticData[STATIC_KEY] = { ...record };
+/** Registered: the token's hash is kept, never the token. */
+export function saveRegistration(
+	staticData: IDataObject,
+	kind: Registration['kind'],
+	url: string,
+	token: string,
+	claim: Pick<Registration, 'claimedAt' | 'accountKey' | 'queued'> = {},
+): void {
+	const tokenHash = hashToken(token);
+	const registeredAt = new Date().toISOString();
+	staticData[STATIC_KEY] = { kind, webhookUrl: url, tokenHash, registeredAt, ...claim };
 }
 
 export function forgetRegistration(staticData: IDataObject): void {

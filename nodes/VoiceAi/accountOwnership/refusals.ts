@@ -1,10 +1,10 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Claim } from '../VoiceAi/accountOwnership/state';
+import type { Claim } from './ownership';
 import type { QueuedClaim } from './registration';
 
-/** The errors a trigger's ownership actions fail with (transitions.ts names when). */
+/** The errors ownership decisions fail with (ownership.ts says when), and what it writes to n8n's log. */
 
 /** 'refuse' and 'refuseUnsure': another published workflow holds the account. */
 export function heldByAnother(node: INode, holder: Claim, unsure: boolean): NodeOperationError {
@@ -88,6 +88,42 @@ export function handBackNeedsKey(node: INode, holder: Claim): NodeOperationError
 		`Could not point the Voice AI account webhook back at workflow "${holder.workflowName}" (ID ${holder.workflowId}): it claimed the account with another API key, and n8n has restarted since`,
 		{
 			description: `The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here. Unpublish and publish "${holder.workflowName}" so that it receives again.`,
+		},
+	);
+}
+
+/** A claim whose unpublish failed, forgotten as the holder: written to n8n's log once. */
+export function ghostForgotten(ghost: Claim): string {
+	return `Voice AI: workflow "${ghost.workflowName}" (ID ${ghost.workflowId}) could not point the account webhook elsewhere when it was unpublished, so the account may still point at its URL; n8n has forgotten it as the holder. Unpublish and publish the workflow that should receive.`;
+}
+
+/** Webhook Set while a published trigger holds the organization (or may: `unsure`). */
+export function setWhileHeld(
+	node: INode,
+	holder: Claim,
+	unsure: boolean,
+	itemIndex: number,
+): NodeOperationError {
+	const { workflowName, workflowId } = holder;
+	return new NodeOperationError(
+		node,
+		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow "${workflowName}" (ID ${workflowId}): setting it would cut that workflow off`,
+		{
+			itemIndex,
+			description: `The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${workflowName}" receives its conversations through it. The webhook was not changed. Unpublish "${workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
+		},
+	);
+}
+
+/** Webhook Set in a process that has not seen the organization (after a start; a queue-mode worker). */
+export function setUnknown(node: INode, itemIndex: number): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		"n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set",
+		{
+			itemIndex,
+			description:
+				'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. The webhook was not changed. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over".',
 		},
 	);
 }
