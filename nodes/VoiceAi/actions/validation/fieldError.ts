@@ -1,6 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { shortened } from '../../transport';
+
 export interface FieldRef {
 	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
 	name: string;
@@ -13,7 +15,7 @@ export function show(value: unknown): string {
 		typeof value === 'string' || (typeof value === 'object' && value !== null)
 			? JSON.stringify(value)
 			: String(value);
-	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+	return shortened(text, 60);
 }
 
 export function typeName(value: unknown): string {
