@@ -133,6 +133,7 @@ case "$job" in
     ;;
   check-package) ensure_deps; build; exec node scripts/check-package.mjs "${@:2}" ;;
   docs) ensure_deps; exec npx tsx scripts/operations-table.ts "${@:2}" ;;
+  house-count) ensure_deps; exec npx tsx scripts/house-count.ts "${@:2}" ;;
   format) ensure_deps; exec npx prettier --write . "${@:2}" ;;
   format-check) ensure_deps; exec npx prettier --check . "${@:2}" ;;
   demo)
@@ -161,7 +162,7 @@ case "$job" in
     exec npx tsx bench/profileTrigger.ts "${@:2}"
     ;;
   *)
-    echo "usage: scripts/run.sh test|editor|demo|dev|bench|bench-profile|build|lint|sandbox|simulate|quick|unit|e2e|compat|check-package|docs|format|format-check [args]" >&2
+    echo "usage: scripts/run.sh test|editor|demo|dev|bench|bench-profile|build|lint|sandbox|simulate|quick|unit|e2e|compat|check-package|docs|house-count|format|format-check [args]" >&2
     exit 2
     ;;
 esac

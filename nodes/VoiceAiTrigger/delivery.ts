@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isPlainObject, setOwn } from '../VoiceAi/transport';
+import { isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
 
 /** The fields of a delivery the contract names; anything else is a variable or an unknown extra. */
 export const ENVELOPE_FIELDS = [
@@ -45,11 +45,6 @@ function bodyKind(contentType: string | undefined): BodyKind {
 const UNSUPPORTED_TYPE =
 	'Content-Type must be application/json, text/plain holding JSON, or form fields';
 
-/** A byte-order mark is not part of the text: n8n 2.x drops it from JSON and form bodies too. */
-function withoutBom(text: string): string {
-	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
 function parseJson(text: string): { value: unknown } | undefined {
 	try {
 		return { value: JSON.parse(withoutBom(text)) as unknown };
@@ -61,7 +56,7 @@ function parseJson(text: string): { value: unknown } | undefined {
 /** n8n 1.x's form parser keeps a byte-order mark in the first field's name. */
 function formFields(fields: IDataObject): IDataObject {
 	const keys = Object.keys(fields);
-	if (keys.length === 0 || keys[0].charCodeAt(0) !== 0xfeff) return fields;
+	if (keys.length === 0 || withoutBom(keys[0]) === keys[0]) return fields;
 	const fixed: IDataObject = {};
 	for (const key of keys) setOwn(fixed, withoutBom(key), fields[key]);
 	return fixed;

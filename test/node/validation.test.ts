@@ -1,8 +1,9 @@
-import type { INodeParameters } from 'n8n-workflow';
+import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
 import type { InputItem } from '../../harness/engine';
 import { PNG, SandboxFixture } from '../../harness/sandboxFixture';
 import { SIP_DIRECTION } from '../../harness/parameters';
+import { fieldsIn } from '../../nodes/VoiceAi/actions/validation';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());
@@ -585,5 +586,32 @@ describe('values that passed the checks and failed late or went out wrong (issue
 			task: '  Call the lead.\n\nBe brief.\n',
 			selectedVoice: 'maya',
 		});
+	});
+});
+
+describe('a field is named in errors as its property shows it (fieldsIn)', () => {
+	const properties: INodeProperties[] = [
+		{ displayName: 'Agent Name', name: 'agentName', type: 'string', default: '' },
+		{
+			displayName: 'Update Fields',
+			name: 'updateFields',
+			type: 'collection',
+			default: {},
+			options: [{ displayName: 'Header Color', name: 'header_color', type: 'string', default: '' }],
+		},
+	];
+
+	it("takes each label from its property's displayName, a collection's option by its dotted name", () => {
+		expect(fieldsIn(properties, ['agentName', 'updateFields.header_color'])).toEqual({
+			agentName: { name: 'agentName', label: 'Agent Name' },
+			'updateFields.header_color': { name: 'updateFields.header_color', label: 'Header Color' },
+		});
+	});
+
+	it('throws for a name no property has, so a misspelt field fails as the module loads', () => {
+		expect(() => fieldsIn(properties, ['agentname'])).toThrow('No property named agentname');
+		expect(() => fieldsIn(properties, ['updateFields.headerColor'])).toThrow(
+			'No property named updateFields.headerColor',
+		);
 	});
 });

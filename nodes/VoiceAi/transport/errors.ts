@@ -1,6 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { shortened } from './httpText';
 import { Secrets } from './secrets';
 
 /** What the service said, reduced to the fields of its error body (never the request, so never the key). */
@@ -35,8 +36,7 @@ const NO_SECRETS = new Secrets();
  * a cut never leaves part of one behind.
  */
 function shown(text: string, secrets: Secrets): string {
-	const line = secrets.redact(text).replace(/\s+/g, ' ').trim();
-	return line.length > MAX_SHOWN ? `${line.slice(0, MAX_SHOWN - 3)}...` : line;
+	return shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), MAX_SHOWN);
 }
 
 /** The title of an HTML page (e.g. a proxy's error page): its markup would say nothing useful. */

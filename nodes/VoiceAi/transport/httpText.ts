@@ -1,10 +1,21 @@
 // Reading the text of HTTP, in one place for the action node and the trigger: headers as Node's http
-// module hands them over and percent-encoded text. http(s) URLs are read in one place too, next to the
-// Base URL rule (credentials/voiceAiBaseUrl.ts `httpUrl`), which the credential also uses.
+// module hands them over, percent-encoded text, a byte-order mark, and text cut to fit a message.
+// http(s) URLs are read in one place too, next to the Base URL rule (credentials/voiceAiBaseUrl.ts
+// `httpUrl`), which the credential also uses.
 
 /** A header's value; a repeated header comes as a list, of which the first counts. */
 export function headerValue(value: string | string[] | undefined): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
+}
+
+/** A byte-order mark is not part of the text (n8n 2.x drops it from JSON and form bodies too). */
+export function withoutBom(text: string): string {
+	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Text of at most `max` characters for a message: a longer one is cut, ending in `...`. */
+export function shortened(text: string, max: number): string {
+	return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
 /** Percent-decoded text; text that is not valid percent-encoding stays as it is. */

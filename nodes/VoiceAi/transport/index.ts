@@ -10,7 +10,7 @@ export {
 	destinationProblem,
 	httpUrl,
 } from '../../../credentials/voiceAiBaseUrl';
-export { headerValue, refusedUserInfo } from './httpText';
+export { headerValue, refusedUserInfo, shortened, withoutBom } from './httpText';
 export type { ApiPath, PathValue } from './path';
 export { apiPath } from './path';
 export { isPlainObject, setOwn } from './plainData';

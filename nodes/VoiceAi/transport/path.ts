@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { decoded } from './httpText';
+import { decoded, shortened } from './httpText';
 
 /** A value that goes into a request path, with the field it came from (named when it cannot be used). */
 export interface PathValue {
@@ -25,7 +25,7 @@ function segmentProblem(value: string): string | undefined {
 	if (value === '.' || value === '..')
 		return `${JSON.stringify(value)} would address another resource than the one meant`;
 	if (value.includes('/'))
-		return `${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} contains a slash, which would change the request path`;
+		return `${JSON.stringify(shortened(value, 60))} contains a slash, which would change the request path`;
 	return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { headerValue } from './httpText';
+import { headerValue, withoutBom } from './httpText';
 
 /** Larger answers are refused rather than turned into one enormous item; the transfer stops at the limit. */
 export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
@@ -55,7 +55,7 @@ export function discard(body: unknown): void {
 
 function textOf(chunks: Buffer[], bytes: number): { text: string } {
 	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
-	return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+	return { text: withoutBom(text) };
 }
 
 /**

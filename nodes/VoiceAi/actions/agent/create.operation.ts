@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { phoneNumberLocator } from '../locators';
-import { checkE164, readString } from '../validation';
+import { checkE164, fieldsIn, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
@@ -46,6 +46,8 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const FIELDS = fieldsIn(properties, ['phoneNumber', 'agentName', 'task', 'selectedVoice']);
+
 interface CreateAgentInput {
 	phoneNumber: string;
 	agentName: string;
@@ -68,37 +70,15 @@ export const create = defineOperation<CreateAgentInput>({
 	mayHaveApplied:
 		'The agent may have been created before the connection failed: look for it with Agent Get Many.',
 	validate(itemIndex) {
-		const phoneNumber = readString(
-			this,
-			itemIndex,
-			{ name: 'phoneNumber', label: 'Phone Number' },
-			{ required: true, locator: true },
-		);
+		const phoneNumber = readString(this, itemIndex, FIELDS.phoneNumber, {
+			required: true,
+			locator: true,
+		});
 		return {
-			phoneNumber: checkE164(
-				this,
-				itemIndex,
-				{ name: 'phoneNumber', label: 'Phone Number' },
-				phoneNumber,
-			),
-			agentName: readString(
-				this,
-				itemIndex,
-				{ name: 'agentName', label: 'Agent Name' },
-				{ required: true },
-			),
-			task: readString(
-				this,
-				itemIndex,
-				{ name: 'task', label: 'Task' },
-				{ required: true, asTyped: true },
-			),
-			selectedVoice: readString(
-				this,
-				itemIndex,
-				{ name: 'selectedVoice', label: 'Voice' },
-				{ required: true },
-			),
+			phoneNumber: checkE164(this, itemIndex, FIELDS.phoneNumber, phoneNumber),
+			agentName: readString(this, itemIndex, FIELDS.agentName, { required: true }),
+			task: readString(this, itemIndex, FIELDS.task, { required: true, asTyped: true }),
+			selectedVoice: readString(this, itemIndex, FIELDS.selectedVoice, { required: true }),
 		};
 	},
 	async execute(input, api) {

@@ -4,10 +4,9 @@ import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-work
 import { isRouteUnknown } from '../../transport';
 import { checkOneOf, invalidField, readBoolean } from '../validation';
 import { defineOperation, toRecords } from '../types';
+import { DIRECTIONS } from './configuration';
 import { checkDetachAfterConflict, notFoundError, notFoundItem } from './detachAnswers';
 import { phoneNumberField, readPhoneNumber } from './fields';
-
-const DIRECTIONS = ['inbound', 'outbound'] as const;
 
 const properties: INodeProperties[] = [
 	phoneNumberField,

@@ -1,5 +1,7 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+
+import { shortened } from '../../transport';
 
 export interface FieldRef {
 	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
@@ -8,12 +10,43 @@ export interface FieldRef {
 	label: string;
 }
 
+/** The property of `name` (`updateFields.header_color`: the option of a collection), if there is one. */
+function propertyNamed(
+	properties: readonly INodeProperties[],
+	name: string,
+): INodeProperties | undefined {
+	const [first, ...rest] = name.split('.');
+	const property = properties.find((candidate) => candidate.name === first);
+	if (!property || rest.length === 0) return property;
+	const options = (property.options ?? []).filter(
+		(option): option is INodeProperties => 'type' in option,
+	);
+	return propertyNamed(options, rest.join('.'));
+}
+
+/**
+ * The fields an operation reads, each labelled with its property's displayName, so a label is written
+ * once, in the property. A name without a property throws when the operation's module loads.
+ */
+export function fieldsIn<Name extends string>(
+	properties: readonly INodeProperties[],
+	names: readonly Name[],
+): Record<Name, FieldRef> {
+	const fields = {} as Record<Name, FieldRef>;
+	for (const name of names) {
+		const property = propertyNamed(properties, name);
+		if (!property) throw new Error(`No property named ${name}`);
+		fields[name] = { name, label: property.displayName };
+	}
+	return fields;
+}
+
 export function show(value: unknown): string {
 	const text =
 		typeof value === 'string' || (typeof value === 'object' && value !== null)
 			? JSON.stringify(value)
 			: String(value);
-	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+	return shortened(text, 60);
 }
 
 export function typeName(value: unknown): string {

@@ -3,7 +3,7 @@
 export { checkE164, checkHttpUrl, checkSipUri } from './addresses';
 export { checkAnyHexColour, checkHexColour } from './colours';
 export type { FieldRef } from './fieldError';
-export { invalidField } from './fieldError';
+export { fieldsIn, invalidField } from './fieldError';
 export { MAX_PATH_ID_LENGTH, checkPathId, checkPathSegment, checkUuid } from './ids';
 export { decimalText, readInteger, readListLimit } from './numbers';
 export { checkOneOf, readBoolean, readCollection, readString } from './readers';
