@@ -20,21 +20,20 @@ import type { QueuedClaim, Registration } from './registration';
  * where neither tells, the decision is refused (refusals.ts). docs/trigger-ownership.md has the rules.
  */
 
-/** A published trigger node that wants its organization's webhook. */
+/**
+ * A published trigger node (`id`: workflow id/node id) that wants its organization's webhook, for its
+ * production URL (no token). The token stays in memory (another key may hand back with it; a claim
+ * rebuilt from a record has none); claims are kept in the order first made (`claimedAt`), the last
+ * holds; `keyHash` is what it claimed with; `releaseFailed`: its unpublish could not point elsewhere.
+ */
 export interface Claim {
-	/** Workflow id and node id. */
 	id: string;
 	workflowId: string;
 	workflowName: string;
-	/** n8n's production URL of the node, without the token. */
 	productionUrl: string;
-	/** In memory only (another key may hand back with it); a claim rebuilt from a record has none. */
 	token?: string;
-	/** When it first claimed (ms): claims are kept in this order, the last one holds. */
 	claimedAt: number;
-	/** sha256 of base URL and API key it claimed with. */
 	keyHash: string;
-	/** Its unpublish could not point the account elsewhere (n8n 2.x unpublishes it all the same). */
 	releaseFailed?: boolean;
 }
 
@@ -121,7 +120,7 @@ const withClaim = (id: string) => organizations.find((o) => o.claims.some((c) =>
 function view(key: KeyIdentity): { same: Organization[]; holder?: Claim; unsure: Claim[] } {
 	const same = organizations.filter((o) => relationOf(o, key) === 'same');
 	const holder = same
-		.flatMap((o) => o.claims)
+		.flatMap((o) => o.claims.slice(-1))
 		.sort(byTime)
 		.pop();
 	const unsure = organizations
@@ -226,13 +225,12 @@ export function claim(
 /** The claims before this one, oldest first, as its record keeps them (no tokens). */
 export function queueOf(id: string): QueuedClaim[] {
 	const claims = withClaim(id)?.claims ?? [];
-	const before = claims.slice(
-		0,
-		claims.findIndex((c) => c.id === id),
-	);
-	return before.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => {
-		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
-	});
+	const at = claims.findIndex((c) => c.id === id);
+	return claims
+		.slice(0, at)
+		.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => {
+			return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
+		});
 }
 
 export type Released =
@@ -371,14 +369,8 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const recorded = before?.kind === 'production' || unpublishedWhileUnknown.delete(id);
 	const token = registration.productionToken(apiKey, url);
 	const claimedAt = (before?.kind === 'production' && before.claimedAt) || Date.now();
-	const wanted = {
-		id,
-		...workflowOf(this),
-		productionUrl: url,
-		token,
-		claimedAt,
-		keyHash: identity.keyHash,
-	};
+	const keyHash = identity.keyHash;
+	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
 	const claimed = claim(identity, wanted, eventOf.call(this), recorded);
 	refusedPublishes.delete(id);
 	if (claimed.outcome === 'refused' || claimed.outcome === 'unknown') refusedPublishes.add(id);
@@ -439,10 +431,8 @@ async function startTest(this: IHookFunctions): Promise<void> {
 	if (!isKnown(identity) && !goAhead) throw refusal.holderUnknown(this.getNode());
 	const token = registration.testToken();
 	lend(identity, `${idOf(this)}/test`);
-	const registering = registration.registerAccountWebhook.call(
-		this,
-		registration.withToken(url, token),
-	);
+	const testUrl = registration.withToken(url, token);
+	const registering = registration.registerAccountWebhook.call(this, testUrl);
 	await orUndo(registering, () => giveBack(`${idOf(this)}/test`));
 	registration.saveRegistration(this.getWorkflowStaticData('node'), 'test', url, token);
 }
@@ -463,11 +453,9 @@ async function handBack(this: IHookFunctions, holder: Claim): Promise<void> {
 		if (identity.keyHash !== holder.keyHash) throw refusal.handBackNeedsKey(this.getNode(), holder);
 		token = registration.productionToken(apiKey, holder.productionUrl);
 	}
+	const url = registration.withToken(holder.productionUrl, token);
 	try {
-		await registration.registerAccountWebhook.call(
-			this,
-			registration.withToken(holder.productionUrl, token),
-		);
+		await registration.registerAccountWebhook.call(this, url);
 	} catch (error) {
 		throw refusal.handBackFailed(this.getNode(), holder, error as Error);
 	}
@@ -475,21 +463,12 @@ async function handBack(this: IHookFunctions, holder: Claim): Promise<void> {
 
 /** n8n's `checkExists`: this published trigger holds the webhook here with its URL and current key (never for a test or at start). */
 export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
-	if (
-		this.getMode() === 'manual' ||
-		['init', 'leadershipChange'].includes(this.getActivationMode())
-	)
-		return false;
-	const record = registration.readRegistration(this.getWorkflowStaticData('node'));
 	const url = this.getNodeWebhookUrl('default') as string;
-	if (
-		record?.kind !== 'production' ||
-		record.webhookUrl !== url ||
-		holds(idOf(this))?.productionUrl !== url
-	)
-		return false;
-	const apiKey = await registration.apiKeyOf.call(this);
-	return record.tokenHash === registration.hashToken(registration.productionToken(apiKey, url));
+	const record = registration.readRegistration(this.getWorkflowStaticData('node'));
+	const held = record?.webhookUrl === url && holds(idOf(this))?.productionUrl === url;
+	if (!held || this.getMode() === 'manual' || eventOf.call(this) === 'restart') return false;
+	const token = registration.productionToken(await registration.apiKeyOf.call(this), url);
+	return record.kind === 'production' && record.tokenHash === registration.hashToken(token);
 }
 
 /**
@@ -501,25 +480,16 @@ export async function noteDelivery(
 	record: Registration | undefined,
 ): Promise<void> {
 	if (record?.kind !== 'production' || !record.accountKey || knowsKey(record.accountKey)) return;
-	const identity = await identityOf.call(this, 'never').then(
-		(k) => k.identity,
-		() => undefined,
-	);
-	if (identity === undefined || isKnown(identity)) return;
+	const known = await identityOf.call(this, 'never').catch(() => undefined);
+	if (known === undefined || isKnown(known.identity)) return;
 	// The token the service delivered with is the one it holds, whatever key is current.
 	const token = String((this.getQueryData() as IDataObject)[registration.TOKEN_PARAMETER]);
-	const holder = { id: idOf(this), ...workflowOf(this), productionUrl: record.webhookUrl, token };
-	const org = enter(identity);
-	for (const c of [
-		...(record.queued ?? []),
-		{ ...holder, claimedAt: record.claimedAt ?? 0, keyHash: record.accountKey },
-	]) {
-		if (!hasClaim(c.id)) insert(org, c);
-	}
-	void identityOf.call(this, 'always').then(
-		({ identity: full }) => isKnown(full) && enter(full),
-		() => undefined,
-	);
+	const { claimedAt = 0, accountKey: keyHash, webhookUrl: productionUrl } = record;
+	const holder = { id: idOf(this), ...workflowOf(this), productionUrl, token, claimedAt, keyHash };
+	const org = enter(known.identity);
+	for (const c of [...(record.queued ?? []), holder]) if (!hasClaim(c.id)) insert(org, c);
+	const withAgents = identityOf.call(this, 'always');
+	void withAgents.then(({ identity }) => isKnown(identity) && enter(identity)).catch(() => {});
 }
 
 /**
