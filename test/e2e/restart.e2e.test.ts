@@ -196,3 +196,21 @@ test('38.5: the holder unpublished during a test listen: its On Unpublish URL ap
 	await deliver();
 	await rig.pointsAt(CRM, 'the account on H’s Replacement Webhook URL when the test ends');
 }, 240_000);
+
+test("38.11: A, then B taking over with On Unpublish = a URL; A unpublished; n8n restarts; a delivery reaches B; unpublishing B does not hand back to A's dead URL", async () => {
+	const a = await published('Restart 11 (A)', GO_AHEAD);
+	const b = await published('Restart 11, take over (B)', {
+		whenHeld: 'takeOver',
+		onDeactivation: 'replacementUrl',
+		replacementUrl: CRM,
+	});
+	await rig.pointsAt(rig.productionUrl(b), 'the account on B');
+	await rig.unpublish(a);
+	expect(await rig.accountUrl()).toBe(rig.productionUrl(b));
+
+	await rig.restartN8n();
+	// 2.x: B's record still queues A (A could not write it); n8n answers 404 at A's URL now.
+	await rig.nextDeliveryRuns(b, [a]);
+	await rig.unpublish(b);
+	await rig.pointsAt(CRM, "the account on B's Replacement Webhook URL, not A's dead URL");
+}, 240_000);

@@ -407,8 +407,10 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	const released = release(id);
 	if (released.state === 'notHolding') return registration.forgetRegistration(staticData);
 	const ghost = () => insert(released.org, { ...released.claim, releaseFailed: true });
-	if (released.state === 'heldWithQueue') await orUndo(handBack.call(this, released.next), ghost);
-	else if (toUrl && released.state === 'heldAlone') {
+	const next =
+		released.state === 'heldWithQueue' ? await liveHolder.call(this, released.org) : undefined;
+	if (next) await orUndo(handBack.call(this, next), ghost);
+	else if (toUrl && released.state !== 'heldDuringTest') {
 		const url = replacementUrlOf.call(this);
 		await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
 	} else if (toUrl) released.org.setBy = { ...workflowOf(this), url: replacementUrlOf.call(this) };
@@ -441,8 +443,41 @@ async function startTest(this: IHookFunctions): Promise<void> {
 async function endTest(this: IHookFunctions): Promise<void> {
 	const back = giveBack(`${idOf(this)}/test`);
 	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
-	if (back.state === 'held') await handBack.call(this, back.holder);
+	const org = back.state === 'held' ? withClaim(back.holder.id) : undefined;
+	const holder = org && (await liveHolder.call(this, org));
+	if (holder) await handBack.call(this, holder);
 	registration.forgetRegistration(this.getWorkflowStaticData('node'));
+}
+
+/**
+ * The holder to hand back to. A claim rebuilt from a record (no token) may be of a workflow unpublished
+ * before the restart: n8n answers 404 at its URL (a published trigger, 401 without a token), so it is
+ * dropped, logged, and the claim before it is asked. Anything else (no answer) keeps it.
+ */
+async function liveHolder(this: IHookFunctions, org: Organization): Promise<Claim | undefined> {
+	for (let holder = holderIn(org); holder; holder = holderIn(org)) {
+		if (holder.token !== undefined || !(await isGone.call(this, holder.productionUrl)))
+			return holder;
+		this.logger.warn(refusal.goneFromQueue(holder));
+		org.claims = org.claims.filter((c) => c !== holder);
+	}
+	return undefined;
+}
+
+async function isGone(this: IHookFunctions, url: string): Promise<boolean> {
+	const probe = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
+	// n8n's own webhook URL, not the service: no credential, no token.
+	// eslint-disable-next-line no-restricted-syntax
+	const answer = this.helpers.httpRequest({
+		...probe,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: true,
+	});
+	return await answer.then(
+		(response: { statusCode?: number }) => response.statusCode === 404,
+		() => false,
+	);
 }
 
 /** Points the webhook back at `holder` with its own token (derived from this key for a claim rebuilt from a record). */

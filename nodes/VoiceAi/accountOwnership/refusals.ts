@@ -127,3 +127,8 @@ export function setUnknown(node: INode, itemIndex: number): NodeOperationError {
 		},
 	);
 }
+
+/** A claim a record queued whose workflow n8n no longer serves (unpublished before the restart). */
+export function goneFromQueue(claim: Claim): string {
+	return `Voice AI: workflow "${claim.workflowName}" (ID ${claim.workflowId}) was queued for the account webhook before n8n restarted, but n8n no longer serves its URL (unpublished): the webhook is not handed back to it.`;
+}
