@@ -11,7 +11,7 @@
  *   kept as fields of the item;
  * - 1,000 deliveries at 20 in parallel: exactly 1,000 executions and 1,000 distinct rows, beside n8n's
  *   built-in Webhook node receiving the same 1,000 deliveries at the same time (20 in parallel too), so
- *   both see the same load (timings printed for the Reliability section of README.md, not asserted).
+ *   both see the same load (timings printed for docs/reliability.md, not asserted).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';

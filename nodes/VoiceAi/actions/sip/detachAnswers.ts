@@ -5,9 +5,9 @@ import type { ApiCall } from '../types';
 import { fetchSip, readCurrentSip } from './configuration';
 
 // What an error answer of POST /sip/detach2 means for the number. A 404 is the spec's "resource does
-// not exist": the number is not the organization's. The spec shows no 409 for POST /sip/detach2, so a 409 says nothing sure about the number's state (the
-// sandbox answers it when a listed direction is not attached; one listed direction may still be). The
-// node reads the configuration (GET /sip/{phone_number}, which the spec allows) and reports success only
+// not exist": the number is not the organization's. The spec shows no 409 for POST /sip/detach2, so a
+// 409 says nothing sure about the number's state: a listed direction may still be attached. The node
+// reads the configuration (GET /sip/{phone_number}, which the spec allows) and reports success only
 // when none of the listed directions is attached (docs/service-assumptions.md).
 
 interface Detach {
