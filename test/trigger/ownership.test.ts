@@ -5,14 +5,13 @@
  */
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { accountKey } from '../../nodes/VoiceAi/accountOwnership/ownership';
+import { accountKey, type KeyIdentity } from '../../nodes/VoiceAi/accountOwnership/registration';
 import {
 	claim,
 	type Claim,
 	forgetAllAccounts,
 	giveBack,
 	holderForSet,
-	type KeyIdentity,
 	lend,
 	release,
 } from '../../nodes/VoiceAi/accountOwnership/ownership';

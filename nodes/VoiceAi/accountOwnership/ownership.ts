@@ -1,4 +1,3 @@
-import { createHash } from 'crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -6,12 +5,9 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
-import { agentsIn, requestAgents } from '../listSearch/agentList';
-import { credentialTypeOf } from '../transport';
 import * as refusal from './refusals';
 import * as registration from './registration';
-import type { QueuedClaim, Registration } from './registration';
+import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 
 /**
  * Who receives an organization's one webhook, in this n8n process: the Voice AI Trigger's publish,
@@ -35,15 +31,6 @@ export interface Claim {
 	claimedAt: number;
 	keyHash: string;
 	releaseFailed?: boolean;
-}
-
-/** A credential's key as ownership knows it: never the key itself. */
-export interface KeyIdentity {
-	baseUrl: string;
-	keyHash: string;
-	credentialId?: string;
-	/** The agent ids the key lists; undefined when not read or not a list. */
-	agentIds?: string[];
 }
 
 /** One organization as far as this process can tell. */
@@ -89,10 +76,6 @@ export async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
 	const turn = lastDecision.then(decide, decide);
 	lastDecision = turn.catch(() => undefined);
 	return await turn;
-}
-
-export function accountKey(baseUrl: string, apiKey: string): string {
-	return createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
 }
 
 /**
@@ -294,35 +277,12 @@ function forgetGhosts(key: KeyIdentity, warn: (message: string) => void): void {
 
 type Context = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
 
-/**
- * The credential's key. Agents: 'always' (a publish records them, to tell later keys apart),
- * 'ifNeeded' (only when a known organization cannot be told from this key without them) or 'never'.
- */
-export async function identityOf(
-	this: Context,
-	agents: 'always' | 'ifNeeded' | 'never',
-	itemIndex?: number,
-	read?: () => Promise<unknown>,
-): Promise<{ apiKey: string; identity: KeyIdentity }> {
-	const node = this.getNode();
-	const type = credentialTypeOf(node);
-	const credentials = await this.getCredentials(type, itemIndex);
-	const apiKey = String(credentials.apiKey ?? '');
-	const parsed = parseBaseUrl(credentials.baseUrl);
-	const baseUrl = parsed.ok ? parsed.url.base : String(credentials.baseUrl ?? '').trim();
-	const key: KeyIdentity = { baseUrl, keyHash: accountKey(baseUrl, apiKey) };
-	key.credentialId = node.credentials?.[type]?.id ?? undefined;
-	const unsure = organizations.some((o) => relationOf(o, key) === 'unknown');
-	const rotated = organizations.some(
-		(o) => relationOf(o, key) === 'same' && !o.keyHashes.has(key.keyHash),
-	);
-	if (agents === 'always' || (agents === 'ifNeeded' && (unsure || rotated))) {
-		const list = read ? agentsIn(await read()) : await requestAgents.call(this, { itemIndex });
-		key.agentIds = list?.flatMap(({ id }) =>
-			typeof id === 'string' || typeof id === 'number' ? [String(id)] : [],
-		);
-	}
-	return { apiKey, identity: key };
+/** Whether the key's agents could change what is known of it: a known organization it cannot be told from, or a rotation. */
+function needsAgents(key: KeyIdentity): boolean {
+	return organizations.some((o) => {
+		const relation = relationOf(o, key);
+		return relation === 'unknown' || (relation === 'same' && !o.keyHashes.has(key.keyHash));
+	});
 }
 
 const idOf = (ctx: IHookFunctions | IWebhookFunctions) =>
@@ -362,7 +322,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
 	if (this.getNodeParameter('onDeactivation') === 'replacementUrl') replacementUrlOf.call(this);
 	await registration.assertServiceCanReach.call(this, url);
-	const { apiKey, identity } = await identityOf.call(this, 'always');
+	const { apiKey, identity } = await registration.identityOf.call(this, () => true);
 	forgetGhosts(identity, warnOf(this));
 	const before = registration.readRegistration(staticData);
 	const id = idOf(this);
@@ -427,7 +387,7 @@ function replacementUrlOf(this: IHookFunctions): string {
 async function startTest(this: IHookFunctions): Promise<void> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	await registration.assertServiceCanReach.call(this, url);
-	const { identity } = await identityOf.call(this, 'ifNeeded');
+	const { identity } = await registration.identityOf.call(this, needsAgents);
 	forgetGhosts(identity, warnOf(this));
 	const goAhead = this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
 	if (!isKnown(identity) && !goAhead) throw refusal.holderUnknown(this.getNode());
@@ -456,7 +416,7 @@ async function endTest(this: IHookFunctions): Promise<void> {
  */
 async function liveHolder(this: IHookFunctions, org: Organization): Promise<Claim | undefined> {
 	for (let holder = holderIn(org); holder; holder = holderIn(org)) {
-		if (holder.token !== undefined || !(await isGone.call(this, holder.productionUrl)))
+		if (holder.token !== undefined || !(await registration.isGone.call(this, holder.productionUrl)))
 			return holder;
 		this.logger.warn(refusal.goneFromQueue(holder));
 		org.claims = org.claims.filter((c) => c !== holder);
@@ -464,27 +424,11 @@ async function liveHolder(this: IHookFunctions, org: Organization): Promise<Clai
 	return undefined;
 }
 
-async function isGone(this: IHookFunctions, url: string): Promise<boolean> {
-	const probe = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
-	// n8n's own webhook URL, not the service: no credential, no token.
-	// eslint-disable-next-line no-restricted-syntax
-	const answer = this.helpers.httpRequest({
-		...probe,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: true,
-	});
-	return await answer.then(
-		(response: { statusCode?: number }) => response.statusCode === 404,
-		() => false,
-	);
-}
-
 /** Points the webhook back at `holder` with its own token (derived from this key for a claim rebuilt from a record). */
 async function handBack(this: IHookFunctions, holder: Claim): Promise<void> {
 	let token = holder.token;
 	if (token === undefined) {
-		const { apiKey, identity } = await identityOf.call(this, 'never');
+		const { apiKey, identity } = await registration.identityOf.call(this, () => false);
 		if (identity.keyHash !== holder.keyHash) throw refusal.handBackNeedsKey(this.getNode(), holder);
 		token = registration.productionToken(apiKey, holder.productionUrl);
 	}
@@ -515,7 +459,7 @@ export async function noteDelivery(
 	record: Registration | undefined,
 ): Promise<void> {
 	if (record?.kind !== 'production' || !record.accountKey || knowsKey(record.accountKey)) return;
-	const known = await identityOf.call(this, 'never').catch(() => undefined);
+	const known = await registration.identityOf.call(this, () => false).catch(() => undefined);
 	if (known === undefined || isKnown(known.identity)) return;
 	// The token the service delivered with is the one it holds, whatever key is current.
 	const token = String((this.getQueryData() as IDataObject)[registration.TOKEN_PARAMETER]);
@@ -523,7 +467,7 @@ export async function noteDelivery(
 	const holder = { id: idOf(this), ...workflowOf(this), productionUrl, token, claimedAt, keyHash };
 	const org = enter(known.identity);
 	for (const c of [...(record.queued ?? []), holder]) if (!hasClaim(c.id)) insert(org, c);
-	const withAgents = identityOf.call(this, 'always');
+	const withAgents = registration.identityOf.call(this, () => true);
 	void withAgents.then(({ identity }) => isKnown(identity) && enter(identity)).catch(() => {});
 }
 
@@ -539,7 +483,12 @@ export async function setAccountWebhook(
 	const { url, takeOver, itemIndex } = options;
 	return await oneAtATime(async () => {
 		const readAgents = async () => await send('GET', '/callback/standardCampaign');
-		const { identity } = await identityOf.call(this, 'ifNeeded', itemIndex, readAgents);
+		const { identity } = await registration.identityOf.call(
+			this,
+			needsAgents,
+			itemIndex,
+			readAgents,
+		);
 		forgetGhosts(identity, warnOf(this));
 		const held = holderForSet(identity);
 		if (held && !takeOver)

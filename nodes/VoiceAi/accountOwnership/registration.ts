@@ -1,10 +1,16 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
-import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import type { Claim } from './ownership';
-import { destinationProblem, httpUrl, voiceAiApiRequest } from '../transport';
+import { agentsIn, requestAgents } from '../listSearch/agentList';
+import { credentialTypeOf, destinationProblem, httpUrl, voiceAiApiRequest } from '../transport';
 
 /** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
@@ -211,5 +217,62 @@ export async function assertServiceCanReach(
 		{
 			description: `n8n builds its webhook URLs from the WEBHOOK_URL environment variable; unset, they read http://localhost:5678/. Set it to this n8n's public address (for example WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy, or a tunnel's address), restart n8n and try again. If the Voice AI service really runs on the same network as n8n, turn on Options > Allow a Local Webhook URL.`,
 		},
+	);
+}
+
+/** A credential's key as ownership knows it: never the key itself. */
+export interface KeyIdentity {
+	baseUrl: string;
+	keyHash: string;
+	credentialId?: string;
+	/** The agent ids the key lists; undefined when not read or not a list. */
+	agentIds?: string[];
+}
+
+export function accountKey(baseUrl: string, apiKey: string): string {
+	return createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
+}
+
+/**
+ * The credential's key as ownership knows it; its agent list is read when `wantAgents` says (a
+ * publish always, to tell later keys apart), through `read` when the caller sends its own requests.
+ */
+export async function identityOf(
+	this: IExecuteFunctions | IHookFunctions | IWebhookFunctions,
+	wantAgents: (key: KeyIdentity) => boolean,
+	itemIndex?: number,
+	read?: () => Promise<unknown>,
+): Promise<{ apiKey: string; identity: KeyIdentity }> {
+	const node = this.getNode();
+	const type = credentialTypeOf(node);
+	const credentials = await this.getCredentials(type, itemIndex);
+	const apiKey = String(credentials.apiKey ?? '');
+	const parsed = parseBaseUrl(credentials.baseUrl);
+	const baseUrl = parsed.ok ? parsed.url.base : String(credentials.baseUrl ?? '').trim();
+	const key: KeyIdentity = { baseUrl, keyHash: accountKey(baseUrl, apiKey) };
+	key.credentialId = node.credentials?.[type]?.id ?? undefined;
+	if (wantAgents(key)) {
+		const list = read ? agentsIn(await read()) : await requestAgents.call(this, { itemIndex });
+		key.agentIds = list?.flatMap(({ id }) =>
+			typeof id === 'string' || typeof id === 'number' ? [String(id)] : [],
+		);
+	}
+	return { apiKey, identity: key };
+}
+
+/** Whether n8n no longer serves a production URL: 404 without a token (a published trigger answers 401). */
+export async function isGone(this: IHookFunctions, url: string): Promise<boolean> {
+	const probe = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
+	// n8n's own webhook URL, not the service: no credential, no token.
+	// eslint-disable-next-line no-restricted-syntax
+	const answer = this.helpers.httpRequest({
+		...probe,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: true,
+	});
+	return await answer.then(
+		(response: { statusCode?: number }) => response.statusCode === 404,
+		() => false,
 	);
 }
