@@ -92,21 +92,19 @@ export class AccountWebhook {
 		await pollUntil(async () => (await this.accountUrl()) === url, { timeoutMs: 60_000, what });
 	}
 
-	/** Webhook runs of the workflow (n8n 2.41 refuses a page over 100). */
-	async runs(workflow: SavedWorkflow): Promise<number> {
+	/** Runs of the workflow, of one mode or all (n8n 2.41 refuses a page over 100). */
+	async runs(workflow: SavedWorkflow, mode: string | undefined = 'webhook'): Promise<number> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId: workflow.id }));
 		const page = await this.stack.api.request<{ results: Array<{ mode: string }> }>(
 			'GET',
 			`/rest/executions?filter=${filter}&limit=100`,
 		);
-		return page.results.filter((e) => e.mode === 'webhook').length;
+		return page.results.filter((e) => mode === undefined || e.mode === mode).length;
 	}
 
-	/** The service completes a conversation; its delivery is answered 200 and runs `holder` once, none of `others`. */
-	async nextDeliveryRuns(holder: SavedWorkflow, others: SavedWorkflow[] = []): Promise<void> {
+	/** The service completes a conversation; waits until its delivery is settled and returns the answers' codes. */
+	async delivers(): Promise<number[]> {
 		const state = await this.stack.admin.state<{ agents: Array<{ id: string }> }>(this.org);
-		const before = await this.runs(holder);
-		const othersBefore = await Promise.all(others.map(async (wf) => await this.runs(wf)));
 		const { conversationId } = await this.stack.admin.simulateConversation(this.org, {
 			agentId: state.agents[0].id,
 			variables: { name: `caller ${randomUUID().slice(0, 6)}` },
@@ -119,11 +117,21 @@ export class AccountWebhook {
 			},
 			{ timeoutMs: 60_000, what: `the delivery of ${conversationId}` },
 		);
-		expect(delivery.responseCodes.at(-1)).toBe(200);
+		return delivery.responseCodes;
+	}
+
+	/** The next delivery is answered 200 and runs `holder` once, and none of `others` in any mode. */
+	async nextDeliveryRuns(holder: SavedWorkflow, others: SavedWorkflow[] = []): Promise<void> {
+		const before = await this.runs(holder);
+		const othersBefore = await Promise.all(
+			others.map(async (wf) => await this.runs(wf, undefined)),
+		);
+		expect((await this.delivers()).at(-1)).toBe(200);
 		await pollUntil(async () => (await this.runs(holder)) === before + 1, {
 			what: `one new run of "${holder.name}"`,
 		});
-		expect(await Promise.all(others.map(async (wf) => await this.runs(wf)))).toEqual(othersBefore);
+		const othersAfter = await Promise.all(others.map(async (wf) => await this.runs(wf, undefined)));
+		expect(othersAfter).toEqual(othersBefore);
 	}
 
 	/**
