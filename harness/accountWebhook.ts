@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { type CredentialRef, NODE_TYPES, pollUntil, type SavedWorkflow } from './n8n';
+import { type CredentialRef, NODE_TYPES, n8nVersion, pollUntil, type SavedWorkflow } from './n8n';
 import type { WorkflowJson } from './n8n';
 import type { Stack } from './stack';
 
@@ -14,6 +14,9 @@ export const TRIGGER = 'Voice AI Trigger';
 const unescaped = (text: string) => text.replace(/\\"/g, '"').replace(/\\\\/g, '\\');
 
 export class AccountWebhook {
+	/** The trigger workflows this rig made. */
+	private readonly made: SavedWorkflow[] = [];
+
 	constructor(
 		private readonly stack: Stack,
 		readonly org = stack.org.id,
@@ -40,7 +43,9 @@ export class AccountWebhook {
 			connections: {},
 			settings: { executionOrder: 'v1' },
 		};
-		return await this.stack.api.importWorkflow(json, { voiceAiApi: credential });
+		const workflow = await this.stack.api.importWorkflow(json, { voiceAiApi: credential });
+		this.made.push(workflow);
+		return workflow;
 	}
 
 	/** A workflow that runs Webhook Set by hand (Manual Trigger). */
@@ -165,9 +170,25 @@ export class AccountWebhook {
 		for (const workflow of workflows) await this.stack.api.deactivateWorkflow(workflow);
 	}
 
-	/** Restarts n8n as users do (SIGTERM, same user folder) and logs in again. */
+	/**
+	 * Restarts n8n as users do (SIGTERM, same user folder) and logs in again. n8n 1.x answers requests
+	 * before it has published its workflows again: it waits for those (a workflow unpublished while
+	 * n8n 1.x starts is published again by its start, an n8n race a test must not run into).
+	 */
 	async restartN8n(): Promise<void> {
+		const active: SavedWorkflow[] = [];
+		for (const workflow of this.made) {
+			if ((await this.stack.api.getWorkflow(workflow.id)).active) active.push(workflow);
+		}
+		const line = (w: SavedWorkflow) => `Activated workflow "${w.name}" (ID: ${w.id})`;
+		const seen = (w: SavedWorkflow) => this.stack.n8n.tail(400).split(line(w)).length - 1;
+		const before = active.map(seen);
 		await this.stack.n8n.restart();
 		await this.stack.api.login();
+		if (!n8nVersion().startsWith('1.')) return;
+		await pollUntil(async () => active.every((w, i) => seen(w) > before[i]) || undefined, {
+			timeoutMs: 60_000,
+			what: 'n8n 1.x publishing its workflows again at start',
+		});
 	}
 }
