@@ -101,8 +101,7 @@ export async function readRequestDeliveries(
 			return unreadable(error);
 		}
 	}
-	const raw = request.rawBody?.length ? request.rawBody.toString('utf8') : undefined;
-	const body = bodyOf(kind, parsedBody(), raw);
+	const body = bodyOf(kind, parsedBody(), request.rawBody?.toString('utf8') ?? '');
 	if (body === undefined) return { problem: 'Body is not valid JSON', status: 400 };
 	return deliveriesIn(body.value);
 }
@@ -122,29 +121,24 @@ function unreadable(error: unknown): { problem: string; status: 400 | 413 } {
 	};
 }
 
-const isEmptyObject = (value: unknown) => isPlainObject(value) && Object.keys(value).length === 0;
-
 /**
- * What the body holds. n8n's parse where it gave one (an empty object is what it gives when it parsed
- * nothing); otherwise the text, as n8n decoded text/plain or else the raw bytes as UTF-8. Every body
- * but form fields is JSON, decoded once: a JSON string is a string, never decoded again.
+ * What the body holds: n8n's parse where it gave one (it gives nothing, or an empty object, for a body
+ * it did not parse), else the text (text/plain as n8n decoded it, or the raw bytes as UTF-8). Every
+ * body but form fields is JSON, decoded once: a JSON string is a string, never decoded again.
  */
-function bodyOf(
-	kind: BodyKind,
-	parsed: unknown,
-	raw: string | undefined,
-): { value: unknown } | undefined {
-	const parsedByN8n = parsed !== undefined && !isEmptyObject(parsed) && !Buffer.isBuffer(parsed);
+function bodyOf(kind: BodyKind, parsed: unknown, raw: string): { value: unknown } | undefined {
+	const given =
+		parsed === undefined || Buffer.isBuffer(parsed) || isEmptyObject(parsed) ? undefined : parsed;
 	if (kind === 'form') {
-		if (parsedByN8n && isPlainObject(parsed)) return { value: formFields(parsed) };
-		return {
-			value: raw === undefined ? {} : Object.fromEntries(new URLSearchParams(withoutBom(raw))),
-		};
+		if (isPlainObject(given)) return { value: formFields(given) };
+		return { value: Object.fromEntries(new URLSearchParams(withoutBom(raw))) };
 	}
-	if (kind === 'json' && parsedByN8n && parsed !== null) return { value: parsed };
-	const text = withoutBom((kind === 'text' && typeof parsed === 'string' ? parsed : raw) ?? '');
+	if (kind === 'json' && given !== undefined) return { value: given };
+	const text = withoutBom(typeof given === 'string' ? given : raw);
 	return text === '' ? { value: undefined } : parseJson(text);
 }
+
+const isEmptyObject = (value: unknown) => isPlainObject(value) && Object.keys(value).length === 0;
 
 /** n8n 1.x's form parser keeps a byte-order mark in the first field's name. */
 function formFields(fields: IDataObject): IDataObject {
