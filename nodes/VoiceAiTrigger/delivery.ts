@@ -23,7 +23,7 @@ import {
 	ON_RECEIVED,
 } from './properties';
 
-// ── The token ───────────────────────────────────────────────────────────────────────────────────
+// 1. The token.
 
 /**
  * Production accepts the token it registered (static data) and the one it would register now:
@@ -41,7 +41,7 @@ export async function hasValidToken(
 	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
 }
 
-// ── The body ────────────────────────────────────────────────────────────────────────────────────
+// 2. The body.
 
 /** One request carries at most this many deliveries; more is refused with 413 and starts nothing. */
 const MAX_DELIVERIES_PER_REQUEST = 1_000;
@@ -210,7 +210,7 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
 	return false;
 }
 
-// ── Filter, duplicates and items ────────────────────────────────────────────────────────────────
+// 3. Each delivery: the filter, the duplicate check, its item.
 
 /**
  * The verified deliveries of one request (each as sent), filtered by source and checked for
@@ -358,7 +358,7 @@ function dedupeIdOf(
 	return index === undefined ? `delivery:${deliveryId}` : `delivery:${deliveryId}#${index}`;
 }
 
-// ── Duplicates: ids seen recently ───────────────────────────────────────────────────────────────
+// 4. Duplicates: the ids seen recently.
 
 /**
  * Conversation ids seen recently, per trigger (workflow, node and mode), kept in this n8n process's
@@ -433,7 +433,7 @@ export function forgetUnlessAnswered(
 	});
 }
 
-// ── The Variables and Metadata item ─────────────────────────────────────────────────────────────
+// 5. The Variables and Metadata item.
 
 /** The fields of a delivery the contract names; anything else is a variable or an unknown extra. */
 const ENVELOPE_FIELDS = [
