@@ -5,22 +5,23 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
-import { readRequestDeliveries } from './delivery';
 import {
 	holdsAccount,
 	noteDelivery,
 	onCreate,
 	onDelete,
 } from '../VoiceAi/accountOwnership/ownership';
-import { triggerProperties } from './properties';
-import { receivesFromChatbot, refuseTestListenWithAddress } from './receiveFrom';
-import { readRegistration } from '../VoiceAi/accountOwnership/registration';
-import { respondWhenWebhookFields } from './respondWhen';
-import { startRuns } from './startRuns';
-import { hasValidToken } from './verification';
+import {
+	apiKeyOf,
+	productionToken,
+	readRegistration,
+	withToken,
+} from '../VoiceAi/accountOwnership/registration';
+import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
+import { hasValidToken, readRequestDeliveries, startRuns } from './delivery';
+import { RECEIVE_FROM_CHATBOT, respondWhenWebhookFields, triggerProperties } from './properties';
 
 export class VoiceAiTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -58,9 +59,9 @@ export class VoiceAiTrigger implements INodeType {
 	};
 
 	/**
-	 * Who holds the organization's one webhook: ./ownership.ts and its rules. Received
+	 * Who holds the organization's one webhook: accountOwnership/ownership.ts and its rules. Received
 	 * from a chatbot's own webhook URL, nothing is registered and ownership never sees the trigger:
-	 * a publish finds it "exists", and a test listen stops with the address to paste (./receiveFrom.ts).
+	 * a publish finds it "exists", and a test listen stops with the address to paste (below).
 	 */
 	webhookMethods = {
 		default: {
@@ -94,13 +95,51 @@ export class VoiceAiTrigger implements INodeType {
 		if (!(await hasValidToken.call(this, record))) return refuse(401, 'Missing or wrong token');
 		if (!receivesFromChatbot.call(this)) await noteDelivery.call(this, record);
 
-		const headers = this.getHeaderData();
-		// Version 1.1: n8n leaves some bodies (an application/*+json type, no type) for the node to read.
-		const read = await readRequestDeliveries(headers['content-type'], this.getRequestObject(), () =>
-			this.getBodyData(),
+		// n8n has parsed JSON, text and form bodies (getBodyData); from version 1.1 it leaves an
+		// application/*+json body or one without a content type for the node to read.
+		const read = await readRequestDeliveries(
+			this.getHeaderData()['content-type'],
+			this.getRequestObject(),
+			() => this.getBodyData(),
 		);
 		if ('problem' in read) return refuse(read.status, read.problem);
 
 		return startRuns.call(this, read.deliveries);
 	}
+}
+
+function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean {
+	return this.getNodeParameter('receiveFrom', 'accountWebhook') === RECEIVE_FROM_CHATBOT;
+}
+
+/** n8n's default path segments of test and production webhooks (N8N_ENDPOINT_WEBHOOK_TEST, _WEBHOOK). */
+const TEST_SEGMENT = '/webhook-test/';
+const PRODUCTION_SEGMENT = '/webhook/';
+
+/**
+ * Received from a chatbot's own webhook URL, a test listen has nothing to listen for (the chatbot
+ * delivers to the production URL): it stops with the address to paste, the production URL with the
+ * token its deliveries are checked against. The editor shows the message; nothing is registered or stored.
+ */
+async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never> {
+	const testUrl = this.getNodeWebhookUrl('default') as string;
+	if (!testUrl.includes(TEST_SEGMENT)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`n8n's test URL ${testUrl} does not contain ${TEST_SEGMENT}, so the production address cannot be told from it`,
+		);
+	}
+	const productionUrl = testUrl.replace(TEST_SEGMENT, PRODUCTION_SEGMENT);
+	const address = withToken(
+		productionUrl,
+		productionToken(await apiKeyOf.call(this), productionUrl),
+	);
+	throw new NodeOperationError(
+		this.getNode(),
+		`Nothing to listen for: set the chatbot's Webhook URL in the Voice AI dashboard to ${address}`,
+		{
+			description:
+				"Receive From is set to a chatbot's own webhook URL: this trigger registers nothing, and the chatbot delivers to the published workflow at this address. Treat it as a secret: its token proves a delivery comes from your account. Publish the workflow to receive.",
+		},
+	);
 }

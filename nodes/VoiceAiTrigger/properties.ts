@@ -1,18 +1,55 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import { chatbotWebhookNotice, RECEIVE_FROM_CHATBOT, receiveFromProperty } from './receiveFrom';
-import { respondWhenProperty } from './respondWhen';
+import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
 export const DEFAULT_OUTPUT = 'variables';
 export const DEFAULT_DEDUPE_WINDOW_MINUTES = 60;
 export const DEFAULT_DEDUPE_FIELD = 'conversation_id';
 
+/**
+ * The second way in (docs/trigger.md): a chatbot's own `webhook_url` points at this workflow, and
+ * nothing is registered at the service, so the account's one webhook and its ownership stay untouched.
+ */
+export const RECEIVE_FROM_CHATBOT = 'chatbotWebhookUrl';
+
 /** Shown only when the trigger receives through the account's webhook. */
 const accountWay = { hide: { receiveFrom: [RECEIVE_FROM_CHATBOT] } };
 
+/**
+ * When the trigger answers the service. The values are n8n's own webhook response modes: n8n reads
+ * the webhook description's `responseMode` as an expression, as it does for its Webhook node.
+ */
+const RESPOND_WHEN = 'respondWhen';
+/** The default: answer as soon as the delivery is checked and queued. */
+export const ON_RECEIVED = 'onReceived';
+
 export const triggerProperties: INodeProperties[] = [
-	receiveFromProperty,
-	chatbotWebhookNotice,
+	{
+		displayName: 'Receive From',
+		name: 'receiveFrom',
+		type: 'options',
+		default: 'accountWebhook',
+		options: [
+			{
+				name: 'The Account Webhook (Registered on Publish)',
+				value: 'accountWebhook',
+				description:
+					"Publishing points the organization's one webhook here: every conversation the account completes",
+			},
+			{
+				name: "A Chatbot's Own Webhook URL (Nothing Registered)",
+				value: RECEIVE_FROM_CHATBOT,
+				description:
+					"Only the conversations of chatbots whose webhook_url you set to this workflow's address; the account's webhook is left to others",
+			},
+		],
+	},
+	{
+		displayName:
+			'Nothing is registered. Publish, and paste the address Listen for test event gives into the chatbot\'s Webhook URL in the dashboard. <a href="https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/trigger.md" target="_blank">Details</a>',
+		name: 'chatbotWebhookNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { receiveFrom: [RECEIVE_FROM_CHATBOT] } },
+	},
 	{
 		// At most three lines in the panel; the rules are in the linked page.
 		displayName:
@@ -41,7 +78,27 @@ export const triggerProperties: INodeProperties[] = [
 			},
 		],
 	},
-	respondWhenProperty,
+	{
+		displayName: 'Answer the Service',
+		name: RESPOND_WHEN,
+		type: 'options',
+		default: ON_RECEIVED,
+		description: 'When the service gets its answer for a delivery',
+		options: [
+			{
+				name: 'When Received',
+				value: ON_RECEIVED,
+				description:
+					'Answer 200 as soon as the delivery is checked and queued. A run that fails or is lost later (a worker killed) is not delivered again.',
+			},
+			{
+				name: 'When the Workflow Has Finished',
+				value: 'lastNode',
+				description:
+					'Answer 200 only after the run succeeded; a failed or lost run gets an error or no answer, so a service that retries sends the delivery again. Turns off the in-memory duplicate check (use Voice AI > Conversation > Pass Once).',
+			},
+		],
+	},
 	{
 		displayName: 'If Another Workflow Holds It',
 		name: 'whenHeld',
@@ -203,3 +260,37 @@ export const triggerProperties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** The webhook description's `responseMode`: n8n's response mode is the option's value. */
+const webhookResponseMode = `={{$parameter["${RESPOND_WHEN}"] || "${ON_RECEIVED}"}}`;
+
+/**
+ * The webhook description's `responseData`. When received, empty lets the node's own answer through;
+ * when finished, "noData" keeps the workflow's output away from the service.
+ */
+const webhookResponseData = `={{$parameter["${RESPOND_WHEN}"] === "lastNode" ? "noData" : ""}}`;
+
+// n8n (2.40 on) resolves a description field declared under this registry symbol from the node's
+// parameters without its expression engine, when the field still carries the template given here.
+// Without it n8n evaluates both templates for every delivery, and with lazy isolate acquisition that
+// builds an isolate per delivery (docs/trigger-performance.md). Older n8n ignores the symbol.
+const NATIVE_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');
+
+const respondWhenOf = (parameters: INodeParameters): unknown => parameters[RESPOND_WHEN];
+
+/** Spread into the trigger's webhook description: both fields, each with its native resolver. */
+export const respondWhenWebhookFields = {
+	responseMode: webhookResponseMode,
+	responseData: webhookResponseData,
+	[NATIVE_RESOLVERS]: {
+		responseMode: {
+			template: webhookResponseMode,
+			resolve: (parameters: INodeParameters) => respondWhenOf(parameters) || ON_RECEIVED,
+		},
+		responseData: {
+			template: webhookResponseData,
+			resolve: (parameters: INodeParameters) =>
+				respondWhenOf(parameters) === 'lastNode' ? 'noData' : '',
+		},
+	},
+};

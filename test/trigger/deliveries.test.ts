@@ -10,8 +10,11 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import type { Delivery } from '../../harness/sandboxAdmin';
 import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/ownership';
-import { forgetUnlessAnswered, remember } from '../../nodes/VoiceAiTrigger/dedupe';
-import { readRequestDeliveries } from '../../nodes/VoiceAiTrigger/delivery';
+import {
+	forgetUnlessAnswered,
+	readRequestDeliveries,
+	remember,
+} from '../../nodes/VoiceAiTrigger/delivery';
 import { startTriggerHarness, TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
