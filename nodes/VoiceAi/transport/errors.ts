@@ -3,6 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { shortened } from './httpText';
 import { Secrets } from './secrets';
+import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
 /** What the service said, reduced to the fields of its error body (never the request, so never the key). */
 interface ServiceFailure {
@@ -239,4 +240,27 @@ export function transportError(
 		description,
 		itemIndex: context.itemIndex,
 	});
+}
+
+const ROUTE_UNKNOWN = 'routeUnknown';
+
+/** The 404 of a base URL whose path is not the API's: about the base URL, never about a record. */
+export function baseUrlNotFoundError(
+	node: INode,
+	context: { itemIndex?: number; origin?: string; target?: string },
+	said: string | undefined,
+): NodeApiError {
+	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
+	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
+	const description = `Check the Base URL in the Voice AI credential${context.origin ? ` (${context.origin}, with its path)` : ''} against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
+	return new NodeApiError(
+		node,
+		{ status: 404, message, [ROUTE_UNKNOWN]: true },
+		{ message, description, httpCode: '404', itemIndex: context.itemIndex },
+	);
+}
+
+/** A 404 that is about the base URL, not about the record asked for. */
+export function isRouteUnknown(error: unknown): boolean {
+	return error instanceof NodeApiError && error.errorResponse?.[ROUTE_UNKNOWN] === true;
 }
