@@ -1,5 +1,5 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { shortened } from './httpText';
 import { Secrets } from './secrets';
@@ -263,4 +263,26 @@ export function baseUrlNotFoundError(
 /** A 404 that is about the base URL, not about the record asked for. */
 export function isRouteUnknown(error: unknown): boolean {
 	return error instanceof NodeApiError && error.errorResponse?.[ROUTE_UNKNOWN] === true;
+}
+
+/**
+ * The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`, naming the
+ * field (its label, and its parameter name when there is one). The validation of fields and the path
+ * builder both build it here.
+ */
+export function invalidValue(
+	node: INode,
+	itemIndex: number | undefined,
+	field: { label: string; name?: string },
+	problem: string,
+	hint?: string,
+): NodeOperationError {
+	const item = itemIndex === undefined ? '' : ` in item ${itemIndex}`;
+	const name = field.name ? ` (${field.name})` : '';
+	return new NodeOperationError(node, `Invalid '${field.label}'${item}: ${problem}`, {
+		itemIndex,
+		description:
+			hint ??
+			`Correct the '${field.label}' field${name} and run again. Nothing was sent to Voice AI for this item.`,
+	});
 }

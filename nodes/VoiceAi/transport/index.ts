@@ -31,5 +31,5 @@ export { apiPath } from './path';
 export { RequestGate, RequestsStopped, forEachIndex } from './concurrency';
 export type { RetrySettings } from './request';
 export { voiceAiApiRequest } from './request';
-export { isRouteUnknown } from './errors';
+export { invalidValue, isRouteUnknown } from './errors';
 export { Secrets } from './secrets';
