@@ -83,76 +83,73 @@ export function parseServiceFailure(
 	return failure;
 }
 
+/**
+ * The known 4xx answers: the message's start and what to do. What the service said follows the start
+ * (for 401 nothing, for 429 how many attempts were made); a 404 message starts with what was asked for.
+ */
+const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
+	400: ['Voice AI rejected the request', 'Correct the values named in the message and run again.'],
+	401: [
+		'Voice AI refused the API key (401): it is missing, malformed or revoked',
+		'Create a new key in the Voice AI dashboard (Integrations, API access, Generate key), paste it into the Voice AI credential, then revoke the old key.',
+	],
+	403: [
+		'Voice AI refused access (403)',
+		'The key is valid but not allowed to do this. Check the key and the organization it belongs to.',
+	],
+	404: [
+		'was not found (404)',
+		'It does not exist, or it belongs to another organization than the API key in the credential. Check the id and that the key comes from the right organization.',
+	],
+	409: [
+		'Voice AI reported a conflict (409)',
+		'Something with the same identity already exists. Use a different value, or look the existing one up with a Get operation.',
+	],
+	413: [
+		'The upload is too large for Voice AI (413)',
+		"The service's size limit is not stated in its API specification; its answer above says what it allows. Send a smaller file.",
+	],
+	415: [
+		'Voice AI does not accept this media type (415)',
+		"The service's accepted media types are not stated in its API specification; its answer above says what it expects. Check the binary property's MIME type.",
+	],
+	429: [
+		'Voice AI rate limit reached (429)',
+		'The service limits requests per API key. Lower Concurrency or raise Max Attempts / Max Retry Wait under Options, or spread the work over time.',
+	],
+};
+
 function explain(
 	failure: ServiceFailure,
 	context: FailureContext,
 ): { message: string; description: string } {
+	const { status, field } = failure;
 	const said = failure.message ? `: ${failure.message}` : '';
 	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
-	switch (failure.status) {
-		case 400:
-			return {
-				message: `Voice AI rejected the request${said}`,
-				description: failure.field
-					? `The service refused the field '${failure.field}'. Correct it in the node and run again.`
-					: 'Correct the values named in the message and run again.',
-			};
-		case 401:
-			return {
-				message: 'Voice AI refused the API key (401): it is missing, malformed or revoked',
-				description:
-					'Create a new key in the Voice AI dashboard (Integrations, API access, Generate key), paste it into the Voice AI credential, then revoke the old key.',
-			};
-		case 403:
-			return {
-				message: `Voice AI refused access (403)${said}`,
-				description:
-					'The key is valid but not allowed to do this. Check the key and the organization it belongs to.',
-			};
-		case 404:
-			return {
-				message: `${context.target ?? 'The resource'} was not found (404)${said}`,
-				description:
-					'It does not exist, or it belongs to another organization than the API key in the credential. Check the id and that the key comes from the right organization.',
-			};
-		case 409:
-			return {
-				message: `Voice AI reported a conflict (409)${said}`,
-				description:
-					'Something with the same identity already exists. Use a different value, or look the existing one up with a Get operation.',
-			};
-		case 413:
-			return {
-				message: `The upload is too large for Voice AI (413)${said}`,
-				description:
-					"The service's size limit is not stated in its API specification; its answer above says what it allows. Send a smaller file.",
-			};
-		case 415:
-			return {
-				message: `Voice AI does not accept this media type (415)${said}`,
-				description:
-					"The service's accepted media types are not stated in its API specification; its answer above says what it expects. Check the binary property's MIME type.",
-			};
-		case 429:
-			return {
-				message: `Voice AI rate limit reached (429)${tried}`,
-				description:
-					'The service limits requests per API key. Lower Concurrency or raise Max Attempts / Max Retry Wait under Options, or spread the work over time.',
-			};
-		default:
-			if (failure.status >= 500) {
-				return {
-					message: `The Voice AI service failed (${failure.status})${said}${tried}`,
-					description: context.mayHaveApplied
-						? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
-						: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
-				};
-			}
-			return {
-				message: `Voice AI answered with status ${failure.status}${said}`,
-				description: `An answer the node does not expect. Check the base URL in the credential${contacted(context)}.`,
-			};
+	if (status >= 500) {
+		return {
+			message: `The Voice AI service failed (${status})${said}${tried}`,
+			description: context.mayHaveApplied
+				? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
+				: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
+		};
 	}
+	const known = CLIENT_ERRORS[status];
+	if (!known) {
+		return {
+			message: `Voice AI answered with status ${status}${said}`,
+			description: `An answer the node does not expect. Check the base URL in the credential${contacted(context)}.`,
+		};
+	}
+	const [start, description] = known;
+	const then = status === 429 ? tried : status === 401 ? '' : said;
+	return {
+		message: `${status === 404 ? `${context.target ?? 'The resource'} ` : ''}${start}${then}`,
+		description:
+			status === 400 && field
+				? `The service refused the field '${field}'. Correct it in the node and run again.`
+				: description,
+	};
 }
 
 /** A `NodeApiError` for a failed response, with a message a workflow builder can act on. */
