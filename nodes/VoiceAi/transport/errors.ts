@@ -2,7 +2,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { shortened } from './httpText';
-import { Secrets } from './secrets';
+import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
 /** What the service said, reduced to the fields of its error body (never the request, so never the key). */
@@ -20,8 +20,6 @@ interface FailureContext {
 	/** Set when the request may have created something: the message then says to check before repeating. */
 	mayHaveApplied?: string;
 	attempts: number;
-	/** Removed from every message and description (the key, SIP passwords, tokens the request carried). */
-	secrets?: Secrets;
 	/** The base URL's scheme, host and port as parsed (parseBaseUrl): the address actually contacted. */
 	origin?: string;
 }
@@ -30,7 +28,6 @@ interface FailureContext {
 const contacted = (context: FailureContext) => (context.origin ? ` (${context.origin})` : '');
 
 const MAX_SHOWN = 500;
-const NO_SECRETS = new Secrets();
 
 /**
  * One line of at most 500 characters: a service's text is shown, not its layout. Secrets go first, so
@@ -55,7 +52,7 @@ export function parseServiceFailure(
 	status: number,
 	body: unknown,
 	contentType = '',
-	secrets = NO_SECRETS,
+	secrets: Secrets,
 ): ServiceFailure {
 	const failure: ServiceFailure = { status };
 	let data = body;
@@ -158,21 +155,15 @@ export function serviceError(
 	failure: ServiceFailure,
 	context: FailureContext,
 ): NodeApiError {
-	const secrets = context.secrets ?? NO_SECRETS;
-	const clean: ServiceFailure = { ...failure };
-	for (const key of ['code', 'message', 'field'] as const)
-		if (clean[key]) clean[key] = secrets.redact(clean[key]);
-	const explained = explain(clean, context);
-	const message = secrets.redact(explained.message);
-	const description = secrets.redact(explained.description);
-	const response: JsonObject = { status: clean.status, message };
-	if (clean.code) response.code = clean.code;
-	if (clean.message) response.serviceMessage = clean.message;
-	if (clean.field) response.field = clean.field;
+	const { message, description } = explain(failure, context);
+	const response: JsonObject = { status: failure.status, message };
+	if (failure.code) response.code = failure.code;
+	if (failure.message) response.serviceMessage = failure.message;
+	if (failure.field) response.field = failure.field;
 	return new NodeApiError(node, response, {
 		message,
 		description,
-		httpCode: String(clean.status),
+		httpCode: String(failure.status),
 		itemIndex: context.itemIndex,
 	});
 }
@@ -198,16 +189,13 @@ export function redirectError(
 	location: string | undefined,
 	context: FailureContext & { requestUrl: string },
 ): NodeApiError {
-	const secrets = context.secrets ?? NO_SECRETS;
-	const origin = originOf(location, context.requestUrl);
-	const where = origin ? secrets.redact(origin) : undefined;
+	const where = originOf(location, context.requestUrl);
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
-	const description = secrets.redact(
+	const description =
 		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential${contacted(context)}. ` +
-			(where
-				? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
-				: `Check the base URL of the credential${contacted(context)}.`),
-	);
+		(where
+			? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
+			: `Check the base URL of the credential${contacted(context)}.`);
 	return new NodeApiError(
 		node,
 		{ status, message },
@@ -221,22 +209,17 @@ export function transportError(
 	problem: string,
 	context: FailureContext & { code?: string; origin: string },
 ): NodeApiError {
-	const secrets = context.secrets ?? NO_SECRETS;
 	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
 	const code = context.code ? ` (${context.code})` : '';
-	const description = secrets.redact(
-		context.mayHaveApplied
-			? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
-			: `Check that the base URL in the credential${contacted(context)} is right and the service is reachable, then run again.${code}`,
-	);
-	const message = secrets.redact(`${problem}${tried}`);
+	const description = context.mayHaveApplied
+		? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
+		: `Check that the base URL in the credential${contacted(context)} is right and the service is reachable, then run again.${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
-	const response: JsonObject = { message: secrets.redact(problem) };
-	return new NodeApiError(node, response, {
-		message,
-		description,
-		itemIndex: context.itemIndex,
-	});
+	return new NodeApiError(
+		node,
+		{ message: problem },
+		{ message: `${problem}${tried}`, description, itemIndex: context.itemIndex },
+	);
 }
 
 const ROUTE_UNKNOWN = 'routeUnknown';

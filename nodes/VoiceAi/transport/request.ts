@@ -1,5 +1,5 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
-import { NodeApiError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { Answer, FullResponse } from './answer';
 import { MAX_ANSWER_BYTES, MAX_ERROR_BYTES, discard, readAnswer, successValue } from './answer';
@@ -155,10 +155,31 @@ export async function voiceAiApiRequest(
 	extra: Partial<IHttpRequestOptions> = {},
 	policy: RequestPolicy = {},
 ): Promise<unknown> {
+	const credential = policy.credential ?? (await voiceAiCredential.call(this, policy.itemIndex));
+	try {
+		return await send.call(this, method, path, body, extra, policy, credential);
+	} catch (error) {
+		// The one place the transport's errors lose every secret of the execution (the key, the base URL's
+		// user info, what the requests carried), whoever called: the node, the trigger, list searches.
+		// Other errors (a stop, a cancelled wait) carry none and go on as they are.
+		throw error instanceof NodeApiError || error instanceof NodeOperationError
+			? credential.secrets.redactError(error)
+			: error;
+	}
+}
+
+async function send(
+	this: VoiceAiContext,
+	method: IHttpRequestMethods,
+	path: string | ApiPath,
+	body: IDataObject | IDataObject[] | Buffer | undefined,
+	extra: Partial<IHttpRequestOptions>,
+	policy: RequestPolicy,
+	credential: VoiceAiCredential,
+): Promise<unknown> {
 	const { itemIndex, gate } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
-	const credential = policy.credential ?? (await voiceAiCredential.call(this, itemIndex));
 	const { baseUrl, origin, secrets } = credential;
 	// Before anything is sent: a path value that would change the path is refused, and what the body
 	// carries (SIP passwords, tokens in URLs) is known to the redaction of everything shown later.
@@ -185,7 +206,7 @@ export async function voiceAiApiRequest(
 	const waitSignal = gate ? gate.signalWith(signal) : signal;
 
 	for (let attempt = 1; ; attempt++) {
-		const context = { itemIndex, target: policy.target, attempts: attempt, origin, secrets };
+		const context = { itemIndex, target: policy.target, attempts: attempt, origin };
 		const canRetry = attempt < maxAttempts;
 		if (gate) await gate.acquire(signal);
 		let response: FullResponse;

@@ -269,7 +269,8 @@ export class Secrets {
 
 	/**
 	 * Redacts an error in place before anyone shows, stores or logs it: message, description, stack, and
-	 * what n8n keeps of it in execution data (messages, context, the errors it wraps, however many).
+	 * what n8n keeps of it in execution data (messages, context, the answer it was made from, the errors
+	 * it wraps, however many).
 	 */
 	redactError<E extends Error>(error: E): E {
 		const pending: Error[] = [error];
@@ -280,6 +281,7 @@ export class Secrets {
 				description?: unknown;
 				messages?: unknown;
 				context?: unknown;
+				errorResponse?: unknown;
 				cause?: unknown;
 			};
 			if (seen.has(target)) continue;
@@ -290,6 +292,8 @@ export class Secrets {
 			if (typeof target.stack === 'string') target.stack = this.redact(target.stack);
 			if (target.messages !== undefined) target.messages = mapStrings(target.messages, freeText);
 			if (target.context !== undefined) target.context = mapStrings(target.context, freeText);
+			if (target.errorResponse !== undefined)
+				target.errorResponse = mapStrings(target.errorResponse, freeText);
 			if (target.cause instanceof Error) pending.push(target.cause);
 			else if (target.cause !== undefined) target.cause = mapStrings(target.cause, freeText);
 		}
