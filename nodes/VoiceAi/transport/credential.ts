@@ -8,8 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
-import { BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
+import { API_KEY_PATTERN, BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { Secrets } from './secrets';
 
 /** The n8n functions that may call the Voice AI API: the action node, the trigger, list searches. */
