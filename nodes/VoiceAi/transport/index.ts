@@ -1,10 +1,5 @@
 // The transport's public module: the only one code outside transport/ imports (eslint.config.mjs).
-export type {
-	VoiceAiAuthentication,
-	VoiceAiContext,
-	VoiceAiCredential,
-	VoiceAiCredentialType,
-} from './credential';
+export type { VoiceAiAuthentication, VoiceAiContext, VoiceAiCredential } from './credential';
 export {
 	AUTHENTICATION,
 	authenticationOf,
@@ -26,7 +21,7 @@ export {
 	shortened,
 	withoutBom,
 } from './httpText';
-export type { ApiPath, PathValue } from './path';
+export type { ApiPath } from './path';
 export { apiPath } from './path';
 export { RequestGate, RequestsStopped, forEachIndex } from './concurrency';
 export type { RetrySettings } from './request';
