@@ -26,6 +26,11 @@ interface FailureContext {
 
 /** ` (https://api.example.com)` after "the base URL": messages name the host contacted. */
 const contacted = (context: FailureContext) => (context.origin ? ` (${context.origin})` : '');
+const tried = (context: FailureContext) =>
+	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
+/** After the message that it may have applied (`mayHaveApplied`, only for a 5xx or no clear answer). */
+const NOT_REPEATED =
+	'It was not repeated automatically so nothing gets duplicated: check before running it again.';
 
 const MAX_SHOWN = 500;
 
@@ -122,12 +127,11 @@ function explain(
 ): { message: string; description: string } {
 	const { status, field } = failure;
 	const said = failure.message ? `: ${failure.message}` : '';
-	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
 	if (status >= 500) {
 		return {
-			message: `The Voice AI service failed (${status})${said}${tried}`,
+			message: `The Voice AI service failed (${status})${said}${tried(context)}`,
 			description: context.mayHaveApplied
-				? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
+				? `${context.mayHaveApplied} ${NOT_REPEATED}`
 				: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
 		};
 	}
@@ -139,7 +143,7 @@ function explain(
 		};
 	}
 	const [start, description] = known;
-	const then = status === 429 ? tried : status === 401 ? '' : said;
+	const then = status === 429 ? tried(context) : status === 401 ? '' : said;
 	return {
 		message: `${status === 404 ? `${context.target ?? 'The resource'} ` : ''}${start}${then}`,
 		description:
@@ -209,16 +213,15 @@ export function transportError(
 	problem: string,
 	context: FailureContext & { code?: string; origin: string },
 ): NodeApiError {
-	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
 	const code = context.code ? ` (${context.code})` : '';
 	const description = context.mayHaveApplied
-		? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
+		? `${context.mayHaveApplied} ${NOT_REPEATED}${code}`
 		: `Check that the base URL in the credential${contacted(context)} is right and the service is reachable, then run again.${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
 	return new NodeApiError(
 		node,
 		{ message: problem },
-		{ message: `${problem}${tried}`, description, itemIndex: context.itemIndex },
+		{ message: `${problem}${tried(context)}`, description, itemIndex: context.itemIndex },
 	);
 }
 

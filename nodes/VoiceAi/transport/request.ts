@@ -180,6 +180,8 @@ async function send(
 	const { itemIndex, gate } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
+	// Named in an error only where the request may have arrived and was not repeated.
+	const mayHaveApplied = repeatable ? undefined : policy.mayHaveApplied;
 	const { baseUrl, origin, secrets } = credential;
 	// Before anything is sent: a path value that would change the path is refused, and what the body
 	// carries (SIP passwords, tokens in URLs) is known to the redaction of everything shown later.
@@ -206,7 +208,7 @@ async function send(
 	const waitSignal = gate ? gate.signalWith(signal) : signal;
 
 	for (let attempt = 1; ; attempt++) {
-		const context = { itemIndex, target: policy.target, attempts: attempt, origin };
+		const context = { itemIndex, target: policy.target, attempts: attempt, origin, mayHaveApplied };
 		const canRetry = attempt < maxAttempts;
 		if (gate) await gate.acquire(signal);
 		let response: FullResponse;
@@ -242,7 +244,7 @@ async function send(
 			throw transportError(this.getNode(), problem, {
 				...context,
 				code,
-				mayHaveApplied: neverSent || repeatable ? undefined : policy.mayHaveApplied,
+				mayHaveApplied: neverSent ? undefined : mayHaveApplied,
 			});
 		}
 
@@ -264,10 +266,7 @@ async function send(
 				throw transportError(
 					this.getNode(),
 					`Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_BYTES / 1048576} MiB); the transfer was stopped`,
-					{
-						...context,
-						mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
-					},
+					context,
 				);
 			}
 			const value = successValue(answer, method, status);
@@ -279,10 +278,7 @@ async function send(
 			throw transportError(
 				this.getNode(),
 				`Voice AI answered ${status} with a body that is not JSON`,
-				{
-					...context,
-					mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
-				},
+				context,
 			);
 		}
 
@@ -324,9 +320,6 @@ async function send(
 			if (await baseUrlAnswers404(credential, check))
 				throw baseUrlNotFoundError(this.getNode(), context, failure.message);
 		}
-		throw serviceError(this.getNode(), failure, {
-			...context,
-			mayHaveApplied: status >= 500 && !repeatable ? policy.mayHaveApplied : undefined,
-		});
+		throw serviceError(this.getNode(), failure, context);
 	}
 }
