@@ -7,10 +7,13 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { API_CHECK_PATH, BASE_URL_RULE, outsideBaseUrl, parseBaseUrl } from './voiceAiBaseUrl';
-
-/** What a Voice AI API key looks like; the node checks the credential against it before sending. */
-export const API_KEY_PATTERN = /^ct_\S+$/;
+import {
+	API_CHECK_PATH,
+	API_KEY_PATTERN,
+	BASE_URL_RULE,
+	outsideBaseUrl,
+	parseBaseUrl,
+} from './voiceAiBaseUrl';
 
 // The credential test goes to API_CHECK_PATH of the Base URL. Its request names a stand-in address that can
 // never be reached (`.invalid`, RFC 6761); `authenticate` replaces it with the Base URL as

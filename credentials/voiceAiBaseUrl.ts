@@ -1,9 +1,10 @@
 /**
  * The one rule for the credential's Base URL (docs/security.md, "Base URL"), used by the credential
- * test, the Voice AI node, its list pickers and the trigger, and the one check of an http(s) URL
- * (`httpUrl`, which the nodes reach through the transport's public module). It lives next to the
- * credential because both the credential and the nodes import it, and the layering rule
- * (eslint.config.mjs) lets nodes import from credentials/ but not the transport's inner files.
+ * test, the Voice AI node, its list pickers and the trigger, the shape of its API key, and the one
+ * check of an http(s) URL (`httpUrl`, which the nodes reach through the transport's public module).
+ * It lives next to the credential because both the credential and the nodes import it, and the
+ * layering rule (eslint.config.mjs) lets nodes import from credentials/ but not the transport's inner
+ * files.
  *
  * The text is read by the parser that sends (WHATWG `URL`), so the host checked is the host contacted.
  * `destinationProblem` is the one rule for every URL that decides where a secret goes (this Base URL,
@@ -33,6 +34,9 @@ export type BaseUrlCheck =
  * to tell a missing record from a Base URL whose path is not the API's.
  */
 export const API_CHECK_PATH = '/contacts/list-names';
+
+/** What a Voice AI API key looks like; the node checks the credential against it before sending. */
+export const API_KEY_PATTERN = /^ct_\S+$/;
 
 export const BASE_URL_RULE =
 	'Enter the address of the Voice AI API as http:// or https://, a host, an optional port and an optional path (for example https://api.example.com or https://api.example.com/v1), with no user name or password, no backslash, no spaces, no query (?), no fragment (#) and a host in plain ASCII letters, digits, dots and dashes, as the URL parser reads it.';

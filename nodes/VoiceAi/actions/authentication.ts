@@ -7,7 +7,7 @@ const values: Record<VoiceAiAuthentication, string> = {
 	apiKeyAndSipLogin: 'API Key and SIP Trunk Login',
 };
 
-/** Which credential the node uses (transport/authentication.ts maps each value to its type). */
+/** Which credential the node uses (transport/credential.ts maps each value to its type). */
 export const authenticationProperty: INodeProperties = {
 	displayName: 'Authentication',
 	name: 'authentication',

@@ -1,11 +1,46 @@
-import type { ICredentialsDecrypted } from 'n8n-workflow';
+import type {
+	ICredentialsDecrypted,
+	IExecuteFunctions,
+	IHookFunctions,
+	ILoadOptionsFunctions,
+	INode,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { API_KEY_PATTERN } from '../../../credentials/VoiceAiApi.credentials';
-import { BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
-import { credentialTypeOf } from './authentication';
-import type { VoiceAiContext } from './context';
+import { API_KEY_PATTERN, BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { Secrets } from './secrets';
+
+/** The n8n functions that may call the Voice AI API: the action node, the trigger, list searches. */
+export type VoiceAiContext =
+	| IExecuteFunctions
+	| IHookFunctions
+	| ILoadOptionsFunctions
+	| IWebhookFunctions;
+
+/**
+ * The Voice AI node's Authentication parameter: each value names the one credential type the node then
+ * uses (n8n's rule: one credential at a time). The trigger has no such parameter and uses Voice AI API.
+ */
+export const AUTHENTICATION = {
+	apiKey: 'voiceAiApi',
+	apiKeyAndSipLogin: 'voiceAiWithSipLoginApi',
+} as const;
+
+export type VoiceAiAuthentication = keyof typeof AUTHENTICATION;
+export type VoiceAiCredentialType = (typeof AUTHENTICATION)[VoiceAiAuthentication];
+
+/**
+ * The Authentication the node is set to. Read from the node rather than as a parameter: the trigger and
+ * list searches have no item to evaluate it for, and its options take no expression.
+ */
+export function authenticationOf(node: INode): VoiceAiAuthentication {
+	return node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
+}
+
+export function credentialTypeOf(node: INode): VoiceAiCredentialType {
+	return AUTHENTICATION[authenticationOf(node)];
+}
 
 export interface VoiceAiCredential {
 	/** What every API path is appended to, as the URL parser reads the credential's Base URL (parseBaseUrl). */

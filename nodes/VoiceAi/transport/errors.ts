@@ -1,8 +1,9 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { shortened } from './httpText';
-import { Secrets } from './secrets';
+import type { Secrets } from './secrets';
+import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
 /** What the service said, reduced to the fields of its error body (never the request, so never the key). */
 interface ServiceFailure {
@@ -19,17 +20,19 @@ interface FailureContext {
 	/** Set when the request may have created something: the message then says to check before repeating. */
 	mayHaveApplied?: string;
 	attempts: number;
-	/** Removed from every message and description (the key, SIP passwords, tokens the request carried). */
-	secrets?: Secrets;
 	/** The base URL's scheme, host and port as parsed (parseBaseUrl): the address actually contacted. */
 	origin?: string;
 }
 
 /** ` (https://api.example.com)` after "the base URL": messages name the host contacted. */
 const contacted = (context: FailureContext) => (context.origin ? ` (${context.origin})` : '');
+const tried = (context: FailureContext) =>
+	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
+/** After the message that it may have applied (`mayHaveApplied`, only for a 5xx or no clear answer). */
+const NOT_REPEATED =
+	'It was not repeated automatically so nothing gets duplicated: check before running it again.';
 
 const MAX_SHOWN = 500;
-const NO_SECRETS = new Secrets();
 
 /**
  * One line of at most 500 characters: a service's text is shown, not its layout. Secrets go first, so
@@ -54,7 +57,7 @@ export function parseServiceFailure(
 	status: number,
 	body: unknown,
 	contentType = '',
-	secrets = NO_SECRETS,
+	secrets: Secrets,
 ): ServiceFailure {
 	const failure: ServiceFailure = { status };
 	let data = body;
@@ -82,76 +85,72 @@ export function parseServiceFailure(
 	return failure;
 }
 
+/**
+ * The known 4xx answers: the message's start and what to do. What the service said follows the start
+ * (for 401 nothing, for 429 how many attempts were made); a 404 message starts with what was asked for.
+ */
+const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
+	400: ['Voice AI rejected the request', 'Correct the values named in the message and run again.'],
+	401: [
+		'Voice AI refused the API key (401): it is missing, malformed or revoked',
+		'Create a new key in the Voice AI dashboard (Integrations, API access, Generate key), paste it into the Voice AI credential, then revoke the old key.',
+	],
+	403: [
+		'Voice AI refused access (403)',
+		'The key is valid but not allowed to do this. Check the key and the organization it belongs to.',
+	],
+	404: [
+		'was not found (404)',
+		'It does not exist, or it belongs to another organization than the API key in the credential. Check the id and that the key comes from the right organization.',
+	],
+	409: [
+		'Voice AI reported a conflict (409)',
+		'Something with the same identity already exists. Use a different value, or look the existing one up with a Get operation.',
+	],
+	413: [
+		'The upload is too large for Voice AI (413)',
+		"The service's size limit is not stated in its API specification; its answer above says what it allows. Send a smaller file.",
+	],
+	415: [
+		'Voice AI does not accept this media type (415)',
+		"The service's accepted media types are not stated in its API specification; its answer above says what it expects. Check the binary property's MIME type.",
+	],
+	429: [
+		'Voice AI rate limit reached (429)',
+		'The service limits requests per API key. Lower Concurrency or raise Max Attempts / Max Retry Wait under Options, or spread the work over time.',
+	],
+};
+
 function explain(
 	failure: ServiceFailure,
 	context: FailureContext,
 ): { message: string; description: string } {
+	const { status, field } = failure;
 	const said = failure.message ? `: ${failure.message}` : '';
-	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
-	switch (failure.status) {
-		case 400:
-			return {
-				message: `Voice AI rejected the request${said}`,
-				description: failure.field
-					? `The service refused the field '${failure.field}'. Correct it in the node and run again.`
-					: 'Correct the values named in the message and run again.',
-			};
-		case 401:
-			return {
-				message: 'Voice AI refused the API key (401): it is missing, malformed or revoked',
-				description:
-					'Create a new key in the Voice AI dashboard (Integrations, API access, Generate key), paste it into the Voice AI credential, then revoke the old key.',
-			};
-		case 403:
-			return {
-				message: `Voice AI refused access (403)${said}`,
-				description:
-					'The key is valid but not allowed to do this. Check the key and the organization it belongs to.',
-			};
-		case 404:
-			return {
-				message: `${context.target ?? 'The resource'} was not found (404)${said}`,
-				description:
-					'It does not exist, or it belongs to another organization than the API key in the credential. Check the id and that the key comes from the right organization.',
-			};
-		case 409:
-			return {
-				message: `Voice AI reported a conflict (409)${said}`,
-				description:
-					'Something with the same identity already exists. Use a different value, or look the existing one up with a Get operation.',
-			};
-		case 413:
-			return {
-				message: `The upload is too large for Voice AI (413)${said}`,
-				description:
-					"The service's size limit is not stated in its API specification; its answer above says what it allows. Send a smaller file.",
-			};
-		case 415:
-			return {
-				message: `Voice AI does not accept this media type (415)${said}`,
-				description:
-					"The service's accepted media types are not stated in its API specification; its answer above says what it expects. Check the binary property's MIME type.",
-			};
-		case 429:
-			return {
-				message: `Voice AI rate limit reached (429)${tried}`,
-				description:
-					'The service limits requests per API key. Lower Concurrency or raise Max Attempts / Max Retry Wait under Options, or spread the work over time.',
-			};
-		default:
-			if (failure.status >= 500) {
-				return {
-					message: `The Voice AI service failed (${failure.status})${said}${tried}`,
-					description: context.mayHaveApplied
-						? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
-						: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
-				};
-			}
-			return {
-				message: `Voice AI answered with status ${failure.status}${said}`,
-				description: `An answer the node does not expect. Check the base URL in the credential${contacted(context)}.`,
-			};
+	if (status >= 500) {
+		return {
+			message: `The Voice AI service failed (${status})${said}${tried(context)}`,
+			description: context.mayHaveApplied
+				? `${context.mayHaveApplied} ${NOT_REPEATED}`
+				: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
+		};
 	}
+	const known = CLIENT_ERRORS[status];
+	if (!known) {
+		return {
+			message: `Voice AI answered with status ${status}${said}`,
+			description: `An answer the node does not expect. Check the base URL in the credential${contacted(context)}.`,
+		};
+	}
+	const [start, description] = known;
+	const then = status === 429 ? tried(context) : status === 401 ? '' : said;
+	return {
+		message: `${status === 404 ? `${context.target ?? 'The resource'} ` : ''}${start}${then}`,
+		description:
+			status === 400 && field
+				? `The service refused the field '${field}'. Correct it in the node and run again.`
+				: description,
+	};
 }
 
 /** A `NodeApiError` for a failed response, with a message a workflow builder can act on. */
@@ -160,21 +159,15 @@ export function serviceError(
 	failure: ServiceFailure,
 	context: FailureContext,
 ): NodeApiError {
-	const secrets = context.secrets ?? NO_SECRETS;
-	const clean: ServiceFailure = { ...failure };
-	for (const key of ['code', 'message', 'field'] as const)
-		if (clean[key]) clean[key] = secrets.redact(clean[key]);
-	const explained = explain(clean, context);
-	const message = secrets.redact(explained.message);
-	const description = secrets.redact(explained.description);
-	const response: JsonObject = { status: clean.status, message };
-	if (clean.code) response.code = clean.code;
-	if (clean.message) response.serviceMessage = clean.message;
-	if (clean.field) response.field = clean.field;
+	const { message, description } = explain(failure, context);
+	const response: JsonObject = { status: failure.status, message };
+	if (failure.code) response.code = failure.code;
+	if (failure.message) response.serviceMessage = failure.message;
+	if (failure.field) response.field = failure.field;
 	return new NodeApiError(node, response, {
 		message,
 		description,
-		httpCode: String(clean.status),
+		httpCode: String(failure.status),
 		itemIndex: context.itemIndex,
 	});
 }
@@ -200,16 +193,13 @@ export function redirectError(
 	location: string | undefined,
 	context: FailureContext & { requestUrl: string },
 ): NodeApiError {
-	const secrets = context.secrets ?? NO_SECRETS;
-	const origin = originOf(location, context.requestUrl);
-	const where = origin ? secrets.redact(origin) : undefined;
+	const where = originOf(location, context.requestUrl);
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
-	const description = secrets.redact(
+	const description =
 		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential${contacted(context)}. ` +
-			(where
-				? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
-				: `Check the base URL of the credential${contacted(context)}.`),
-	);
+		(where
+			? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
+			: `Check the base URL of the credential${contacted(context)}.`);
 	return new NodeApiError(
 		node,
 		{ status, message },
@@ -223,20 +213,59 @@ export function transportError(
 	problem: string,
 	context: FailureContext & { code?: string; origin: string },
 ): NodeApiError {
-	const secrets = context.secrets ?? NO_SECRETS;
-	const tried = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
 	const code = context.code ? ` (${context.code})` : '';
-	const description = secrets.redact(
-		context.mayHaveApplied
-			? `${context.mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.${code}`
-			: `Check that the base URL in the credential${contacted(context)} is right and the service is reachable, then run again.${code}`,
-	);
-	const message = secrets.redact(`${problem}${tried}`);
+	const description = context.mayHaveApplied
+		? `${context.mayHaveApplied} ${NOT_REPEATED}${code}`
+		: `Check that the base URL in the credential${contacted(context)} is right and the service is reachable, then run again.${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
-	const response: JsonObject = { message: secrets.redact(problem) };
-	return new NodeApiError(node, response, {
-		message,
-		description,
-		itemIndex: context.itemIndex,
+	return new NodeApiError(
+		node,
+		{ message: problem },
+		{ message: `${problem}${tried(context)}`, description, itemIndex: context.itemIndex },
+	);
+}
+
+const ROUTE_UNKNOWN = 'routeUnknown';
+
+/** The 404 of a base URL whose path is not the API's: about the base URL, never about a record. */
+export function baseUrlNotFoundError(
+	node: INode,
+	context: { itemIndex?: number; origin?: string; target?: string },
+	said: string | undefined,
+): NodeApiError {
+	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
+	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
+	const description = `Check the Base URL in the Voice AI credential${context.origin ? ` (${context.origin}, with its path)` : ''} against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
+	return new NodeApiError(
+		node,
+		{ status: 404, message, [ROUTE_UNKNOWN]: true },
+		{ message, description, httpCode: '404', itemIndex: context.itemIndex },
+	);
+}
+
+/** A 404 that is about the base URL, not about the record asked for. */
+export function isRouteUnknown(error: unknown): boolean {
+	return error instanceof NodeApiError && error.errorResponse?.[ROUTE_UNKNOWN] === true;
+}
+
+/**
+ * The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`, naming the
+ * field (its label, and its parameter name when there is one). The validation of fields and the path
+ * builder both build it here.
+ */
+export function invalidValue(
+	node: INode,
+	itemIndex: number | undefined,
+	field: { label: string; name?: string },
+	problem: string,
+	hint?: string,
+): NodeOperationError {
+	const item = itemIndex === undefined ? '' : ` in item ${itemIndex}`;
+	const name = field.name ? ` (${field.name})` : '';
+	return new NodeOperationError(node, `Invalid '${field.label}'${item}: ${problem}`, {
+		itemIndex,
+		description:
+			hint ??
+			`Correct the '${field.label}' field${name} and run again. Nothing was sent to Voice AI for this item.`,
 	});
 }

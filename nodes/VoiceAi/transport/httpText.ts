@@ -1,5 +1,8 @@
-// Reading the text of HTTP, in one place for the action node and the trigger: headers as Node's http
-// module hands them over, percent-encoded text, a byte-order mark, and text cut to fit a message.
+import type { IDataObject } from 'n8n-workflow';
+
+// Reading what HTTP carries, in one place for the action node and the trigger: headers as Node's http
+// module hands them over, percent-encoded text, a byte-order mark, text cut to fit a message, and data
+// as JSON gives it.
 // http(s) URLs are read in one place too, next to the Base URL rule (credentials/voiceAiBaseUrl.ts
 // `httpUrl`), which the credential also uses.
 
@@ -46,4 +49,26 @@ export function refusedUserInfo(text: string): string | undefined {
 	const authority = rest.slice(0, ends.length ? Math.min(...ends) : rest.length);
 	const at = authority.lastIndexOf('@');
 	return at > 0 ? authority.slice(0, at) : undefined;
+}
+
+// Data as JSON gives it (the service's answers, a delivery's body), handled so that keys such as
+// `__proto__` or `constructor` stay data: one place for the transport, the operations and the trigger.
+/**
+ * An object as JSON or a form parser makes it: its prototype is an `Object.prototype` (of any realm)
+ * or null. Arrays, buffers, dates and class instances are not.
+ */
+export function isPlainObject(value: unknown): value is IDataObject {
+	if (value === null || typeof value !== 'object') return false;
+	const prototype = Object.getPrototypeOf(value) as object | null;
+	return prototype === null || Object.getPrototypeOf(prototype) === null;
+}
+
+/** Sets `key` as an own field, also when it is `__proto__` (an assignment would set the prototype). */
+export function setOwn(target: object, key: string, value: unknown): void {
+	Object.defineProperty(target, key, {
+		value,
+		writable: true,
+		enumerable: true,
+		configurable: true,
+	});
 }

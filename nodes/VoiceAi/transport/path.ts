@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
+import { invalidValue } from './errors';
 import { decoded, shortened } from './httpText';
 
 /** A value that goes into a request path, with the field it came from (named when it cannot be used). */
@@ -29,24 +29,6 @@ function segmentProblem(value: string): string | undefined {
 	return undefined;
 }
 
-function refuse(
-	node: INode | (() => INode),
-	itemIndex: number | undefined,
-	what: string,
-	problem: string,
-	name?: string,
-): NodeOperationError {
-	const item = itemIndex === undefined ? '' : ` in item ${itemIndex}`;
-	return new NodeOperationError(
-		typeof node === 'function' ? node() : node,
-		`Invalid '${what}'${item}: ${problem}`,
-		{
-			itemIndex,
-			description: `Correct the '${what}' field${name ? ` (${name})` : ''} and run again. Nothing was sent to Voice AI for this item.`,
-		},
-	);
-}
-
 /**
  * The path a request goes to. Values of an `ApiPath` are checked and encoded; a plain path (built by an
  * operation with encodeURIComponent) is checked segment by segment, so no id can turn into `.`, `..`, an
@@ -57,11 +39,13 @@ export function buildPath(
 	path: string | ApiPath,
 	itemIndex?: number,
 ): string {
+	const refused = (field: { label: string; name?: string }, problem: string) =>
+		invalidValue(typeof node === 'function' ? node() : node, itemIndex, field, problem);
 	if (typeof path !== 'string') {
 		let text = path.pieces[0];
 		path.values.forEach(({ field, value }, index) => {
 			const problem = segmentProblem(String(value));
-			if (problem) throw refuse(node, itemIndex, field.label, problem, field.name);
+			if (problem) throw refused(field, problem);
 			text += encodeURIComponent(String(value)) + path.pieces[index + 1];
 		});
 		return text;
@@ -71,10 +55,8 @@ export function buildPath(
 	for (let index = 1; index < segments.length; index++) {
 		const problem = segmentProblem(decoded(segments[index]));
 		if (problem)
-			throw refuse(
-				node,
-				itemIndex,
-				'request path',
+			throw refused(
+				{ label: 'request path' },
 				`in ${path}, ${problem === 'it is empty' ? 'a segment is empty' : problem}`,
 			);
 	}

@@ -1,22 +1,124 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { NOT_SENT_CODES, TRANSIENT_CODES, describeCode, errorCode } from './connectionFailure';
-import type { VoiceAiContext } from './context';
-import type { VoiceAiCredential } from './credential';
+import type { Answer, FullResponse } from './answer';
+import { MAX_ANSWER_BYTES, MAX_ERROR_BYTES, discard, readAnswer, successValue } from './answer';
+import type { RequestGate } from './concurrency';
+import type { VoiceAiContext, VoiceAiCredential } from './credential';
 import { voiceAiCredential } from './credential';
-import { parseServiceFailure, redirectError, serviceError, transportError } from './errors';
+import {
+	baseUrlNotFoundError,
+	parseServiceFailure,
+	redirectError,
+	serviceError,
+	transportError,
+} from './errors';
 import { headerValue } from './httpText';
 import type { ApiPath } from './path';
 import { buildPath } from './path';
-import type { Answer, FullResponse } from './readAnswer';
-import { MAX_ANSWER_BYTES, MAX_ERROR_BYTES, discard, readAnswer } from './readAnswer';
-import type { RequestGate } from './requestGate';
-import type { RetrySettings } from './retrySettings';
-import { DEFAULT_RETRY, backoffMs, parseRetryAfter } from './retrySettings';
-import { baseUrlAnswers404, baseUrlNotFoundError } from './routeCheck';
-import { successValue } from './successValue';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
+
+export interface RetrySettings {
+	/** Wait for Retry-After and repeat after a 429 (never harmful: the service did nothing). */
+	rateLimit: boolean;
+	/** Repeat after 5xx, timeouts and dropped connections, only where `repeatable` says it is safe. */
+	serverErrors: boolean;
+	/** Attempts per request including the first; 1 turns retries off. */
+	maxAttempts: number;
+	/** Upper bound of one wait, whatever Retry-After asks for. */
+	maxWaitMs: number;
+	/** Time allowed for one attempt. */
+	timeoutMs: number;
+}
+
+const DEFAULT_RETRY: RetrySettings = {
+	rateLimit: true,
+	serverErrors: true,
+	maxAttempts: 4,
+	maxWaitMs: 60_000,
+	timeoutMs: 30_000,
+};
+
+/** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
+export function parseRetryAfter(text: unknown, now = Date.now()): number | undefined {
+	if (typeof text !== 'string' || text.trim() === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text.trim()) * 1000);
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function backoffMs(attempt: number, capMs: number): number {
+	const ceiling = Math.min(capMs, 500 * 2 ** (attempt - 1));
+	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+/** Connection errors where the request certainly never reached the service, so any request may be repeated. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Failures worth another attempt; anything else (a bad URL, a blocked host, a cancelled run) is final. */
+const TRANSIENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ECONNRESET',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'EPIPE',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+]);
+
+const SYSTEM_ERROR_CODE = /^E[A-Z_]+$/;
+
+/**
+ * The system error code of a failed request (ECONNRESET, ECONNABORTED, ...), in each n8n line's shape.
+ * n8n-core 2.x keeps the HTTP client's error as the `cause` of the NodeApiError it throws. n8n-workflow
+ * 1.x loses that cause (a class field resets it) and keeps the code only as the error's `httpCode`.
+ */
+function errorCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
+		for (const candidate of [code, httpCode])
+			if (typeof candidate === 'string' && SYSTEM_ERROR_CODE.test(candidate)) return candidate;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+function describeCode(code: string | undefined): string {
+	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return 'Voice AI did not answer in time';
+	if (code === 'ECONNREFUSED') return 'Voice AI refused the connection';
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return 'The Voice AI host name could not be resolved';
+	if (code === 'ECONNRESET' || code === 'EPIPE') return 'The connection to Voice AI was dropped';
+	return `The request to Voice AI failed${code ? ` (${code})` : ''}`;
+}
+
+// A 404 means "this record does not exist" only if the base URL reaches the API: a base URL whose path
+// the service does not have answers 404 to every route. The node then reads API_CHECK_PATH once per
+// execution (the credential is read once per execution), as the credential test does.
+
+const checks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
+
+/**
+ * Does the base URL answer 404 to API_CHECK_PATH too? `read` sends that GET; a 404 from it means yes,
+ * any answer or other failure means the base URL reaches something that serves the API (or the node
+ * cannot tell), and the 404 stays the record's.
+ */
+async function baseUrlAnswers404(
+	credential: VoiceAiCredential,
+	read: () => Promise<unknown>,
+): Promise<boolean> {
+	let check = checks.get(credential);
+	if (!check) {
+		check = read().then(
+			() => false,
+			(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
+		);
+		checks.set(credential, check);
+	}
+	return await check;
+}
 
 interface RequestPolicy {
 	itemIndex?: number;
@@ -34,7 +136,7 @@ interface RequestPolicy {
 	mayHaveApplied?: string;
 	/** The credential as `voiceAiCredential` returned it, so it is read and checked once per execution. */
 	credential?: VoiceAiCredential;
-	/** This request is the check of the base URL after a 404 (routeCheck.ts): its own 404 is not checked. */
+	/** This request is the check of the base URL after a 404 (baseUrlAnswers404): its own 404 is not checked. */
 	routeCheck?: boolean;
 }
 
@@ -53,10 +155,33 @@ export async function voiceAiApiRequest(
 	extra: Partial<IHttpRequestOptions> = {},
 	policy: RequestPolicy = {},
 ): Promise<unknown> {
+	const credential = policy.credential ?? (await voiceAiCredential.call(this, policy.itemIndex));
+	try {
+		return await send.call(this, method, path, body, extra, policy, credential);
+	} catch (error) {
+		// The one place the transport's errors lose every secret of the execution (the key, the base URL's
+		// user info, what the requests carried), whoever called: the node, the trigger, list searches.
+		// Other errors (a stop, a cancelled wait) carry none and go on as they are.
+		throw error instanceof NodeApiError || error instanceof NodeOperationError
+			? credential.secrets.redactError(error)
+			: error;
+	}
+}
+
+async function send(
+	this: VoiceAiContext,
+	method: IHttpRequestMethods,
+	path: string | ApiPath,
+	body: IDataObject | IDataObject[] | Buffer | undefined,
+	extra: Partial<IHttpRequestOptions>,
+	policy: RequestPolicy,
+	credential: VoiceAiCredential,
+): Promise<unknown> {
 	const { itemIndex, gate } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
-	const credential = policy.credential ?? (await voiceAiCredential.call(this, itemIndex));
+	// Named in an error only where the request may have arrived and was not repeated.
+	const mayHaveApplied = repeatable ? undefined : policy.mayHaveApplied;
 	const { baseUrl, origin, secrets } = credential;
 	// Before anything is sent: a path value that would change the path is refused, and what the body
 	// carries (SIP passwords, tokens in URLs) is known to the redaction of everything shown later.
@@ -83,7 +208,7 @@ export async function voiceAiApiRequest(
 	const waitSignal = gate ? gate.signalWith(signal) : signal;
 
 	for (let attempt = 1; ; attempt++) {
-		const context = { itemIndex, target: policy.target, attempts: attempt, origin, secrets };
+		const context = { itemIndex, target: policy.target, attempts: attempt, origin, mayHaveApplied };
 		const canRetry = attempt < maxAttempts;
 		if (gate) await gate.acquire(signal);
 		let response: FullResponse;
@@ -119,7 +244,7 @@ export async function voiceAiApiRequest(
 			throw transportError(this.getNode(), problem, {
 				...context,
 				code,
-				mayHaveApplied: neverSent || repeatable ? undefined : policy.mayHaveApplied,
+				mayHaveApplied: neverSent ? undefined : mayHaveApplied,
 			});
 		}
 
@@ -141,10 +266,7 @@ export async function voiceAiApiRequest(
 				throw transportError(
 					this.getNode(),
 					`Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_BYTES / 1048576} MiB); the transfer was stopped`,
-					{
-						...context,
-						mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
-					},
+					context,
 				);
 			}
 			const value = successValue(answer, method, status);
@@ -156,10 +278,7 @@ export async function voiceAiApiRequest(
 			throw transportError(
 				this.getNode(),
 				`Voice AI answered ${status} with a body that is not JSON`,
-				{
-					...context,
-					mayHaveApplied: repeatable ? undefined : policy.mayHaveApplied,
-				},
+				context,
 			);
 		}
 
@@ -201,9 +320,6 @@ export async function voiceAiApiRequest(
 			if (await baseUrlAnswers404(credential, check))
 				throw baseUrlNotFoundError(this.getNode(), context, failure.message);
 		}
-		throw serviceError(this.getNode(), failure, {
-			...context,
-			mayHaveApplied: status >= 500 && !repeatable ? policy.mayHaveApplied : undefined,
-		});
+		throw serviceError(this.getNode(), failure, context);
 	}
 }

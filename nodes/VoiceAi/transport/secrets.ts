@@ -12,8 +12,7 @@
  */
 
 import { LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
-import { decoded, formDecoded, refusedUserInfo } from './httpText';
-import { isPlainObject, setOwn } from './plainData';
+import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './httpText';
 
 /**
  * A key the node never held, in free text: `ct_` and at least 20 characters of letters, digits, `_` and
@@ -64,10 +63,11 @@ interface Frame {
 }
 
 /**
- * A copy of `value` with `leaf` applied to every string in arrays and plain objects, at any depth.
- * Containers nothing changed in keep their identity; a value shared or cyclic is handled once.
+ * A copy of `value` with `leaf` applied to every string in arrays and plain objects, at any depth (with
+ * the key the string stands under). Containers nothing changed in keep their identity; a value shared
+ * or cyclic is handled once.
  */
-function mapStrings<T>(value: T, leaf: (text: string) => string): T {
+function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): T {
 	if (typeof value === 'string') return leaf(value) as T;
 	if (!isContainer(value)) return value;
 	const done = new Map<Container, Container>();
@@ -93,7 +93,7 @@ function mapStrings<T>(value: T, leaf: (text: string) => string): T {
 			const key = frame.keys[frame.next++];
 			const entry = read[key];
 			let clean: unknown = entry;
-			if (typeof entry === 'string') clean = leaf(entry);
+			if (typeof entry === 'string') clean = leaf(entry, key);
 			else if (isContainer(entry)) {
 				const cycle = open.get(entry);
 				if (cycle) clean = cycle.copy ??= shallowCopy(cycle.source);
@@ -218,29 +218,17 @@ export class Secrets {
 
 	/** Walks a request body (or an operation's input), at any depth: `sip_password` fields and secrets in URLs. */
 	collect(value: unknown): void {
-		const pending: unknown[] = [value];
-		const seen = new Set<object>();
-		while (pending.length > 0) {
-			const entry = pending.pop();
-			if (typeof entry === 'string') {
+		mapStrings(value, (text, key) => {
+			// A SIP password: free text only; output items hide it by its field (sip/configuration.ts).
+			if (key !== undefined && SECRET_FIELDS.has(key)) this.addForms(text, false);
+			else {
 				// Every text an http(s) URL may be read from, as the parser reads schemes (`https:host` too).
-				const text = entry.trim();
-				const scheme = text.slice(0, 6).toLowerCase();
-				if (scheme.startsWith('http:') || scheme.startsWith('https:')) this.addFromUrl(text);
-				continue;
+				const trimmed = text.trim();
+				const scheme = trimmed.slice(0, 6).toLowerCase();
+				if (scheme.startsWith('http:') || scheme.startsWith('https:')) this.addFromUrl(trimmed);
 			}
-			if (!isContainer(entry) || seen.has(entry)) continue;
-			seen.add(entry);
-			if (Array.isArray(entry)) {
-				pending.push(...(entry as unknown[]));
-				continue;
-			}
-			for (const [key, field] of Object.entries(entry)) {
-				// A SIP password: free text only; output items hide it by its field (sip/configuration.ts).
-				if (SECRET_FIELDS.has(key)) this.addForms(field, false);
-				else pending.push(field);
-			}
-		}
+			return text;
+		});
 	}
 
 	/** Free text without any held secret (each occurrence becomes ***) and without a key it never held. */
@@ -270,7 +258,8 @@ export class Secrets {
 
 	/**
 	 * Redacts an error in place before anyone shows, stores or logs it: message, description, stack, and
-	 * what n8n keeps of it in execution data (messages, context, the errors it wraps, however many).
+	 * what n8n keeps of it in execution data (messages, context, the answer it was made from, the errors
+	 * it wraps, however many).
 	 */
 	redactError<E extends Error>(error: E): E {
 		const pending: Error[] = [error];
@@ -281,6 +270,7 @@ export class Secrets {
 				description?: unknown;
 				messages?: unknown;
 				context?: unknown;
+				errorResponse?: unknown;
 				cause?: unknown;
 			};
 			if (seen.has(target)) continue;
@@ -291,6 +281,8 @@ export class Secrets {
 			if (typeof target.stack === 'string') target.stack = this.redact(target.stack);
 			if (target.messages !== undefined) target.messages = mapStrings(target.messages, freeText);
 			if (target.context !== undefined) target.context = mapStrings(target.context, freeText);
+			if (target.errorResponse !== undefined)
+				target.errorResponse = mapStrings(target.errorResponse, freeText);
 			if (target.cause instanceof Error) pending.push(target.cause);
 			else if (target.cause !== undefined) target.cause = mapStrings(target.cause, freeText);
 		}

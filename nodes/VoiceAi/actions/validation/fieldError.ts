@@ -1,7 +1,6 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties, NodeOperationError } from 'n8n-workflow';
 
-import { shortened } from '../../transport';
+import { invalidValue, shortened } from '../../transport';
 
 export interface FieldRef {
 	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
@@ -64,16 +63,7 @@ export function invalidField(
 	problem: string,
 	hint?: string,
 ): NodeOperationError {
-	return new NodeOperationError(
-		ctx.getNode(),
-		`Invalid '${field.label}' in item ${itemIndex}: ${problem}`,
-		{
-			itemIndex,
-			description:
-				hint ??
-				`Correct the '${field.label}' field (${field.name}) and run again. Nothing was sent to Voice AI for this item.`,
-		},
-	);
+	return invalidValue(ctx.getNode(), itemIndex, field, problem, hint);
 }
 
 /** A check of one text value: returns the value to send, or throws the error naming field and item. */
