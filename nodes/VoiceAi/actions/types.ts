@@ -6,12 +6,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { ApiPath } from '../transport';
+import type { ApiPath, PathValue } from '../transport';
 
 /**
- * A request to the Voice AI API with this item's retry policy already applied. Ids in the path: build it
- * with `apiPath` (the error then names the field), or encode them; either way `.`, `..`, empty values and
- * slashes are refused before anything is sent.
+ * A request to the Voice AI API with this item's retry policy already applied. An operation sends its
+ * declared requests through `send`; either way `.`, `..`, empty values and slashes in the path are
+ * refused before anything is sent.
  */
 export type ApiCall = (
 	method: IHttpRequestMethods,
@@ -20,13 +20,50 @@ export type ApiCall = (
 	extra?: Partial<IHttpRequestOptions>,
 ) => Promise<unknown>;
 
-/** A request an operation sends, as the README and docs/operations.md show it. */
-export interface OperationRequest {
+/** `'/agency/{carrier}/trust-products'` → `'carrier'`: the names of the values a path takes. */
+type PathNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+	? Name | PathNames<Rest>
+	: never;
+
+/**
+ * A request an operation sends: written once, in the spec's form, it is what `send` sends and what the
+ * README, docs/operations.md and the catalogue's check show.
+ */
+export interface OperationRequest<Path extends string = string> {
 	method: IHttpRequestMethods;
 	/** The spec's path, ids in braces: `/sip/{phone_number}`. */
-	path: string;
+	path: Path;
 	/** Only sent in some runs: when, e.g. 'to keep the directions not listed'. */
 	when?: string;
+}
+
+export const request = <Path extends string>(
+	method: IHttpRequestMethods,
+	path: Path,
+): OperationRequest<Path> => ({ method, path });
+
+/**
+ * Sends a request the operation declares. Each `{name}` of its path takes the value given for it, with
+ * the field it came from: encoded, and refused naming that field when it is empty, `.`, `..` or holds a
+ * slash.
+ */
+export async function send<Path extends string>(
+	api: ApiCall,
+	{ method, path }: OperationRequest<Path>,
+	what: {
+		values?: Record<PathNames<Path>, PathValue>;
+		body?: IDataObject | IDataObject[] | Buffer;
+		extra?: Partial<IHttpRequestOptions>;
+	} = {},
+): Promise<unknown> {
+	const pieces = path.split(/\{[^}]+\}/);
+	const names = [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name as PathNames<Path>);
+	const values = names.map((name) => {
+		const value = what.values?.[name];
+		if (value === undefined) throw new Error(`No value for {${name}} of ${path}`);
+		return value;
+	});
+	return await api(method, names.length === 0 ? path : { pieces, values }, what.body, what.extra);
 }
 
 /**

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { phoneNumberLocator } from '../locators';
 import { checkE164, fieldsIn, readString } from '../validation';
-import { defineOperation, toRecords } from '../types';
+import { defineOperation, request, send, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
 	phoneNumberLocator(
@@ -46,6 +46,8 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const CREATE = request('POST', '/callback/standardCampaign');
+
 const FIELDS = fieldsIn(properties, ['phoneNumber', 'agentName', 'task', 'selectedVoice']);
 
 interface CreateAgentInput {
@@ -61,7 +63,7 @@ export const create = defineOperation<CreateAgentInput>({
 	action: 'Create an agent',
 	summary: 'Creates an agent on a phone number with a task and a voice',
 	changesData: 'changes data: adds an agent to the organization',
-	requests: [{ method: 'POST', path: '/callback/standardCampaign' }],
+	requests: [CREATE],
 	description: updateDisplayOptions(
 		{ show: { resource: ['agent'], operation: ['create'] } },
 		properties,
@@ -82,6 +84,6 @@ export const create = defineOperation<CreateAgentInput>({
 		};
 	},
 	async execute(input, api) {
-		return toRecords(await api('POST', '/callback/standardCampaign', { ...input }));
+		return toRecords(await send(api, CREATE, { body: { ...input } }));
 	},
 });

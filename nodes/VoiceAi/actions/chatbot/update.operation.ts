@@ -7,6 +7,7 @@ import {
 	checkHexColour,
 	checkOneOf,
 	checkPathId,
+	fieldsIn,
 	readBoolean,
 	readCollection,
 	readString,
@@ -16,8 +17,9 @@ import { FIELD_BY_NAME, FORM_FIELDS, toProperty } from './formFields';
 import { buildMultipartBody } from './multipart';
 import type { ImageUpload } from './imageField';
 import { readImage } from './imageField';
-import { apiPath } from '../../transport';
-import { defineOperation, toRecords } from '../types';
+import { defineOperation, request, send, toRecords } from '../types';
+
+const UPDATE = request('PATCH', '/chatbot/{id}');
 
 const properties: INodeProperties[] = [
 	idLocator(
@@ -36,6 +38,8 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const { chatbotId: CHATBOT } = fieldsIn(properties, ['chatbotId']);
+
 interface UpdateChatbotInput {
 	chatbotId: string;
 	fields: Array<[string, string]>;
@@ -48,7 +52,7 @@ export const update = defineOperation<UpdateChatbotInput>({
 	action: 'Update a chatbot',
 	summary: 'Restyles a website chatbot widget, images included',
 	changesData: 'changes data',
-	requests: [{ method: 'PATCH', path: '/chatbot/{id}' }],
+	requests: [UPDATE],
 	description: updateDisplayOptions(
 		{ show: { resource: ['chatbot'], operation: ['update'] } },
 		properties,
@@ -56,12 +60,11 @@ export const update = defineOperation<UpdateChatbotInput>({
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	async validate(itemIndex) {
-		const chatbotField = { name: 'chatbotId', label: 'Chatbot' };
 		const chatbotId = checkPathId(
 			this,
 			itemIndex,
-			chatbotField,
-			readString(this, itemIndex, chatbotField, { required: true, locator: true }),
+			CHATBOT,
+			readString(this, itemIndex, CHATBOT, { required: true, locator: true }),
 		);
 		const updates = readCollection(this, itemIndex, {
 			name: 'updateFields',
@@ -110,12 +113,11 @@ export const update = defineOperation<UpdateChatbotInput>({
 			mimeType: image.binary.mimeType,
 		}));
 		const { body, contentType } = await buildMultipartBody(this, itemIndex, fields, files);
-		const result = await api(
-			'PATCH',
-			apiPath`/chatbot/${{ field: { name: 'chatbotId', label: 'Chatbot' }, value: chatbotId }}`,
+		const result = await send(api, UPDATE, {
+			values: { id: { field: CHATBOT, value: chatbotId } },
 			body,
-			{ headers: { 'Content-Type': contentType } },
-		);
+			extra: { headers: { 'Content-Type': contentType } },
+		});
 		return toRecords(result) as IDataObject[];
 	},
 });

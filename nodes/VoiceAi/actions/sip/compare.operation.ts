@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { defineOperation } from '../types';
 import type { SipIntent } from './configuration';
 import {
+	GET_SIP,
 	buildBody,
 	differences,
 	hideSipPasswords,
@@ -25,7 +26,7 @@ export const compare = defineOperation<SipIntent>({
 	action: 'Compare a SIP configuration with wanted settings',
 	summary: 'The body Update would send and its differences, writing nothing',
 	changesData: false,
-	requests: [{ method: 'GET', path: '/sip/{phone_number}' }],
+	requests: [GET_SIP],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['compare'] } },
 		updateProperties,

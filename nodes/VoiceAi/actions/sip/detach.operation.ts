@@ -3,8 +3,8 @@ import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-work
 
 import { isRouteUnknown } from '../../transport';
 import { checkOneOf, invalidField, readBoolean } from '../validation';
-import { defineOperation, toRecords } from '../types';
-import { DIRECTIONS } from './configuration';
+import { defineOperation, request, send, toRecords } from '../types';
+import { DIRECTIONS, GET_SIP } from './configuration';
 import { checkDetachAfterConflict, notFoundError, notFoundItem } from './detachAnswers';
 import { phoneNumberField, readPhoneNumber } from './fields';
 
@@ -32,6 +32,8 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const DETACH = request('POST', '/sip/detach2');
+
 interface DetachInput {
 	phone_number: string;
 	directions: Array<{ type: string }>;
@@ -44,10 +46,7 @@ export const detach = defineOperation<DetachInput>({
 	action: 'Detach a SIP configuration',
 	summary: "Detaches a number's inbound and/or outbound trunk",
 	changesData: 'changes data',
-	requests: [
-		{ method: 'POST', path: '/sip/detach2' },
-		{ method: 'GET', path: '/sip/{phone_number}', when: 'after a 409, to see what is attached' },
-	],
+	requests: [DETACH, { ...GET_SIP, when: 'after a 409, to see what is attached' }],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['detach'] } },
 		properties,
@@ -80,7 +79,7 @@ export const detach = defineOperation<DetachInput>({
 	},
 	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
 		try {
-			return toRecords(await api('POST', '/sip/detach2', { phone_number, directions }));
+			return toRecords(await send(api, DETACH, { body: { phone_number, directions } }));
 		} catch (caught) {
 			const error =
 				caught instanceof NodeApiError

@@ -1,7 +1,7 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { defineOperation, toRecords } from '../types';
-import { fetchSip, hideSipPasswords } from './configuration';
+import { GET_SIP, fetchSip, hideSipPasswords } from './configuration';
 import { phoneNumberField, readPhoneNumber, readShowPasswords, showPasswordsField } from './fields';
 
 export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean }>({
@@ -10,7 +10,7 @@ export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean
 	action: 'Get a SIP configuration',
 	summary: "Reads a number's SIP trunk configuration",
 	changesData: false,
-	requests: [{ method: 'GET', path: '/sip/{phone_number}' }],
+	requests: [GET_SIP],
 	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [
 		phoneNumberField,
 		showPasswordsField,
