@@ -88,7 +88,7 @@ export function invalidField(
 }
 
 /** A check of one text value: returns the value to send, or throws the error naming field and item. */
-type TextCheck = (
+export type TextCheck = (
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
@@ -126,6 +126,8 @@ export function readString(
 		 * empty text still clears.
 		 */
 		added?: boolean;
+		/** What a value given must also pass (checkE164, checkPathId ...); an empty optional one skips it. */
+		check?: TextCheck;
 	} = {},
 ): string {
 	// A resource locator gives the value of whichever mode is chosen; a plain text value passes through.
@@ -162,7 +164,8 @@ export function readString(
 	const value = raw.trim();
 	if (options.required && value === '')
 		throw invalidField(ctx, itemIndex, field, 'a value is required');
-	return options.asTyped ? raw : value;
+	const read = options.asTyped ? raw : value;
+	return options.check && value !== '' ? options.check(ctx, itemIndex, field, read) : read;
 }
 
 export function readBoolean(

@@ -72,12 +72,12 @@ export const create = defineOperation<CreateAgentInput>({
 	mayHaveApplied:
 		'The agent may have been created before the connection failed: look for it with Agent Get Many.',
 	validate(itemIndex) {
-		const phoneNumber = readString(this, itemIndex, FIELDS.phoneNumber, {
-			required: true,
-			locator: true,
-		});
 		return {
-			phoneNumber: checkE164(this, itemIndex, FIELDS.phoneNumber, phoneNumber),
+			phoneNumber: readString(this, itemIndex, FIELDS.phoneNumber, {
+				required: true,
+				locator: true,
+				check: checkE164,
+			}),
 			agentName: readString(this, itemIndex, FIELDS.agentName, { required: true }),
 			task: readString(this, itemIndex, FIELDS.task, { required: true, asTyped: true }),
 			selectedVoice: readString(this, itemIndex, FIELDS.selectedVoice, { required: true }),

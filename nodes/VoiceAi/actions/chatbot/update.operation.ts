@@ -38,7 +38,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const { chatbotId: CHATBOT } = fieldsIn(properties, ['chatbotId']);
+const { chatbotId: CHATBOT, updateFields: UPDATE_FIELDS } = fieldsIn(properties, [
+	'chatbotId',
+	'updateFields',
+]);
 
 interface UpdateChatbotInput {
 	chatbotId: string;
@@ -60,16 +63,12 @@ export const update = defineOperation<UpdateChatbotInput>({
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	async validate(itemIndex) {
-		const chatbotId = checkPathId(
-			this,
-			itemIndex,
-			CHATBOT,
-			readString(this, itemIndex, CHATBOT, { required: true, locator: true }),
-		);
-		const updates = readCollection(this, itemIndex, {
-			name: 'updateFields',
-			label: 'Update Fields',
+		const chatbotId = readString(this, itemIndex, CHATBOT, {
+			required: true,
+			locator: true,
+			check: checkPathId,
 		});
+		const updates = readCollection(this, itemIndex, UPDATE_FIELDS);
 		const fields: Array<[string, string]> = [];
 		const images: ImageUpload[] = [];
 		for (const name of Object.keys(updates)) {

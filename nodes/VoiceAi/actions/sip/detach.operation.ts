@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { isRouteUnknown } from '../../transport';
-import { checkOneOf, invalidField, readBoolean } from '../validation';
+import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
 import { defineOperation, request, send, toRecords } from '../types';
 import { DIRECTIONS, GET_SIP } from './configuration';
 import { checkDetachAfterConflict, notFoundError, notFoundItem } from './detachAnswers';
@@ -32,6 +32,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
 const DETACH = request('POST', '/sip/detach2');
 
 interface DetachInput {
@@ -57,7 +58,6 @@ export const detach = defineOperation<DetachInput>({
 	recordOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber.call(this, itemIndex);
-		const field = { name: 'directions', label: 'Directions' };
 		let raw = this.getNodeParameter('directions', itemIndex, []) as unknown;
 		if (typeof raw === 'string')
 			raw = raw
@@ -65,16 +65,15 @@ export const detach = defineOperation<DetachInput>({
 				.map((entry) => entry.trim())
 				.filter(Boolean);
 		if (!Array.isArray(raw) || raw.length === 0)
-			throw invalidField(this, itemIndex, field, 'choose inbound, outbound or both');
+			throw invalidField(this, itemIndex, FIELDS.directions, 'choose inbound, outbound or both');
 		const types = [
-			...new Set(raw.map((entry) => checkOneOf(this, itemIndex, field, String(entry), DIRECTIONS))),
+			...new Set(
+				raw.map((entry) =>
+					checkOneOf(this, itemIndex, FIELDS.directions, String(entry), DIRECTIONS),
+				),
+			),
 		];
-		const notFoundAsDetached = readBoolean(
-			this,
-			itemIndex,
-			{ name: 'notFoundAsDetached', label: 'Not Found Counts as Detached' },
-			false,
-		);
+		const notFoundAsDetached = readBoolean(this, itemIndex, FIELDS.notFoundAsDetached, false);
 		return { phone_number, directions: types.map((type) => ({ type })), notFoundAsDetached };
 	},
 	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {

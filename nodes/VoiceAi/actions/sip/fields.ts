@@ -26,18 +26,14 @@ export const showPasswordsField: INodeProperties = {
 		'Whether output items show each sip_password in clear. Off: a set password shows as "(set, hidden)" and an empty one stays empty. On: the passwords are saved in the execution data.',
 };
 
+const { showSipPasswords: SHOW_PASSWORDS } = fieldsIn([showPasswordsField], ['showSipPasswords']);
+
 export function readPhoneNumber(this: Parameters<typeof readString>[0], itemIndex: number): string {
-	const phoneNumber = readString(this, itemIndex, PHONE_NUMBER, { required: true });
-	return checkE164(this, itemIndex, PHONE_NUMBER, phoneNumber);
+	return readString(this, itemIndex, PHONE_NUMBER, { required: true, check: checkE164 });
 }
 
 export function readShowPasswords(this: IExecuteFunctions, itemIndex: number): boolean {
-	return readBoolean(
-		this,
-		itemIndex,
-		{ name: 'showSipPasswords', label: 'Show SIP Passwords' },
-		false,
-	);
+	return readBoolean(this, itemIndex, SHOW_PASSWORDS, false);
 }
 
 const directionValues: INodeProperties[] = [

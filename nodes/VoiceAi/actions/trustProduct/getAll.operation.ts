@@ -36,12 +36,11 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	repeatable: true,
 	target: ({ carrier }) => `Carrier "${carrier}"`,
 	validate(itemIndex) {
-		const carrier = checkPathSegment(
-			this,
-			itemIndex,
-			CARRIER,
-			readString(this, itemIndex, CARRIER, { required: true, fallback: 'twilio' }),
-		);
+		const carrier = readString(this, itemIndex, CARRIER, {
+			required: true,
+			fallback: 'twilio',
+			check: checkPathSegment,
+		});
 		return { carrier, limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ carrier, limit }, api) {
