@@ -93,12 +93,13 @@ type Effect =
  * its fields, its validation and its execution. The resource's index lists it under its `value`.
  */
 export type VoiceAiOperation<Input = unknown> = Effect & {
-	/** The Operation dropdown's option: name, description (the changes-data note is added) and action. */
+	/**
+	 * The Operation dropdown's option: name, description (the changes-data note is added; also the
+	 * README table's "What it does") and action.
+	 */
 	name: string;
 	hint: string;
 	action: string;
-	/** One line for the README's table. */
-	summary: string;
 	/** Every request it may send, in order; empty for an operation that sends none. */
 	requests: OperationRequest[];
 	/** For an operation that sends no request: what it works on instead. */

@@ -61,7 +61,6 @@ export const create = defineOperation<CreateAgentInput>({
 	name: 'Create',
 	hint: 'Create a calling agent',
 	action: 'Create an agent',
-	summary: 'Creates an agent on a phone number with a task and a voice',
 	changesData: 'changes data: adds an agent to the organization',
 	requests: [CREATE],
 	description: updateDisplayOptions(

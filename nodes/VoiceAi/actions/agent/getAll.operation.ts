@@ -7,7 +7,6 @@ export const getAll = defineOperation<{ limit?: number }>({
 	name: 'Get Many',
 	hint: 'List the agents of the organization',
 	action: 'Get many agents',
-	summary: "Lists the organization's agents",
 	changesData: false,
 	requests: [LIST],
 	description: returnAllFields('agent', 'getAll', 'agents'),

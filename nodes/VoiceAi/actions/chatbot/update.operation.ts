@@ -53,7 +53,6 @@ export const update = defineOperation<UpdateChatbotInput>({
 	name: 'Update',
 	hint: 'Change the settings and images of a chatbot widget',
 	action: 'Update a chatbot',
-	summary: 'Restyles a website chatbot widget, images included',
 	changesData: 'changes data',
 	requests: [UPDATE],
 	description: updateDisplayOptions(

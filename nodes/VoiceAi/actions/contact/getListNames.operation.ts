@@ -7,7 +7,6 @@ export const getListNames = defineOperation<{ limit?: number }>({
 	name: 'Get List Names',
 	hint: 'List the distinct names of the contact lists, one item per name',
 	action: 'Get contact list names',
-	summary: 'Lists the names of the contact lists',
 	changesData: false,
 	requests: [LIST_NAMES],
 	description: returnAllFields('contact', 'getListNames', 'list names'),

@@ -24,7 +24,6 @@ export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
 	action: 'Compare a SIP configuration with wanted settings',
-	summary: 'The body Update would send and its differences, writing nothing',
 	changesData: false,
 	requests: [GET_SIP],
 	description: updateDisplayOptions(

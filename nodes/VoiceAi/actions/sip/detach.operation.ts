@@ -45,7 +45,6 @@ export const detach = defineOperation<DetachInput>({
 	name: 'Detach',
 	hint: 'Unlink a number from its SIP configuration and notify the carrier',
 	action: 'Detach a SIP configuration',
-	summary: "Detaches a number's inbound and/or outbound trunk",
 	changesData: 'changes data',
 	requests: [DETACH, { ...GET_SIP, when: 'after a 409, to see what is attached' }],
 	description: updateDisplayOptions(

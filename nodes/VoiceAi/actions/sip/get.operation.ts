@@ -8,7 +8,6 @@ export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean
 	name: 'Get',
 	hint: 'Get the inbound and outbound SIP configuration of a number',
 	action: 'Get a SIP configuration',
-	summary: "Reads a number's SIP trunk configuration",
 	changesData: false,
 	requests: [GET_SIP],
 	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [

@@ -21,7 +21,6 @@ export const update = defineOperation<SipIntent>({
 	name: 'Update',
 	hint: 'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations',
 	action: 'Update a SIP configuration',
-	summary: "Changes a number's SIP trunk, keeping what is not listed",
 	changesData: 'changes data',
 	requests: [{ ...GET_SIP, when: 'when a field or direction is kept' }, PATCH_SIP],
 	description: updateDisplayOptions(

@@ -23,7 +23,6 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	name: 'Get Many',
 	hint: 'List the caller-identity trust products (SHAKEN/STIR, Voice Integrity, CNAME) held with a carrier',
 	action: 'Get many trust products',
-	summary: 'Lists caller-identity trust products',
 	changesData: false,
 	requests: [LIST],
 	description: [

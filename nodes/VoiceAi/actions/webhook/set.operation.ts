@@ -50,7 +50,6 @@ export const set = defineOperation<SetInput>({
 	name: 'Set',
 	hint: "Register the account's webhook URL, replacing the current one",
 	action: 'Set the account webhook',
-	summary: "Points the account's one webhook at a URL",
 	changesData: 'changes data',
 	requests: [
 		{
