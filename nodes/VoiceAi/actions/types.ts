@@ -72,21 +72,14 @@ export async function send<Path extends string>(
  */
 export type ChangesDataNote = 'changes data' | `changes data: ${string}`;
 
-/** What an operation does to the service's data; a read is always repeatable. */
+/**
+ * What an operation does to the service's data. `repeatable`: sending it twice leaves the same state
+ * (always so for a read); one that is not says in `mayHaveApplied` what may have happened when the
+ * answer was lost.
+ */
 type Effect =
-	| { changesData: false; repeatable: true; mayHaveApplied?: never }
-	| {
-			changesData: ChangesDataNote;
-			/** Would sending the request twice leave the same state (writes that set a state)? */
-			repeatable: true;
-			mayHaveApplied?: never;
-	  }
-	| {
-			changesData: ChangesDataNote;
-			repeatable: false;
-			/** What may have happened when the answer was lost. */
-			mayHaveApplied: string;
-	  };
+	| { changesData: false | ChangesDataNote; repeatable: true; mayHaveApplied?: never }
+	| { changesData: ChangesDataNote; repeatable: false; mayHaveApplied: string };
 
 /**
  * One operation: what the editor and the docs show of it, its requests, whether repeating it is safe,
@@ -186,3 +179,52 @@ export const returnAllFields = (
 		displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
 	},
 ];
+
+/**
+ * A phone number picked from the numbers the agents list shows ("From List", method searchPhoneNumbers of
+ * the node) or typed ("By Number"). Read it with `readString(..., { locator: true })`.
+ */
+export function phoneNumberLocator(description: string): INodeProperties {
+	return {
+		displayName: 'Phone Number',
+		name: 'phoneNumber',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Select a number used by an agent...',
+				typeOptions: { searchListMethod: 'searchPhoneNumbers', searchable: true },
+			},
+			{
+				displayName: 'By Number',
+				name: 'id',
+				type: 'string',
+				placeholder: '+14155550101',
+				hint: 'E.164: a plus sign, the country code and the number, digits only',
+			},
+		],
+	};
+}
+
+/** An id the spec offers no list endpoint for: typed "By ID" only. */
+export function idLocator(
+	displayName: string,
+	name: string,
+	placeholder: string,
+	description: string,
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'id', value: '' },
+		required: true,
+		description,
+		modes: [{ displayName: 'By ID', name: 'id', type: 'string', placeholder }],
+	};
+}

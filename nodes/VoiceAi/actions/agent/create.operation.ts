@@ -1,9 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { phoneNumberLocator } from '../locators';
 import { checkE164, fieldsIn, readString } from '../validation';
-import { defineOperation, request, send, toRecords } from '../types';
+import { defineOperation, phoneNumberLocator, request, send, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
 	phoneNumberLocator(

@@ -12,12 +12,11 @@ import {
 	readCollection,
 	readString,
 } from '../validation';
-import { idLocator } from '../locators';
 import { FIELD_BY_NAME, FORM_FIELDS, toProperty } from './formFields';
 import { buildMultipartBody } from './multipart';
 import type { ImageUpload } from './imageField';
 import { readImage } from './imageField';
-import { defineOperation, request, send, toRecords } from '../types';
+import { defineOperation, idLocator, request, send, toRecords } from '../types';
 
 const UPDATE = request('PATCH', '/chatbot/{id}');
 
