@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RetrySettings } from '../transport';
 import type { FieldRef } from './validation';
-import { decimalText, fieldsIn, readBoolean, readInteger } from './validation';
+import { decimalText, fieldIn, readBoolean, readInteger } from './validation';
 
 // Each option's default is written once, in its description below (n8n's lint wants a literal there);
 // readRequestOptions takes its fallbacks from there.
@@ -78,10 +78,9 @@ interface RequestOptions {
 
 /** An option as a field (its label is its displayName), with its default as the fallback. */
 function option<T extends number | boolean>(name: string): { field: FieldRef; fallback: T } {
-	const path = `options.${name}`;
 	const property = requestOptionsDescription.options!.find((entry) => entry.name === name);
 	return {
-		field: fieldsIn([requestOptionsDescription], [path])[path],
+		field: fieldIn([requestOptionsDescription], `options.${name}`),
 		fallback: (property as INodeProperties).default as T,
 	};
 }

@@ -21,22 +21,28 @@ export interface FieldRef {
 	label: string;
 }
 
-/** The property of `name` (`updateFields.header_color`: the option of a collection), if there is one. */
-function propertyNamed(
-	properties: readonly INodeProperties[],
-	name: string,
-): INodeProperties | undefined {
+/**
+ * The label of the property `name`: its displayName. The option of a collection is named with a dot
+ * (`updateFields.header_color`: "Header Color"); a field of a fixedCollection's group carries the
+ * group's name too (`directions.inbound.port`: "Inbound Port").
+ */
+function labelOf(properties: readonly INodeProperties[], name: string): string | undefined {
 	const [first, ...rest] = name.split('.');
 	const property = properties.find((candidate) => candidate.name === first);
-	if (!property || rest.length === 0) return property;
+	if (!property || rest.length === 0) return property?.displayName;
+	if (property.type === 'fixedCollection') {
+		const group = property.options?.find((option) => option.name === rest[0]);
+		const label = group && 'values' in group && labelOf(group.values, rest.slice(1).join('.'));
+		return label ? `${group.displayName} ${label}` : undefined;
+	}
 	const options = (property.options ?? []).filter(
 		(option): option is INodeProperties => 'type' in option,
 	);
-	return propertyNamed(options, rest.join('.'));
+	return labelOf(options, rest.join('.'));
 }
 
 /**
- * The fields an operation reads, each labelled with its property's displayName, so a label is written
+ * The fields an operation reads, each labelled by its property (`labelOf`), so a label is written
  * once, in the property. A name without a property throws when the operation's module loads.
  */
 export function fieldsIn<Name extends string>(
@@ -45,12 +51,15 @@ export function fieldsIn<Name extends string>(
 ): Record<Name, FieldRef> {
 	const fields = {} as Record<Name, FieldRef>;
 	for (const name of names) {
-		const property = propertyNamed(properties, name);
-		if (!property) throw new Error(`No property named ${name}`);
-		fields[name] = { name, label: property.displayName };
+		const label = labelOf(properties, name);
+		if (label === undefined) throw new Error(`No property named ${name}`);
+		fields[name] = { name, label };
 	}
 	return fields;
 }
+
+export const fieldIn = (properties: readonly INodeProperties[], name: string): FieldRef =>
+	fieldsIn(properties, [name])[name];
 
 function show(value: unknown): string {
 	const text =

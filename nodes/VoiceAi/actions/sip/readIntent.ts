@@ -7,6 +7,7 @@ import {
 	checkOneOf,
 	checkSipUri,
 	checkUuid,
+	fieldIn,
 	fieldsIn,
 	invalidField,
 	readCollection,
@@ -67,30 +68,27 @@ function readDirection(
 	byFields: boolean,
 ): DirectionChange {
 	const base = `directions.${type}`;
-	const label = type === 'inbound' ? 'Inbound' : 'Outbound';
-	const ref = (name: string, what: string): FieldRef => ({
-		name: `${base}.${name}`,
-		label: `${label} ${what}`,
-	});
+	/** "Inbound Port", "Outbound SIP Endpoint" ...: the group's and the field's displayName. */
+	const ref = (name: string) => fieldIn(updateProperties, `${base}.${name}`);
 	const change: DirectionChange = {
 		type,
-		sip_endpoint: readString(ctx, itemIndex, ref('sipEndpoint', 'SIP Endpoint'), {
+		sip_endpoint: readString(ctx, itemIndex, ref('sipEndpoint'), {
 			required: true,
 			check: checkSipUri,
 		}),
 	};
-	const port = readOptionalPort(ctx, itemIndex, ref('port', 'Port'));
+	const port = readOptionalPort(ctx, itemIndex, ref('port'));
 	if (port !== undefined) change.port = port;
 	// Any name is passed through: the spec shows udp and leaves the other values open.
-	const transport = readString(ctx, itemIndex, ref('transport', 'Transport'));
+	const transport = readString(ctx, itemIndex, ref('transport'));
 	if (transport) change.transport = transport;
-	const secure = readSecureMedia(ctx, itemIndex, ref('secureMedia', 'Secure Media'));
+	const secure = readSecureMedia(ctx, itemIndex, ref('secureMedia'));
 	if (secure !== undefined) change.secure_media = secure;
 	if (byFields) {
-		const username = readString(ctx, itemIndex, ref('sipUsername', 'SIP Username'));
+		const username = readString(ctx, itemIndex, ref('sipUsername'));
 		if (username) change.sip_username = username;
 		// Checked as text, sent as typed: a password is not trimmed.
-		if (readString(ctx, itemIndex, ref('sipPassword', 'SIP Password'), { secret: true })) {
+		if (readString(ctx, itemIndex, ref('sipPassword'), { secret: true })) {
 			change.sip_password = ctx.getNodeParameter(`${base}.sipPassword`, itemIndex) as string;
 		}
 	}
