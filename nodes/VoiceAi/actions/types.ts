@@ -155,26 +155,30 @@ export function toRecords(body: unknown, limit?: number): IDataObject[] {
 	return limit === undefined ? records : records.slice(0, limit);
 }
 
+/** Return All and Limit as n8n list operations offer them (read by readListLimit). */
+export const RETURN_ALL = {
+	displayName: 'Return All',
+	name: 'returnAll',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return all results or only up to a given limit',
+} satisfies INodeProperties;
+export const LIMIT = {
+	displayName: 'Limit',
+	name: 'limit',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 50,
+	description: 'Max number of results to return',
+} satisfies INodeProperties;
 export const returnAllFields = (
 	resource: string,
 	operation: string,
 	noun: string,
 ): INodeProperties[] => [
+	{ ...RETURN_ALL, displayOptions: { show: { resource: [resource], operation: [operation] } } },
 	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-		displayOptions: { show: { resource: [resource], operation: [operation] } },
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 50,
-		description: 'Max number of results to return',
+		...LIMIT,
 		hint: `At most this many ${noun}`,
 		displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
 	},

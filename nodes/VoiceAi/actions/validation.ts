@@ -13,6 +13,7 @@ import {
 	refusedUserInfo,
 	shortened,
 } from '../transport';
+import { LIMIT, RETURN_ALL } from './types';
 
 export interface FieldRef {
 	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
@@ -256,14 +257,12 @@ export function readInteger(
 	return value;
 }
 
-/** Return All / Limit as n8n list operations offer them. */
+const LIST_FIELDS = fieldsIn([RETURN_ALL, LIMIT], ['returnAll', 'limit']);
+
+/** Return All / Limit (returnAllFields): the item's Limit, or undefined with Return All on. */
 export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
-	const returnAll = readBoolean(ctx, itemIndex, { name: 'returnAll', label: 'Return All' }, false);
-	if (returnAll) return undefined;
-	return readInteger(ctx, itemIndex, { name: 'limit', label: 'Limit' }, 50, {
-		min: 1,
-		max: 1_000_000,
-	});
+	if (readBoolean(ctx, itemIndex, LIST_FIELDS.returnAll, RETURN_ALL.default)) return undefined;
+	return readInteger(ctx, itemIndex, LIST_FIELDS.limit, LIMIT.default, { min: 1, max: 1_000_000 });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
