@@ -42,6 +42,14 @@ export const request = <Path extends string>(
 	path: Path,
 ): OperationRequest<Path> => ({ method, path });
 
+/** What `send` takes besides the request; a path with `{name}`s needs a value for each (checked by tsc). */
+type Sending<Path extends string> = {
+	body?: IDataObject | IDataObject[] | Buffer;
+	extra?: Partial<IHttpRequestOptions>;
+} & ([PathNames<Path>] extends [never]
+	? { values?: undefined }
+	: { values: Record<PathNames<Path>, PathValue> });
+
 /**
  * Sends a request the operation declares. Each `{name}` of its path takes the value given for it, with
  * the field it came from: encoded, and refused naming that field when it is empty, `.`, `..` or holds a
@@ -50,19 +58,13 @@ export const request = <Path extends string>(
 export async function send<Path extends string>(
 	api: ApiCall,
 	{ method, path }: OperationRequest<Path>,
-	what: {
-		values?: Record<PathNames<Path>, PathValue>;
-		body?: IDataObject | IDataObject[] | Buffer;
-		extra?: Partial<IHttpRequestOptions>;
-	} = {},
+	...[what = {} as Sending<Path>]: [PathNames<Path>] extends [never]
+		? [what?: Sending<Path>]
+		: [what: Sending<Path>]
 ): Promise<unknown> {
 	const pieces = path.split(/\{[^}]+\}/);
 	const names = [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name as PathNames<Path>);
-	const values = names.map((name) => {
-		const value = what.values?.[name];
-		if (value === undefined) throw new Error(`No value for {${name}} of ${path}`);
-		return value;
-	});
+	const values = names.map((name) => (what.values as Record<string, PathValue>)[name]);
 	return await api(method, names.length === 0 ? path : { pieces, values }, what.body, what.extra);
 }
 
