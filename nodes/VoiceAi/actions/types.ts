@@ -6,7 +6,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { ApiPath, PathValue } from '../transport';
+import type { ApiPath } from '../transport';
+
+/** A value for a `{name}` of a request's path, with the field it came from. */
+type PathValue = ApiPath['values'][number];
 
 /**
  * A request to the Voice AI API with this item's retry policy already applied. An operation sends its
