@@ -34,7 +34,7 @@ export function operationsTable(operations = allOperations()): string {
 			entry.operation.name,
 			requestsCell(entry),
 			entry.operation.changesData === false ? 'no' : 'yes',
-			entry.operation.summary,
+			entry.operation.hint,
 		].map(cell),
 	);
 	return [

@@ -55,15 +55,12 @@ export const catalogue: CatalogueEntry[] = allOperations().flatMap(
 				resourceName: resource.name,
 				operationName: operation.name,
 				request: requestText(operation.requests),
-				instead: operation.instead,
-				changesData: operation.changesData !== false,
 				retried:
 					operation.requests.length === 0
 						? 'noRequest'
 						: operation.repeatable
 							? 'always'
 							: 'after429',
-				summary: operation.summary,
 				...entry,
 			},
 		];

@@ -103,11 +103,6 @@ export interface CatalogueEntry extends OperationCases {
 	operationName: string;
 	/** Its requests as the README shows them; null: the operation sends none. */
 	request: string | null;
-	/** For an operation that sends no request: what it works on instead. */
-	instead?: string;
-	changesData: boolean;
 	/** after429: never repeated after a timeout or 5xx (the effect may have happened). */
 	retried: 'always' | 'after429' | 'noRequest';
-	/** One line for the README's table. */
-	summary: string;
 }

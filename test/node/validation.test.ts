@@ -608,6 +608,28 @@ describe('a field is named in errors as its property shows it (fieldsIn)', () =>
 		});
 	});
 
+	it("names a fixedCollection's field with its group: 'Inbound Port'", () => {
+		const directions: INodeProperties = {
+			displayName: 'Directions',
+			name: 'directions',
+			type: 'fixedCollection',
+			default: {},
+			options: [
+				{
+					displayName: 'Inbound',
+					name: 'inbound',
+					values: [{ displayName: 'Port', name: 'port', type: 'string', default: '' }],
+				},
+			],
+		};
+		expect(fieldsIn([directions], ['directions.inbound.port'])).toEqual({
+			'directions.inbound.port': { name: 'directions.inbound.port', label: 'Inbound Port' },
+		});
+		expect(() => fieldsIn([directions], ['directions.outbound.port'])).toThrow(
+			'No property named directions.outbound.port',
+		);
+	});
+
 	it('throws for a name no property has, so a misspelt field fails as the module loads', () => {
 		expect(() => fieldsIn(properties, ['agentname'])).toThrow('No property named agentname');
 		expect(() => fieldsIn(properties, ['updateFields.headerColor'])).toThrow(

@@ -62,26 +62,22 @@ export function resourceAndOperationProperties(): INodeProperties[] {
 	];
 }
 
-/** "Get Many" → "Get many"; words in capitals (SIP) stay as they are. */
-const laterWordsLower = (text: string) =>
-	text.replace(/ (\S+)/g, (word) => (word === word.toUpperCase() ? word : word.toLowerCase()));
-/** "Trust Product" → "trust product", "SIP" → "SIP". */
-const wordsLower = (text: string) =>
+/** "Trust Product" → "trust product"; words in capitals (SIP) stay as they are. */
+const lower = (text: string) =>
 	text.replace(/\S+/g, (word) => (word === word.toUpperCase() ? word : word.toLowerCase()));
+const json = (entries: Array<[string, string]>) => JSON.stringify(Object.fromEntries(entries));
 
 /**
  * The node's subtitle expression: "Get many: agent", "Update: SIP". A value the node does not know
  * (a workflow from a later version) shows as it is.
  */
 export function subtitleExpression(): string {
-	const operationNames = Object.fromEntries(
-		allOperations().map(({ resource, value, operation }) => [
+	const operationNames = json(
+		allOperations().map(({ resource, value, operation: { name } }) => [
 			`${resource.value}.${value}`,
-			laterWordsLower(operation.name),
+			name[0] + lower(name).slice(1),
 		]),
 	);
-	const resourceNames = Object.fromEntries(
-		resources.map(({ value, name }) => [value, wordsLower(name)]),
-	);
-	return `={{ ((${JSON.stringify(operationNames)})[$parameter["resource"] + "." + $parameter["operation"]] || $parameter["operation"]) + ": " + ((${JSON.stringify(resourceNames)})[$parameter["resource"]] || $parameter["resource"]) }}`;
+	const resourceNames = json(resources.map(({ value, name }) => [value, lower(name)]));
+	return `={{ ((${operationNames})[$parameter["resource"] + "." + $parameter["operation"]] || $parameter["operation"]) + ": " + ((${resourceNames})[$parameter["resource"]] || $parameter["resource"]) }}`;
 }

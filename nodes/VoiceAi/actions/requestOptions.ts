@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RetrySettings } from '../transport';
-import { decimalText, readBoolean, readInteger } from './validation';
+import type { FieldRef } from './validation';
+import { decimalText, fieldIn, readBoolean, readInteger } from './validation';
 
 // Each option's default is written once, in its description below (n8n's lint wants a literal there);
 // readRequestOptions takes its fallbacks from there.
@@ -70,61 +71,48 @@ export const requestOptionsDescription: INodeProperties = {
 	],
 };
 
-/** An option's default, as its description gives it. */
-function defaultOf<T extends number | boolean>(name: string): T {
-	const option = requestOptionsDescription.options!.find((entry) => entry.name === name);
-	return (option as INodeProperties).default as T;
-}
-
 interface RequestOptions {
 	concurrency: number;
 	retry: RetrySettings;
 }
 
-export function readRequestOptions(ctx: IExecuteFunctions): RequestOptions {
-	const field = (name: string, label: string) => ({ name: `options.${name}`, label });
-	const seconds = (name: string, label: string, min: number) =>
-		Math.round(readNumber(ctx, field(name, label), defaultOf(name), min, MAX_SECONDS) * 1000);
+/** An option as a field (its label is its displayName), with its default as the fallback. */
+function option<T extends number | boolean>(name: string): { field: FieldRef; fallback: T } {
+	const property = requestOptionsDescription.options!.find((entry) => entry.name === name);
 	return {
-		concurrency: readInteger(
-			ctx,
-			0,
-			field('concurrency', 'Concurrency'),
-			defaultOf('concurrency'),
-			{
-				min: 1,
-				max: MAX_CONCURRENCY,
-			},
-		),
+		field: fieldIn([requestOptionsDescription], `options.${name}`),
+		fallback: (property as INodeProperties).default as T,
+	};
+}
+
+export function readRequestOptions(ctx: IExecuteFunctions): RequestOptions {
+	const whole = (name: string, max: number) => {
+		const { field, fallback } = option<number>(name);
+		return readInteger(ctx, 0, field, fallback, { min: 1, max });
+	};
+	const flag = (name: string) => {
+		const { field, fallback } = option<boolean>(name);
+		return readBoolean(ctx, 0, field, fallback);
+	};
+	const seconds = (name: string, min: number) => {
+		const { field, fallback } = option<number>(name);
+		return Math.round(readNumber(ctx, field, fallback, min, MAX_SECONDS) * 1000);
+	};
+	return {
+		concurrency: whole('concurrency', MAX_CONCURRENCY),
 		retry: {
-			rateLimit: readBoolean(
-				ctx,
-				0,
-				field('retryOnRateLimit', 'Retry on Rate Limit'),
-				defaultOf('retryOnRateLimit'),
-			),
-			serverErrors: readBoolean(
-				ctx,
-				0,
-				field('retryOnServerErrors', 'Retry on Server Errors'),
-				defaultOf('retryOnServerErrors'),
-			),
-			maxAttempts: readInteger(
-				ctx,
-				0,
-				field('maxAttempts', 'Max Attempts'),
-				defaultOf('maxAttempts'),
-				{ min: 1, max: MAX_ATTEMPTS },
-			),
-			maxWaitMs: seconds('maxWaitSeconds', 'Max Retry Wait (Seconds)', 0),
-			timeoutMs: seconds('timeoutSeconds', 'Timeout (Seconds)', 0.001),
+			rateLimit: flag('retryOnRateLimit'),
+			serverErrors: flag('retryOnServerErrors'),
+			maxAttempts: whole('maxAttempts', MAX_ATTEMPTS),
+			maxWaitMs: seconds('maxWaitSeconds', 0),
+			timeoutMs: seconds('timeoutSeconds', 0.001),
 		},
 	};
 }
 
 function readNumber(
 	ctx: IExecuteFunctions,
-	field: { name: string; label: string },
+	field: FieldRef,
 	fallback: number,
 	min: number,
 	max: number,

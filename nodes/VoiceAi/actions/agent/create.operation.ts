@@ -1,9 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { phoneNumberLocator } from '../locators';
 import { checkE164, fieldsIn, readString } from '../validation';
-import { defineOperation, toRecords } from '../types';
+import { defineOperation, phoneNumberLocator, request, send, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
 	phoneNumberLocator(
@@ -46,6 +45,8 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const CREATE = request('POST', '/callback/standardCampaign');
+
 const FIELDS = fieldsIn(properties, ['phoneNumber', 'agentName', 'task', 'selectedVoice']);
 
 interface CreateAgentInput {
@@ -59,9 +60,8 @@ export const create = defineOperation<CreateAgentInput>({
 	name: 'Create',
 	hint: 'Create a calling agent',
 	action: 'Create an agent',
-	summary: 'Creates an agent on a phone number with a task and a voice',
 	changesData: 'changes data: adds an agent to the organization',
-	requests: [{ method: 'POST', path: '/callback/standardCampaign' }],
+	requests: [CREATE],
 	description: updateDisplayOptions(
 		{ show: { resource: ['agent'], operation: ['create'] } },
 		properties,
@@ -70,18 +70,18 @@ export const create = defineOperation<CreateAgentInput>({
 	mayHaveApplied:
 		'The agent may have been created before the connection failed: look for it with Agent Get Many.',
 	validate(itemIndex) {
-		const phoneNumber = readString(this, itemIndex, FIELDS.phoneNumber, {
-			required: true,
-			locator: true,
-		});
 		return {
-			phoneNumber: checkE164(this, itemIndex, FIELDS.phoneNumber, phoneNumber),
+			phoneNumber: readString(this, itemIndex, FIELDS.phoneNumber, {
+				required: true,
+				locator: true,
+				check: checkE164,
+			}),
 			agentName: readString(this, itemIndex, FIELDS.agentName, { required: true }),
 			task: readString(this, itemIndex, FIELDS.task, { required: true, asTyped: true }),
 			selectedVoice: readString(this, itemIndex, FIELDS.selectedVoice, { required: true }),
 		};
 	},
 	async execute(input, api) {
-		return toRecords(await api('POST', '/callback/standardCampaign', { ...input }));
+		return toRecords(await send(api, CREATE, { body: { ...input } }));
 	},
 });

@@ -1,19 +1,20 @@
 import { readListLimit } from '../validation';
-import { defineOperation, returnAllFields, toListRecords } from '../types';
+import { defineOperation, request, returnAllFields, send, toListRecords } from '../types';
+
+const LIST = request('GET', '/callback/standardCampaign');
 
 export const getAll = defineOperation<{ limit?: number }>({
 	name: 'Get Many',
 	hint: 'List the agents of the organization',
 	action: 'Get many agents',
-	summary: "Lists the organization's agents",
 	changesData: false,
-	requests: [{ method: 'GET', path: '/callback/standardCampaign' }],
+	requests: [LIST],
 	description: returnAllFields('agent', 'getAll', 'agents'),
 	repeatable: true,
 	validate(itemIndex) {
 		return { limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ limit }, api) {
-		return toListRecords(await api('GET', '/callback/standardCampaign'), limit);
+		return toListRecords(await send(api, LIST), limit);
 	},
 });

@@ -7,17 +7,18 @@ import {
 	checkHexColour,
 	checkOneOf,
 	checkPathId,
+	fieldsIn,
 	readBoolean,
 	readCollection,
 	readString,
 } from '../validation';
-import { idLocator } from '../locators';
 import { FIELD_BY_NAME, FORM_FIELDS, toProperty } from './formFields';
 import { buildMultipartBody } from './multipart';
 import type { ImageUpload } from './imageField';
 import { readImage } from './imageField';
-import { apiPath } from '../../transport';
-import { defineOperation, toRecords } from '../types';
+import { defineOperation, idLocator, request, send, toRecords } from '../types';
+
+const UPDATE = request('PATCH', '/chatbot/{id}');
 
 const properties: INodeProperties[] = [
 	idLocator(
@@ -36,6 +37,11 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const { chatbotId: CHATBOT, updateFields: UPDATE_FIELDS } = fieldsIn(properties, [
+	'chatbotId',
+	'updateFields',
+]);
+
 interface UpdateChatbotInput {
 	chatbotId: string;
 	fields: Array<[string, string]>;
@@ -46,9 +52,8 @@ export const update = defineOperation<UpdateChatbotInput>({
 	name: 'Update',
 	hint: 'Change the settings and images of a chatbot widget',
 	action: 'Update a chatbot',
-	summary: 'Restyles a website chatbot widget, images included',
 	changesData: 'changes data',
-	requests: [{ method: 'PATCH', path: '/chatbot/{id}' }],
+	requests: [UPDATE],
 	description: updateDisplayOptions(
 		{ show: { resource: ['chatbot'], operation: ['update'] } },
 		properties,
@@ -56,17 +61,12 @@ export const update = defineOperation<UpdateChatbotInput>({
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	async validate(itemIndex) {
-		const chatbotField = { name: 'chatbotId', label: 'Chatbot' };
-		const chatbotId = checkPathId(
-			this,
-			itemIndex,
-			chatbotField,
-			readString(this, itemIndex, chatbotField, { required: true, locator: true }),
-		);
-		const updates = readCollection(this, itemIndex, {
-			name: 'updateFields',
-			label: 'Update Fields',
+		const chatbotId = readString(this, itemIndex, CHATBOT, {
+			required: true,
+			locator: true,
+			check: checkPathId,
 		});
+		const updates = readCollection(this, itemIndex, UPDATE_FIELDS);
 		const fields: Array<[string, string]> = [];
 		const images: ImageUpload[] = [];
 		for (const name of Object.keys(updates)) {
@@ -110,12 +110,11 @@ export const update = defineOperation<UpdateChatbotInput>({
 			mimeType: image.binary.mimeType,
 		}));
 		const { body, contentType } = await buildMultipartBody(this, itemIndex, fields, files);
-		const result = await api(
-			'PATCH',
-			apiPath`/chatbot/${{ field: { name: 'chatbotId', label: 'Chatbot' }, value: chatbotId }}`,
+		const result = await send(api, UPDATE, {
+			values: { id: { field: CHATBOT, value: chatbotId } },
 			body,
-			{ headers: { 'Content-Type': contentType } },
-		);
+			extra: { headers: { 'Content-Type': contentType } },
+		});
 		return toRecords(result) as IDataObject[];
 	},
 });

@@ -1,20 +1,21 @@
 import { readListLimit } from '../validation';
-import { defineOperation, listIn, returnAllFields, toRecords } from '../types';
+import { defineOperation, listIn, request, returnAllFields, send, toRecords } from '../types';
+
+const LIST_NAMES = request('GET', '/contacts/list-names');
 
 export const getListNames = defineOperation<{ limit?: number }>({
 	name: 'Get List Names',
 	hint: 'List the distinct names of the contact lists, one item per name',
 	action: 'Get contact list names',
-	summary: 'Lists the names of the contact lists',
 	changesData: false,
-	requests: [{ method: 'GET', path: '/contacts/list-names' }],
+	requests: [LIST_NAMES],
 	description: returnAllFields('contact', 'getListNames', 'list names'),
 	repeatable: true,
 	validate(itemIndex) {
 		return { limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ limit }, api) {
-		const body = await api('GET', '/contacts/list-names');
+		const body = await send(api, LIST_NAMES);
 		const list = listIn(body);
 		if (!list) return toRecords(body);
 		const names = list.map((name) => (typeof name === 'string' ? { name } : toRecords(name)[0]));

@@ -22,7 +22,6 @@ export const passOnce = defineOperation<PassOnceInput>({
 	name: 'Pass Once',
 	hint: 'Pass each conversation on once; drop items whose conversation this workflow has already passed',
 	action: 'Pass each conversation once',
-	summary: 'Passes each conversation once, across processes and restarts',
 	changesData: false,
 	requests: [],
 	instead: "n8n's database",

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { defineOperation } from '../types';
 import type { SipIntent } from './configuration';
 import {
+	GET_SIP,
 	buildBody,
 	differences,
 	hideSipPasswords,
@@ -23,9 +24,8 @@ export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
 	action: 'Compare a SIP configuration with wanted settings',
-	summary: 'The body Update would send and its differences, writing nothing',
 	changesData: false,
-	requests: [{ method: 'GET', path: '/sip/{phone_number}' }],
+	requests: [GET_SIP],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['compare'] } },
 		updateProperties,

@@ -2,6 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { setOwn } from '../../transport';
 import type { ApiCall } from '../types';
+import { request, send } from '../types';
+import { PHONE_NUMBER } from './fields';
 
 // What SIP Update and SIP Compare share: reading the GET /sip answer (whose body shape the spec does not
 // show), building the body PATCH /sip/sip2 gets, listing differences, and hiding SIP passwords.
@@ -259,7 +261,11 @@ export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
 	return records;
 }
 
-/** GET /sip/{phone}, as sent by SIP Get, Update and Compare. */
+/** A number's SIP configuration: read by SIP Get, Update and Compare, and by Detach after a 409. */
+export const GET_SIP = request('GET', '/sip/{phone_number}');
+
 export async function fetchSip(api: ApiCall, phoneNumber: string): Promise<unknown> {
-	return await api('GET', `/sip/${encodeURIComponent(phoneNumber)}`);
+	return await send(api, GET_SIP, {
+		values: { phone_number: { field: PHONE_NUMBER, value: phoneNumber } },
+	});
 }

@@ -2,9 +2,9 @@ import type { INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { isRouteUnknown } from '../../transport';
-import { checkOneOf, invalidField, readBoolean } from '../validation';
-import { defineOperation, toRecords } from '../types';
-import { DIRECTIONS } from './configuration';
+import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
+import { defineOperation, request, send, toRecords } from '../types';
+import { DIRECTIONS, GET_SIP } from './configuration';
 import { checkDetachAfterConflict, notFoundError, notFoundItem } from './detachAnswers';
 import { phoneNumberField, readPhoneNumber } from './fields';
 
@@ -32,6 +32,9 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
+const DETACH = request('POST', '/sip/detach2');
+
 interface DetachInput {
 	phone_number: string;
 	directions: Array<{ type: string }>;
@@ -42,12 +45,8 @@ export const detach = defineOperation<DetachInput>({
 	name: 'Detach',
 	hint: 'Unlink a number from its SIP configuration and notify the carrier',
 	action: 'Detach a SIP configuration',
-	summary: "Detaches a number's inbound and/or outbound trunk",
 	changesData: 'changes data',
-	requests: [
-		{ method: 'POST', path: '/sip/detach2' },
-		{ method: 'GET', path: '/sip/{phone_number}', when: 'after a 409, to see what is attached' },
-	],
+	requests: [DETACH, { ...GET_SIP, when: 'after a 409, to see what is attached' }],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['detach'] } },
 		properties,
@@ -58,7 +57,6 @@ export const detach = defineOperation<DetachInput>({
 	recordOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber.call(this, itemIndex);
-		const field = { name: 'directions', label: 'Directions' };
 		let raw = this.getNodeParameter('directions', itemIndex, []) as unknown;
 		if (typeof raw === 'string')
 			raw = raw
@@ -66,21 +64,20 @@ export const detach = defineOperation<DetachInput>({
 				.map((entry) => entry.trim())
 				.filter(Boolean);
 		if (!Array.isArray(raw) || raw.length === 0)
-			throw invalidField(this, itemIndex, field, 'choose inbound, outbound or both');
+			throw invalidField(this, itemIndex, FIELDS.directions, 'choose inbound, outbound or both');
 		const types = [
-			...new Set(raw.map((entry) => checkOneOf(this, itemIndex, field, String(entry), DIRECTIONS))),
+			...new Set(
+				raw.map((entry) =>
+					checkOneOf(this, itemIndex, FIELDS.directions, String(entry), DIRECTIONS),
+				),
+			),
 		];
-		const notFoundAsDetached = readBoolean(
-			this,
-			itemIndex,
-			{ name: 'notFoundAsDetached', label: 'Not Found Counts as Detached' },
-			false,
-		);
+		const notFoundAsDetached = readBoolean(this, itemIndex, FIELDS.notFoundAsDetached, false);
 		return { phone_number, directions: types.map((type) => ({ type })), notFoundAsDetached };
 	},
 	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
 		try {
-			return toRecords(await api('POST', '/sip/detach2', { phone_number, directions }));
+			return toRecords(await send(api, DETACH, { body: { phone_number, directions } }));
 		} catch (caught) {
 			const error =
 				caught instanceof NodeApiError

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkE164, readBoolean, readString } from '../validation';
+import { checkE164, fieldsIn, readBoolean, readString } from '../validation';
 
 // The fields SIP Get, Update, Compare and Detach share (how Update and Compare read theirs: readIntent.ts).
 
@@ -14,6 +14,9 @@ export const phoneNumberField: INodeProperties = {
 	description: 'Phone number of the organization, in E.164 form',
 };
 
+/** The phone number a SIP operation works on, named in its errors. */
+export const { phoneNumber: PHONE_NUMBER } = fieldsIn([phoneNumberField], ['phoneNumber']);
+
 export const showPasswordsField: INodeProperties = {
 	displayName: 'Show SIP Passwords',
 	name: 'showSipPasswords',
@@ -23,18 +26,14 @@ export const showPasswordsField: INodeProperties = {
 		'Whether output items show each sip_password in clear. Off: a set password shows as "(set, hidden)" and an empty one stays empty. On: the passwords are saved in the execution data.',
 };
 
+const { showSipPasswords: SHOW_PASSWORDS } = fieldsIn([showPasswordsField], ['showSipPasswords']);
+
 export function readPhoneNumber(this: Parameters<typeof readString>[0], itemIndex: number): string {
-	const field = { name: 'phoneNumber', label: 'Phone Number' };
-	return checkE164(this, itemIndex, field, readString(this, itemIndex, field, { required: true }));
+	return readString(this, itemIndex, PHONE_NUMBER, { required: true, check: checkE164 });
 }
 
 export function readShowPasswords(this: IExecuteFunctions, itemIndex: number): boolean {
-	return readBoolean(
-		this,
-		itemIndex,
-		{ name: 'showSipPasswords', label: 'Show SIP Passwords' },
-		false,
-	);
+	return readBoolean(this, itemIndex, SHOW_PASSWORDS, false);
 }
 
 const directionValues: INodeProperties[] = [

@@ -1,16 +1,15 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { defineOperation, toRecords } from '../types';
-import { fetchSip, hideSipPasswords } from './configuration';
+import { GET_SIP, fetchSip, hideSipPasswords } from './configuration';
 import { phoneNumberField, readPhoneNumber, readShowPasswords, showPasswordsField } from './fields';
 
 export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean }>({
 	name: 'Get',
 	hint: 'Get the inbound and outbound SIP configuration of a number',
 	action: 'Get a SIP configuration',
-	summary: "Reads a number's SIP trunk configuration",
 	changesData: false,
-	requests: [{ method: 'GET', path: '/sip/{phone_number}' }],
+	requests: [GET_SIP],
 	description: updateDisplayOptions({ show: { resource: ['sip'], operation: ['get'] } }, [
 		phoneNumberField,
 		showPasswordsField,

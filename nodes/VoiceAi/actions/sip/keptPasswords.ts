@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { invalidField } from '../validation';
+import { fieldIn, invalidField } from '../validation';
 import type { SipIntent } from './configuration';
+import { updateProperties } from './fields';
 
 // "Keep" writes back the fields GET returned. Whether GET returns SIP passwords in clear is not shown by
 // the spec: a password that is masked (only * or • characters), empty, or missing beside a user name
@@ -36,7 +37,7 @@ export function refuseUnclearPasswords(
 		throw invalidField(
 			ctx,
 			itemIndex,
-			{ name: `directions.${String(direction.type)}.sipPassword`, label: `${label} SIP Password` },
+			fieldIn(updateProperties, `directions.${String(direction.type)}.sipPassword`),
 			`GET /sip/${intent.phone_number} shows the ${String(direction.type)} password ${how}, so it cannot be kept`,
 			`Supply the ${String(direction.type)} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
 		);

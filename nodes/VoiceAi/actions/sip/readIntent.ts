@@ -7,6 +7,8 @@ import {
 	checkOneOf,
 	checkSipUri,
 	checkUuid,
+	fieldIn,
+	fieldsIn,
 	invalidField,
 	readCollection,
 	readInteger,
@@ -14,12 +16,21 @@ import {
 } from '../validation';
 import type { DirectionChange, DirectionType, SipIntent } from './configuration';
 import { DIRECTIONS } from './configuration';
-import { readPhoneNumber, readShowPasswords } from './fields';
+import { readPhoneNumber, readShowPasswords, updateProperties } from './fields';
 
 // Reads what SIP Update and SIP Compare take from an item (fields: fields.ts, updateProperties). An empty
 // field means "keep what the direction has now"; nothing here is sent.
 
 const SIP_LOGIN_CREDENTIAL = AUTHENTICATION.apiKeyAndSipLogin;
+
+const FIELDS = fieldsIn(updateProperties, [
+	'trunkName',
+	'sipLogin',
+	'directions',
+	'unlistedDirections',
+	'additionalFields',
+	'additionalFields.uuid_config_id',
+]);
 
 /** An optional whole number: empty keeps the current value. */
 function readOptionalPort(
@@ -57,30 +68,27 @@ function readDirection(
 	byFields: boolean,
 ): DirectionChange {
 	const base = `directions.${type}`;
-	const label = type === 'inbound' ? 'Inbound' : 'Outbound';
-	const ref = (name: string, what: string): FieldRef => ({
-		name: `${base}.${name}`,
-		label: `${label} ${what}`,
-	});
-	const endpoint = readString(ctx, itemIndex, ref('sipEndpoint', 'SIP Endpoint'), {
-		required: true,
-	});
+	/** "Inbound Port", "Outbound SIP Endpoint" ...: the group's and the field's displayName. */
+	const ref = (name: string) => fieldIn(updateProperties, `${base}.${name}`);
 	const change: DirectionChange = {
 		type,
-		sip_endpoint: checkSipUri(ctx, itemIndex, ref('sipEndpoint', 'SIP Endpoint'), endpoint),
+		sip_endpoint: readString(ctx, itemIndex, ref('sipEndpoint'), {
+			required: true,
+			check: checkSipUri,
+		}),
 	};
-	const port = readOptionalPort(ctx, itemIndex, ref('port', 'Port'));
+	const port = readOptionalPort(ctx, itemIndex, ref('port'));
 	if (port !== undefined) change.port = port;
 	// Any name is passed through: the spec shows udp and leaves the other values open.
-	const transport = readString(ctx, itemIndex, ref('transport', 'Transport'));
+	const transport = readString(ctx, itemIndex, ref('transport'));
 	if (transport) change.transport = transport;
-	const secure = readSecureMedia(ctx, itemIndex, ref('secureMedia', 'Secure Media'));
+	const secure = readSecureMedia(ctx, itemIndex, ref('secureMedia'));
 	if (secure !== undefined) change.secure_media = secure;
 	if (byFields) {
-		const username = readString(ctx, itemIndex, ref('sipUsername', 'SIP Username'));
+		const username = readString(ctx, itemIndex, ref('sipUsername'));
 		if (username) change.sip_username = username;
 		// Checked as text, sent as typed: a password is not trimmed.
-		if (readString(ctx, itemIndex, ref('sipPassword', 'SIP Password'), { secret: true })) {
+		if (readString(ctx, itemIndex, ref('sipPassword'), { secret: true })) {
 			change.sip_password = ctx.getNodeParameter(`${base}.sipPassword`, itemIndex) as string;
 		}
 	}
@@ -103,7 +111,7 @@ async function readLoginCredential(
 		throw invalidField(
 			ctx,
 			itemIndex,
-			{ name: 'sipLogin', label: 'SIP Login' },
+			FIELDS.sipLogin,
 			'the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login"',
 			'The trunk login now comes from the node\'s one credential. Create a "Voice AI with SIP Trunk Login API" credential (base URL, API key, SIP username and password), set Authentication to "API Key and SIP Trunk Login" and choose it; a "Voice AI SIP Trunk Login API" credential is no longer read. Or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.',
 		);
@@ -112,7 +120,7 @@ async function readLoginCredential(
 		throw invalidField(
 			ctx,
 			itemIndex,
-			{ name: 'sipLogin', label: 'SIP Login' },
+			FIELDS.sipLogin,
 			'no Voice AI with SIP Trunk Login credential is selected',
 			'Choose a Voice AI with SIP Trunk Login API credential on the node, or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.',
 		);
@@ -152,47 +160,44 @@ export async function readSipIntent(
 		unlisted: 'keep',
 		showPasswords: readShowPasswords.call(this, itemIndex),
 	};
-	const trunkName = readString(this, itemIndex, { name: 'trunkName', label: 'Trunk Name' });
+	const trunkName = readString(this, itemIndex, FIELDS.trunkName);
 	if (trunkName) intent.trunkName = trunkName;
-	const loginField = { name: 'sipLogin', label: 'SIP Login' };
 	const login = checkOneOf(
 		this,
 		itemIndex,
-		loginField,
-		readString(this, itemIndex, loginField, { fallback: 'fields', required: true }),
+		FIELDS.sipLogin,
+		readString(this, itemIndex, FIELDS.sipLogin, { fallback: 'fields', required: true }),
 		['fields', 'credential'],
 	);
-	const chosen = readCollection(this, itemIndex, { name: 'directions', label: 'Directions' });
+	const chosen = readCollection(this, itemIndex, FIELDS.directions);
 	const types = DIRECTIONS.filter((type) => chosen[type] !== undefined);
 	intent.changes = types.map((type) => readDirection(this, itemIndex, type, login === 'fields'));
 	if (login === 'credential' && intent.changes.length > 0) {
 		const credential = await readLoginCredential(this, itemIndex);
 		for (const change of intent.changes) Object.assign(change, credential);
 	}
-	const extra = readCollection(this, itemIndex, {
-		name: 'additionalFields',
-		label: 'Additional Fields',
-	});
+	const extra = readCollection(this, itemIndex, FIELDS.additionalFields);
 	if ('uuid_config_id' in extra) {
-		const field = { name: 'additionalFields.uuid_config_id', label: 'Config ID' };
-		const id = readString(this, itemIndex, field, { added: true });
-		if (id) intent.uuid_config_id = checkUuid(this, itemIndex, field, id);
+		const id = readString(this, itemIndex, FIELDS['additionalFields.uuid_config_id'], {
+			added: true,
+			check: checkUuid,
+		});
+		if (id) intent.uuid_config_id = id;
 	}
 	if (!intent.trunkName && intent.changes.length === 0) {
 		throw invalidField(
 			this,
 			itemIndex,
-			{ name: 'directions', label: 'Directions' },
+			FIELDS.directions,
 			'nothing to update',
 			'Set a Trunk Name or add an Inbound or Outbound direction.',
 		);
 	}
-	const modeField = { name: 'unlistedDirections', label: 'Directions Not Listed' };
 	intent.unlisted = checkOneOf(
 		this,
 		itemIndex,
-		modeField,
-		readString(this, itemIndex, modeField, { fallback: 'keep', required: true }),
+		FIELDS.unlistedDirections,
+		readString(this, itemIndex, FIELDS.unlistedDirections, { fallback: 'keep', required: true }),
 		['keep', 'detach'],
 	);
 	return intent;

@@ -1,9 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { defineOperation, toRecords } from '../types';
+import { defineOperation, request, send, toRecords } from '../types';
 import type { SipIntent } from './configuration';
 import {
+	GET_SIP,
 	buildBody,
 	fetchSip,
 	hideSipPasswords,
@@ -14,16 +15,14 @@ import { updateProperties } from './fields';
 import { refuseUnclearPasswords } from './keptPasswords';
 import { readSipIntent } from './readIntent';
 
+const PATCH_SIP = request('PATCH', '/sip/sip2');
+
 export const update = defineOperation<SipIntent>({
 	name: 'Update',
 	hint: 'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations',
 	action: 'Update a SIP configuration',
-	summary: "Changes a number's SIP trunk, keeping what is not listed",
 	changesData: 'changes data',
-	requests: [
-		{ method: 'GET', path: '/sip/{phone_number}', when: 'when a field or direction is kept' },
-		{ method: 'PATCH', path: '/sip/sip2' },
-	],
+	requests: [{ ...GET_SIP, when: 'when a field or direction is kept' }, PATCH_SIP],
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: ['update'] } },
 		updateProperties,
@@ -52,7 +51,7 @@ export const update = defineOperation<SipIntent>({
 		}
 		const body = buildBody(intent, currentDirections);
 		refuseUnclearPasswords(this, itemIndex, intent, body);
-		const answer = await api('PATCH', '/sip/sip2', body);
+		const answer = await send(api, PATCH_SIP, { body });
 		return hideSipPasswords(toRecords(answer), intent.showPasswords);
 	},
 });

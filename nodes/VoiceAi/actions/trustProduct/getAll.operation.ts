@@ -1,9 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkPathSegment, readListLimit, readString } from '../validation';
-import { apiPath } from '../../transport';
-import { defineOperation, returnAllFields, toListRecords } from '../types';
+import { checkPathSegment, fieldsIn, readListLimit, readString } from '../validation';
+import { defineOperation, request, returnAllFields, send, toListRecords } from '../types';
+
+const LIST = request('GET', '/agency/{carrier}/trust-products');
 
 const properties: INodeProperties[] = [
 	{
@@ -16,13 +17,14 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const { carrier: CARRIER } = fieldsIn(properties, ['carrier']);
+
 export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	name: 'Get Many',
 	hint: 'List the caller-identity trust products (SHAKEN/STIR, Voice Integrity, CNAME) held with a carrier',
 	action: 'Get many trust products',
-	summary: 'Lists caller-identity trust products',
 	changesData: false,
-	requests: [{ method: 'GET', path: '/agency/{carrier}/trust-products' }],
+	requests: [LIST],
 	description: [
 		...updateDisplayOptions(
 			{ show: { resource: ['trustProduct'], operation: ['getAll'] } },
@@ -33,21 +35,16 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	repeatable: true,
 	target: ({ carrier }) => `Carrier "${carrier}"`,
 	validate(itemIndex) {
-		const field = { name: 'carrier', label: 'Carrier' };
-		const carrier = checkPathSegment(
-			this,
-			itemIndex,
-			field,
-			readString(this, itemIndex, field, { required: true, fallback: 'twilio' }),
-		);
+		const carrier = readString(this, itemIndex, CARRIER, {
+			required: true,
+			fallback: 'twilio',
+			check: checkPathSegment,
+		});
 		return { carrier, limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ carrier, limit }, api) {
 		return toListRecords(
-			await api(
-				'GET',
-				apiPath`/agency/${{ field: { name: 'carrier', label: 'Carrier' }, value: carrier }}/trust-products`,
-			),
+			await send(api, LIST, { values: { carrier: { field: CARRIER, value: carrier } } }),
 			limit,
 		);
 	},

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { setAccountWebhook } from '../../accountOwnership/ownership';
-import { checkHttpUrl, readString } from '../validation';
+import { checkHttpUrl, fieldsIn, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
@@ -39,6 +39,8 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const { webhookUrl: WEBHOOK_URL } = fieldsIn(properties, ['webhookUrl']);
+
 interface SetInput {
 	webhook: string;
 	takeOver: boolean;
@@ -48,7 +50,6 @@ export const set = defineOperation<SetInput>({
 	name: 'Set',
 	hint: "Register the account's webhook URL, replacing the current one",
 	action: 'Set the account webhook',
-	summary: "Points the account's one webhook at a URL",
 	changesData: 'changes data',
 	requests: [
 		{
@@ -65,14 +66,8 @@ export const set = defineOperation<SetInput>({
 	// Setting the same URL twice leaves the same state.
 	repeatable: true,
 	validate(itemIndex) {
-		const field = { name: 'webhookUrl', label: 'Webhook URL' };
 		return {
-			webhook: checkHttpUrl(
-				this,
-				itemIndex,
-				field,
-				readString(this, itemIndex, field, { required: true }),
-			),
+			webhook: readString(this, itemIndex, WEBHOOK_URL, { required: true, check: checkHttpUrl }),
 			takeOver: this.getNodeParameter('whenTriggerHolds', itemIndex, 'refuse') === 'takeOver',
 		};
 	},
