@@ -2,14 +2,19 @@
 // readers (text, true/false, whole numbers, Return All / Limit, a set of fields), then the checks of a
 // text value (ids and paths, phone numbers, URLs, SIP URIs, colours). Every check runs before the
 // item's request is built: a bad value never reaches the service.
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	NodeOperationError,
+} from 'n8n-workflow';
 
 import {
 	HALF_CHARACTER,
 	LONE_SURROGATE,
 	destinationProblem,
 	httpUrl,
+	invalidValue,
 	refusedUserInfo,
 	shortened,
 } from '../transport';
@@ -85,16 +90,7 @@ export function invalidField(
 	problem: string,
 	hint?: string,
 ): NodeOperationError {
-	return new NodeOperationError(
-		ctx.getNode(),
-		`Invalid '${field.label}' in item ${itemIndex}: ${problem}`,
-		{
-			itemIndex,
-			description:
-				hint ??
-				`Correct the '${field.label}' field (${field.name}) and run again. Nothing was sent to Voice AI for this item.`,
-		},
-	);
+	return invalidValue(ctx.getNode(), itemIndex, field, problem, hint);
 }
 
 /** A check of one text value: returns the value to send, or throws the error naming field and item. */
