@@ -10,8 +10,7 @@ import { authenticationProperty } from './actions/authentication';
 import { resourceAndOperationProperties, subtitleExpression } from './actions/registry';
 import { router } from './actions/router';
 import { requestOptionsDescription } from './actions/requestOptions';
-import { searchAgents } from './listSearch/searchAgents';
-import { searchPhoneNumbers } from './listSearch/searchPhoneNumbers';
+import { searchAgents, searchPhoneNumbers } from './listSearch/agentList';
 
 export class VoiceAi implements INodeType {
 	description: INodeTypeDescription = {

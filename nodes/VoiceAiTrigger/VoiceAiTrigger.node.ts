@@ -19,7 +19,7 @@ import {
 	readRegistration,
 	withToken,
 } from '../VoiceAi/accountOwnership/registration';
-import { searchAgents } from '../VoiceAi/listSearch/searchAgents';
+import { searchAgents } from '../VoiceAi/listSearch/agentList';
 import { hasValidToken, readRequestDeliveries, startRuns } from './delivery';
 import { RECEIVE_FROM_CHATBOT, respondWhenWebhookFields, triggerProperties } from './properties';
 

@@ -12,7 +12,7 @@ import type { Handler, Loopback } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 import { sipUpdateWithLogin } from '../../harness/parameters';
 import { TriggerWorkflow } from '../../harness/triggerWorkflow';
-import { buildPath } from '../../nodes/VoiceAi/transport/path';
+import { buildPath } from '../../nodes/VoiceAi/transport/request';
 import { Secrets } from '../../nodes/VoiceAi/transport/secrets';
 
 let service: Loopback;

@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { ApiPath } from '../transport';
+import { listIn } from '../transport';
 
 /** A value for a `{name}` of a request's path, with the field it came from. */
 type PathValue = ApiPath['values'][number];
@@ -130,18 +131,6 @@ export function defineOperation<Input>(
 	operation: VoiceAiOperation<Input>,
 ): VoiceAiOperation<unknown> {
 	return operation as VoiceAiOperation<unknown>;
-}
-
-/**
- * The list in a list answer whose shape the spec does not show: the answer itself when it is an array, or
- * the one array of an object that holds exactly one array-valued field (`{"data":[…]}`, `{"agents":[…]}`,
- * `{"agents":[…],"total":2}`). Anything else is not recognisably a list: undefined.
- */
-export function listIn(body: unknown): unknown[] | undefined {
-	if (Array.isArray(body)) return body;
-	if (body === null || typeof body !== 'object') return undefined;
-	const arrays = Object.values(body).filter((value) => Array.isArray(value));
-	return arrays.length === 1 ? (arrays[0] as unknown[]) : undefined;
 }
 
 /** A list answer (see `listIn`) becomes one item per element, up to `limit`; any other answer is one item. */

@@ -1,9 +1,9 @@
-import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { listIn } from '../actions/types';
 import {
 	isPlainObject,
+	listIn,
 	type VoiceAiContext,
 	type VoiceAiCredential,
 	voiceAiApiRequest,
@@ -70,4 +70,57 @@ export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry
 		agentName: text(agent.agentName),
 		phoneNumber: text(agent.phoneNumber),
 	}));
+}
+
+/**
+ * The organization's agents for a resource locator: shown as "agentName (phoneNumber)", valued by agent
+ * id, sorted by name. The filter matches agentName, case-insensitive. The spec shows no paging, so every
+ * match comes in one page.
+ */
+export async function searchAgents(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const wanted = (filter ?? '').trim().toLowerCase();
+	const results = (await agentList.call(this))
+		.filter((agent) => agent.id !== '')
+		.filter((agent) => wanted === '' || agent.agentName.toLowerCase().includes(wanted))
+		.map((agent) => {
+			const name = agent.agentName || agent.id;
+			return { name: agent.phoneNumber ? `${name} (${agent.phoneNumber})` : name, value: agent.id };
+		})
+		.sort((a, b) => a.name.localeCompare(b.name));
+	return { results };
+}
+
+/**
+ * Phone numbers for a resource locator: the distinct numbers of the organization's agents (the only list
+ * endpoint the spec shows that carries phone numbers), shown as "+14155550101 (Reception)". The filter
+ * matches the number or the agent's name.
+ */
+export async function searchPhoneNumbers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const wanted = (filter ?? '').trim().toLowerCase();
+	const byNumber = new Map<string, string[]>();
+	for (const agent of await agentList.call(this)) {
+		if (!agent.phoneNumber) continue;
+		const names = byNumber.get(agent.phoneNumber) ?? [];
+		if (agent.agentName) names.push(agent.agentName);
+		byNumber.set(agent.phoneNumber, names);
+	}
+	const results = [...byNumber]
+		.filter(
+			([number, names]) =>
+				wanted === '' ||
+				number.includes(wanted) ||
+				names.some((name) => name.toLowerCase().includes(wanted)),
+		)
+		.sort(([a], [b]) => a.localeCompare(b))
+		.map(([number, names]) => ({
+			name: names.length ? `${number} (${names.join(', ')})` : number,
+			value: number,
+		}));
+	return { results };
 }

@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { shortened } from './httpText';
+import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 

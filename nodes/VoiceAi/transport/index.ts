@@ -15,14 +15,15 @@ export {
 } from '../../../credentials/voiceAiBaseUrl';
 export {
 	headerValue,
+	listIn,
 	isPlainObject,
 	refusedUserInfo,
 	setOwn,
 	shortened,
 	withoutBom,
-} from './httpText';
-export type { ApiPath } from './path';
-export { apiPath } from './path';
+} from './answer';
+export type { ApiPath } from './request';
+export { apiPath } from './request';
 export { RequestGate, RequestsStopped, forEachIndex } from './concurrency';
 export type { RetrySettings } from './request';
 export { voiceAiApiRequest } from './request';

@@ -12,7 +12,7 @@
  */
 
 import { LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
-import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './httpText';
+import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
 
 /**
  * A key the node never held, in free text: `ct_` and at least 20 characters of letters, digits, `_` and

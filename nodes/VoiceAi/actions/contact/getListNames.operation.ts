@@ -1,5 +1,6 @@
 import { readListLimit } from '../validation';
-import { defineOperation, listIn, request, returnAllFields, send, toRecords } from '../types';
+import { listIn } from '../../transport';
+import { defineOperation, request, returnAllFields, send, toRecords } from '../types';
 
 const LIST_NAMES = request('GET', '/contacts/list-names');
 
