@@ -23,7 +23,6 @@ export {
 	withoutBom,
 } from './answer';
 export type { ApiPath } from './request';
-export { apiPath } from './request';
 export { RequestGate, RequestsStopped, forEachIndex } from './concurrency';
 export type { RetrySettings } from './request';
 export { voiceAiApiRequest } from './request';

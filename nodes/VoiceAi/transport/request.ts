@@ -342,11 +342,6 @@ export interface ApiPath {
 	readonly values: readonly PathValue[];
 }
 
-/** A request path with ids in it: apiPath`/chatbot/${{ field: CHATBOT_ID, value: id }}`. Values are encoded. */
-export function apiPath(pieces: TemplateStringsArray, ...values: PathValue[]): ApiPath {
-	return { pieces: [...pieces], values };
-}
-
 /** Why a value cannot be one path segment, or undefined when it can. */
 function segmentProblem(value: string): string | undefined {
 	if (value === '') return 'it is empty';
