@@ -157,6 +157,8 @@ export class N8nApi {
 	 * pointed at the given credential (example files carry placeholder ids), and webhook nodes get a
 	 * fresh webhookId as the editor's import does, so one file can be imported more than once.
 	 */
+	private imports: Promise<unknown> = Promise.resolve();
+
 	async importWorkflow(
 		workflow: WorkflowJson,
 		credentials: Record<string, CredentialRef> = {},
@@ -169,13 +171,19 @@ export class N8nApi {
 			);
 			return { ...node, credentials: mapped };
 		});
-		return await this.request<SavedWorkflow>('POST', '/rest/workflows', {
+		const body = {
 			name: workflow.name,
 			nodes,
 			connections: workflow.connections,
 			settings: workflow.settings ?? { executionOrder: 'v1' },
 			active: false,
-		});
+		};
+		// n8n 1.x on SQLite fails one of two imports at once ("no such savepoint: typeorm_2"): one at a time.
+		const imported = this.imports.then(
+			async () => await this.request<SavedWorkflow>('POST', '/rest/workflows', body),
+		);
+		this.imports = imported.catch(() => undefined);
+		return await imported;
 	}
 
 	/** Production URL of a webhook node of a saved workflow (`<base>/webhook/<webhookId>/<path>`). */
