@@ -72,7 +72,7 @@ export function forgetAllAccounts(): void {
 }
 
 /** Decisions run one after another, requests included: two reading before either writes could strand the account. */
-export async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
+async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
 	const turn = lastDecision.then(decide, decide);
 	lastDecision = turn.catch(() => undefined);
 	return await turn;
@@ -83,7 +83,7 @@ export async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
  * organization (another's answers 404), so a shared id means the same one and two lists with none in
  * common, one of them non-empty, mean two; a new key in a known credential (a rotation) stays with it.
  */
-export function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
+function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
 	const [theirs, mine] = [org.agentIds, key.agentIds];
 	if (mine !== undefined && theirs !== undefined && (theirs.size > 0 || mine.length > 0)) {
@@ -112,8 +112,8 @@ function view(key: KeyIdentity): { same: Organization[]; holder?: Claim; unsure:
 	return { same, holder, unsure };
 }
 
-export const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
-export const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
+const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
+const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
 export const hasClaim = (id: string): boolean => withClaim(id) !== undefined;
 
 /** This claim holds the webhook now (no test borrowing it, no Webhook Set URL in front). */
@@ -174,7 +174,7 @@ function insert(org: Organization, claim: Claim): void {
 type Claimed =
 	| { outcome: 'register' | 'wait' | 'unknown' }
 	| { outcome: 'refused'; holder: Claim; unsure: boolean };
-export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
+type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
 /**
  * A trigger joins its organization's claims, in the order claims were first made: refused when a
@@ -206,7 +206,7 @@ export function claim(
 }
 
 /** The claims before this one, oldest first, as its record keeps them (no tokens). */
-export function queueOf(id: string): QueuedClaim[] {
+function queueOf(id: string): QueuedClaim[] {
 	const claims = withClaim(id)?.claims ?? [];
 	const at = claims.findIndex((c) => c.id === id);
 	return claims
@@ -216,7 +216,7 @@ export function queueOf(id: string): QueuedClaim[] {
 		});
 }
 
-export type Released =
+type Released =
 	| { state: 'notHolding' }
 	| { state: 'heldAlone' | 'heldDuringTest'; claim: Claim; org: Organization }
 	| { state: 'heldWithQueue'; next: Claim; claim: Claim; org: Organization };
@@ -261,7 +261,7 @@ export function giveBack(
 }
 
 /** Webhook Set pointed the organization's webhook at a URL: its claims wait until one publishes again. */
-export function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy']>): void {
+function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy']>): void {
 	if (isKnown(key)) enter(key).setBy = { ...setBy };
 }
 
