@@ -46,13 +46,6 @@ const MAX_DELIVERIES = 1_000;
 const MAX_DEPTH = 1_000;
 
 type ReadResult = { deliveries: IDataObject[] } | { problem: string; status: 400 | 413 | 415 };
-type Problem = Extract<ReadResult, { problem: string }>;
-
-const JSON_KINDS: Record<string, string> = {
-	string: 'a string',
-	number: 'a number',
-	boolean: 'a boolean',
-};
 
 /**
  * The deliveries of the request n8n hands to webhook(): one object, or an array of them (a batch).
@@ -81,13 +74,26 @@ export async function readRequestDeliveries(
 		try {
 			await request.readRawBody();
 		} catch (error) {
-			return unreadable(error);
+			const { status, type: reason } = (error ?? {}) as { status?: unknown; type?: unknown };
+			if (status === 413 || reason === 'entity.too.large') {
+				return {
+					problem: 'Body is larger than n8n accepts (N8N_PAYLOAD_SIZE_MAX). Nothing was started.',
+					status: 413,
+				};
+			}
+			return {
+				problem:
+					'Body could not be read whole (the connection closed, or its length or encoding was not as announced). Nothing was started.',
+				status: 400,
+			};
 		}
 	}
-	const given = parsedBody();
-	let body = form ? (isPlainObject(given) ? formFields(given) : undefined) : given;
-	if (!form && !(json && given !== undefined)) {
-		const text = withoutBom(typeof given === 'string' ? given : String(request.rawBody ?? ''));
+	let body = parsedBody();
+	// n8n 1.x's form parser keeps a byte-order mark in the first field's name.
+	if (form && isPlainObject(body))
+		body = Object.fromEntries(Object.entries(body).map(([k, v], i) => [i ? k : withoutBom(k), v]));
+	else if (!form && !(json && body !== undefined)) {
+		const text = withoutBom(typeof body === 'string' ? body : String(request.rawBody ?? ''));
 		const parsed = text === '' ? { value: undefined } : parseJson(text);
 		if (parsed === undefined) return { problem: 'Body is not valid JSON', status: 400 };
 		body = parsed.value;
@@ -98,7 +104,9 @@ export async function readRequestDeliveries(
 		const what =
 			body === null
 				? 'null'
-				: (JSON_KINDS[typeof body] ?? 'an array holding something other than objects');
+				: typeof body === 'object'
+					? 'an array holding something other than objects'
+					: `a ${typeof body}`;
 		return { problem: `Body is ${what}, not a JSON object or an array of objects`, status: 400 };
 	}
 	if (deliveries.length > MAX_DELIVERIES) {
@@ -113,35 +121,13 @@ export async function readRequestDeliveries(
 			status: 400,
 		};
 	}
-	if (body === undefined || deliveries.length === 0 || deliveries.some(isEmpty))
+	if (
+		body === undefined ||
+		deliveries.length === 0 ||
+		deliveries.some((delivery) => Object.keys(delivery).length === 0)
+	)
 		return { problem: 'Body is empty', status: 400 };
 	return { deliveries: deliveries as IDataObject[] };
-}
-
-const isEmpty = (delivery: IDataObject) => Object.keys(delivery).length === 0;
-
-function unreadable(error: unknown): Problem {
-	const { status, type } = (error ?? {}) as { status?: unknown; type?: unknown };
-	if (status === 413 || type === 'entity.too.large') {
-		return {
-			problem: 'Body is larger than n8n accepts (N8N_PAYLOAD_SIZE_MAX). Nothing was started.',
-			status: 413,
-		};
-	}
-	return {
-		problem:
-			'Body could not be read whole (the connection closed, or its length or encoding was not as announced). Nothing was started.',
-		status: 400,
-	};
-}
-
-/** n8n 1.x's form parser keeps a byte-order mark in the first field's name. */
-function formFields(fields: IDataObject): IDataObject {
-	const keys = Object.keys(fields);
-	if (keys.length === 0 || withoutBom(keys[0]) === keys[0]) return fields;
-	const fixed: IDataObject = {};
-	for (const key of keys) setOwn(fixed, withoutBom(key), fields[key]);
-	return fixed;
 }
 
 function parseJson(text: string): { value: unknown } | undefined {
@@ -198,23 +184,25 @@ export function startRuns(
 	const recorded: Array<[string, number]> = [];
 	for (const [index, sent] of deliveries.entries()) {
 		const delivery = unwrapEnvelope(sent);
-		const filter = checkFilter(delivery, chatbotIds, agentIds);
+		const chatbotId = fieldAt(delivery, 'chatbot_id');
+		const agentId = fieldAt(delivery, 'agent_id');
+		// No ids given: everything passes. A delivery naming neither an agent nor a chatbot cannot match.
 		if (
-			filter === 'filtered' ||
-			(filter === 'unidentified' && options.withoutSourceId !== 'start')
+			chatbotIds.length + agentIds.length > 0 &&
+			!chatbotIds.includes(chatbotId ?? '') &&
+			!agentIds.includes(agentId ?? '')
 		) {
-			counts[filter]++;
-			continue;
+			const filter = chatbotId || agentId ? 'filtered' : 'unidentified';
+			if (filter === 'filtered' || options.withoutSourceId !== 'start') {
+				counts[filter]++;
+				continue;
+			}
 		}
 		// The configured field, else the delivery id header (with the position in a batch).
-		const value = dedupeField === '' ? undefined : fieldAt(delivery, dedupeField);
+		const value = dedupeField ? fieldAt(delivery, dedupeField) : undefined;
 		const batchIndex = deliveries.length > 1 ? `#${index}` : '';
-		const id =
-			value !== undefined
-				? `field:${value}`
-				: dedupeField !== '' && deliveryId
-					? `delivery:${deliveryId}${batchIndex}`
-					: undefined;
+		const byHeader = dedupeField && deliveryId ? `delivery:${deliveryId}${batchIndex}` : undefined;
+		const id = value === undefined ? byHeader : `field:${value}`;
 		if (id !== undefined && windowMs > 0) {
 			const expiresAt = remember(scope, id, windowMs, now);
 			if (expiresAt === undefined) {
@@ -270,21 +258,6 @@ function idList(option: unknown): string[] {
 		.filter((id) => typeof id === 'string' || typeof id === 'number')
 		.flatMap((id) => String(id).split(/[\s,]+/))
 		.filter((id) => id !== '');
-}
-
-/** No ids given: everything passes. A delivery naming neither an agent nor a chatbot cannot match. */
-function checkFilter(
-	delivery: IDataObject,
-	chatbotIds: string[],
-	agentIds: string[],
-): 'pass' | 'filtered' | 'unidentified' {
-	if (chatbotIds.length === 0 && agentIds.length === 0) return 'pass';
-	const chatbotId = fieldAt(delivery, 'chatbot_id');
-	const agentId = fieldAt(delivery, 'agent_id');
-	if (chatbotId === undefined && agentId === undefined) return 'unidentified';
-	return chatbotIds.includes(chatbotId ?? '') || agentIds.includes(agentId ?? '')
-		? 'pass'
-		: 'filtered';
 }
 
 /**
