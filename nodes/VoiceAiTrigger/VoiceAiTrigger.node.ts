@@ -1,4 +1,5 @@
 import type {
+	IDataObject,
 	IHookFunctions,
 	INodeType,
 	INodeTypeDescription,
@@ -15,12 +16,16 @@ import {
 } from '../VoiceAi/accountOwnership/ownership';
 import {
 	apiKeyOf,
+	hashToken,
 	productionToken,
 	readRegistration,
+	type Registration,
+	TOKEN_PARAMETER,
+	tokenMatches,
 	withToken,
 } from '../VoiceAi/accountOwnership/registration';
 import { searchAgents } from '../VoiceAi/listSearch/agentList';
-import { hasValidToken, readRequestDeliveries, startRuns } from './delivery';
+import { readRequestDeliveries, startRuns } from './delivery';
 import { RECEIVE_FROM_CHATBOT, respondWhenWebhookFields, triggerProperties } from './properties';
 
 export class VoiceAiTrigger implements INodeType {
@@ -98,6 +103,22 @@ export class VoiceAiTrigger implements INodeType {
 		if ('problem' in read) return refuse(read.status, read.problem);
 		return startRuns.call(this, read.deliveries);
 	}
+}
+
+/**
+ * Production accepts the token it registered (static data) and the one it would register now:
+ * after an API key rotation, a test listen restores the URL with the new key's token.
+ */
+async function hasValidToken(
+	this: IWebhookFunctions,
+	record: Registration | undefined,
+): Promise<boolean> {
+	const given = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
+	if (typeof given !== 'string' || given === '') return false;
+	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
+	if (this.getMode() === 'manual') return false;
+	const webhookUrl = this.getNodeWebhookUrl('default') as string;
+	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
 }
 
 function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean {

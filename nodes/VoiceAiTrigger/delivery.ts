@@ -1,5 +1,5 @@
-// One delivery, in the order webhook() (VoiceAiTrigger.node.ts) takes it: the token, the body, then
-// for each delivery the body carries the filter, the duplicate check and its item.
+// A delivery, in the order webhook() (VoiceAiTrigger.node.ts) takes it after the token: the body,
+// then for each delivery the body carries the filter, the duplicate check and its item.
 import type {
 	IDataObject,
 	INodeExecutionData,
@@ -7,42 +7,12 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import {
-	apiKeyOf,
-	hashToken,
-	productionToken,
-	type Registration,
-	TOKEN_PARAMETER,
-	tokenMatches,
-} from '../VoiceAi/accountOwnership/registration';
 import { headerValue, isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
-import {
-	DEFAULT_DEDUPE_FIELD,
-	DEFAULT_DEDUPE_WINDOW_MINUTES,
-	DEFAULT_OUTPUT,
-	ON_RECEIVED,
-} from './properties';
+import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './properties';
 
-/**
- * Production accepts the token it registered (static data) and the one it would register now:
- * after an API key rotation, a test listen restores the URL with the new key's token.
- */
-export async function hasValidToken(
-	this: IWebhookFunctions,
-	record: Registration | undefined,
-): Promise<boolean> {
-	const given = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
-	if (typeof given !== 'string' || given === '') return false;
-	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
-	if (this.getMode() === 'manual') return false;
-	const webhookUrl = this.getNodeWebhookUrl('default') as string;
-	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
-}
-
-/** One request carries at most this many deliveries; more is refused with 413 and starts nothing. */
+// At most this many deliveries per request (more: 413, nothing starts), and this deep a body (n8n
+// cannot open an execution 100,000 levels deep; extracted variables nest a few levels).
 const MAX_DELIVERIES = 1_000;
-
-/** Extracted variables nest a few levels; n8n cannot open an execution 100,000 levels deep. */
 const MAX_DEPTH = 1_000;
 
 type ReadResult = { deliveries: IDataObject[] } | { problem: string; status: 400 | 413 | 415 };
@@ -99,8 +69,8 @@ export async function readRequestDeliveries(
 		body = parsed.value;
 	}
 
-	const deliveries = Array.isArray(body) ? body : [body];
-	if (body !== undefined && !deliveries.every(isPlainObject)) {
+	const deliveries: unknown[] = body === undefined ? [] : Array.isArray(body) ? body : [body];
+	if (!deliveries.every(isPlainObject)) {
 		const what =
 			body === null
 				? 'null'
@@ -121,13 +91,9 @@ export async function readRequestDeliveries(
 			status: 400,
 		};
 	}
-	if (
-		body === undefined ||
-		deliveries.length === 0 ||
-		deliveries.some((delivery) => Object.keys(delivery).length === 0)
-	)
+	if (deliveries.length === 0 || deliveries.some((delivery) => Object.keys(delivery).length === 0))
 		return { problem: 'Body is empty', status: 400 };
-	return { deliveries: deliveries as IDataObject[] };
+	return { deliveries };
 }
 
 function parseJson(text: string): { value: unknown } | undefined {
@@ -159,15 +125,14 @@ export function startRuns(
 	deliveries: IDataObject[],
 ): IWebhookResponseData {
 	const headers = this.getHeaderData();
-	const raw = this.getNodeParameter('output', DEFAULT_OUTPUT) === 'raw';
+	const raw = this.getNodeParameter('output') === 'raw';
 	const options = this.getNodeParameter('options', {}) as IDataObject;
-	const chatbotIds = idList(options.chatbotIds);
-	const agentIds = idList(options.agentIds);
+	const [chatbotIds, agentIds] = [options.chatbotIds, options.agentIds].map(idList);
 	const dedupeField = ((options.dedupeField as string | undefined) ?? DEFAULT_DEDUPE_FIELD).trim();
 	// When the answer waits for the run, a repeated delivery is the service retrying a run that failed
 	// or was lost: remembering the first copy would drop the retry.
 	const windowMs =
-		this.getNodeParameter('respondWhen', ON_RECEIVED) === 'lastNode'
+		this.getNodeParameter('respondWhen') === 'lastNode'
 			? 0
 			: Number(options.dedupeWindowMinutes ?? DEFAULT_DEDUPE_WINDOW_MINUTES) * 60_000;
 	const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;
@@ -201,9 +166,9 @@ export function startRuns(
 		// The configured field, else the delivery id header (with the position in a batch).
 		const value = dedupeField ? fieldAt(delivery, dedupeField) : undefined;
 		const batchIndex = deliveries.length > 1 ? `#${index}` : '';
-		const byHeader = dedupeField && deliveryId ? `delivery:${deliveryId}${batchIndex}` : undefined;
-		const id = value === undefined ? byHeader : `field:${value}`;
-		if (id !== undefined && windowMs > 0) {
+		const id =
+			value === undefined ? deliveryId && `delivery:${deliveryId}${batchIndex}` : `field:${value}`;
+		if (id && dedupeField && windowMs > 0) {
 			const expiresAt = remember(scope, id, windowMs, now);
 			if (expiresAt === undefined) {
 				counts.duplicates++;
@@ -227,13 +192,9 @@ export function startRuns(
  * filter, duplicate detection and the Variables output read this; Raw Delivery keeps the body as sent.
  */
 function unwrapEnvelope(delivery: IDataObject): IDataObject {
-	const keys = Object.keys(delivery);
-	if (!isPlainObject(delivery.data) || !keys.every((key) => key === 'data' || key === 'event'))
-		return delivery;
-	const inner = delivery.data;
-	return delivery.event === undefined || Object.hasOwn(inner, 'event')
-		? inner
-		: { event: delivery.event, ...inner };
+	const { data, event, ...others } = delivery;
+	if (!isPlainObject(data) || Object.keys(others).length > 0) return delivery;
+	return event === undefined || Object.hasOwn(data, 'event') ? data : { event, ...data };
 }
 
 /** Value at a dotted path ("conversation_id", "variables.call_id"), as a string, or undefined. */
@@ -298,10 +259,9 @@ export function remember(
 }
 
 /**
- * Forgets the recorded ids when n8n answers the request with an error: it did not start the run, so
- * the service's next copy must. Any other end keeps them, also a caller that left before the answer
- * (n8n may have started the run). Judged on 'prefinish', which Node emits on end() even when the
- * socket is gone ('close' may come first and cannot tell).
+ * Forgets the recorded ids when n8n answers with an error (it started no run: the next copy must).
+ * A caller that left keeps them: n8n may have started the run. 'prefinish' comes on end() even when
+ * the socket is gone ('close' may come first and cannot tell).
  */
 export function forgetUnlessAnswered(
 	response: { once(event: 'prefinish', listener: () => void): unknown; statusCode: number },
@@ -321,11 +281,25 @@ const NAMED = ['event', 'conversation_id', 'source', 'agent_id', 'chatbot_id', '
 
 /**
  * The Variables and Metadata item of one delivery (out of its envelope): the variables as fields,
- * `_voiceAi` (normalised metadata) and `conversation` (every other field exactly as delivered). A
- * variable named like one of the two keys keeps the variables whole under `conversation.variables`.
+ * `_voiceAi` (the named fields in camelCase and the request's context) and `conversation` (every
+ * other field exactly as delivered). Shapes the spec does not show are taken too: `variables` as a
+ * JSON string holding an object is parsed (unless too deep); no `variables` means the body itself
+ * (minus the named fields) holds them; any other value is kept under `variables`. A variable named
+ * like one of the two keys keeps the variables whole under `conversation.variables`. Fields are set
+ * as own properties, so a field named `__proto__` stays a field.
  */
 function variablesItem(delivery: IDataObject, context: IDataObject): INodeExecutionData {
-	const { variables, rest } = splitDelivery(delivery);
+	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
+	let variables: IDataObject = {};
+	const rest: IDataObject = {};
+	for (const [key, value] of Object.entries(delivery)) {
+		if (key !== 'variables')
+			setOwn(given === undefined && !NAMED.includes(key) ? variables : rest, key, value);
+	}
+	const parsed = typeof given === 'string' ? parseJson(given)?.value : given;
+	if (isPlainObject(parsed) && (parsed === given || !nestsDeeperThan(parsed, MAX_DEPTH)))
+		variables = parsed;
+	else if (given !== undefined) variables = { variables: given };
 	const metadata: IDataObject = {};
 	for (const field of NAMED)
 		metadata[field.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] =
@@ -339,26 +313,4 @@ function variablesItem(delivery: IDataObject, context: IDataObject): INodeExecut
 			conversation: clash ? { ...rest, variables } : rest,
 		},
 	};
-}
-
-/**
- * The variables of a delivery and the fields left over, for shapes the spec does not show too:
- * `variables` as a JSON string holding an object is parsed (unless too deep); no `variables` means
- * the body itself (minus the named fields) holds them; any other value is kept under `variables`.
- * Fields are set as own properties, so a field named `__proto__` stays a field.
- */
-function splitDelivery(delivery: IDataObject): { variables: IDataObject; rest: IDataObject } {
-	const variables = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
-	const taken: IDataObject = {};
-	const rest: IDataObject = {};
-	for (const [key, value] of Object.entries(delivery)) {
-		if (key !== 'variables')
-			setOwn(variables === undefined && !NAMED.includes(key) ? taken : rest, key, value);
-	}
-	if (variables === undefined) return { variables: taken, rest };
-	if (isPlainObject(variables)) return { variables, rest };
-	const parsed = typeof variables === 'string' ? parseJson(variables)?.value : undefined;
-	if (isPlainObject(parsed) && !nestsDeeperThan(parsed, MAX_DEPTH))
-		return { variables: parsed, rest };
-	return { variables: { variables }, rest };
 }

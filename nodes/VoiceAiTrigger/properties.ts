@@ -1,6 +1,5 @@
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
-export const DEFAULT_OUTPUT = 'variables';
 export const DEFAULT_DEDUPE_WINDOW_MINUTES = 60;
 export const DEFAULT_DEDUPE_FIELD = 'conversation_id';
 
@@ -14,7 +13,7 @@ export const RECEIVE_FROM_CHATBOT = 'chatbotWebhookUrl';
 const accountWay = { hide: { receiveFrom: [RECEIVE_FROM_CHATBOT] } };
 
 /** Answer the Service: its values are n8n's webhook response modes (the description's responseMode). */
-export const ON_RECEIVED = 'onReceived';
+const ON_RECEIVED = 'onReceived';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -58,7 +57,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'Output',
 		name: 'output',
 		type: 'options',
-		default: DEFAULT_OUTPUT,
+		default: 'variables',
 		options: [
 			{
 				name: 'Raw Delivery',
