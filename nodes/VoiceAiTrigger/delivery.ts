@@ -15,20 +15,17 @@ import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './propertie
 const MAX_DELIVERIES = 1_000;
 const MAX_DEPTH = 1_000;
 
-type ReadResult = { deliveries: IDataObject[] } | { problem: string; status: 400 | 413 | 415 };
-
 /**
- * The deliveries of the request n8n hands to webhook(): one object, or an array of them (a batch).
- * The content type is checked before a byte is read. n8n has parsed JSON, text and form bodies
- * (`parsedBody`); from version 1.1 it leaves application/*+json and a body without a content type
- * unread, and it is read here within n8n's size limit. Every body but form fields is JSON, decoded
- * once: a JSON string is a string.
+ * The deliveries (one object, or an array: a batch) of the request n8n hands to webhook(), its
+ * content type checked before a byte is read. n8n has parsed JSON, text and form bodies; from
+ * version 1.1 it leaves application/*+json and no content type unread, and it is read here within
+ * n8n's size limit. Every body but form fields is JSON, decoded once: a JSON string is a string.
  */
 export async function readRequestDeliveries(
 	contentType: string | undefined,
 	request: { rawBody?: Buffer; readRawBody(): Promise<void> },
 	parsedBody: () => unknown,
-): Promise<ReadResult> {
+): Promise<{ deliveries: IDataObject[] } | { problem: string; status: number }> {
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
 	const json =
 		type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
@@ -45,16 +42,12 @@ export async function readRequestDeliveries(
 			await request.readRawBody();
 		} catch (error) {
 			const { status, type: reason } = (error ?? {}) as { status?: unknown; type?: unknown };
-			if (status === 413 || reason === 'entity.too.large') {
-				return {
-					problem: 'Body is larger than n8n accepts (N8N_PAYLOAD_SIZE_MAX). Nothing was started.',
-					status: 413,
-				};
-			}
+			const tooLarge = status === 413 || reason === 'entity.too.large';
 			return {
-				problem:
-					'Body could not be read whole (the connection closed, or its length or encoding was not as announced). Nothing was started.',
-				status: 400,
+				problem: tooLarge
+					? 'Body is larger than n8n accepts (N8N_PAYLOAD_SIZE_MAX). Nothing was started.'
+					: 'Body could not be read whole (the connection closed, or its length or encoding was not as announced). Nothing was started.',
+				status: tooLarge ? 413 : 400,
 			};
 		}
 	}
@@ -204,9 +197,9 @@ function fieldAt(delivery: IDataObject, path: string): string | undefined {
 		if (!isPlainObject(value) || !Object.hasOwn(value, part)) return undefined;
 		value = value[part];
 	}
-	if (typeof value === 'string') return value === '' ? undefined : value;
-	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	return undefined;
+	const scalar =
+		typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string';
+	return scalar && value !== '' ? String(value) : undefined;
 }
 
 /**
@@ -221,10 +214,8 @@ function idList(option: unknown): string[] {
 		.filter((id) => id !== '');
 }
 
-/**
- * Ids seen recently, per trigger (workflow, node and mode), in this n8n process's memory. Static
- * data would not do: n8n reloads it before a webhook execution and never saves what webhook() wrote.
- */
+// Ids seen recently per trigger (workflow, node, mode) in this process's memory. Not static data:
+// n8n reloads it before a webhook execution and never saves what webhook() wrote.
 const seenByTrigger = new Map<string, Map<string, number>>();
 const MAX_REMEMBERED_IDS = 10_000;
 const MAX_TRIGGERS = 1_000;
@@ -233,12 +224,7 @@ const MAX_TRIGGERS = 1_000;
  * Records `id` for `scope` and returns its expiry, or undefined when it was seen within its window
  * (a duplicate). Check and record are one synchronous step: two concurrent copies cannot both pass.
  */
-export function remember(
-	scope: string,
-	id: string,
-	windowMs: number,
-	now: number,
-): number | undefined {
+export function remember(scope: string, id: string, windowMs: number, now: number) {
 	let seen = seenByTrigger.get(scope);
 	if (seen === undefined) {
 		if (seenByTrigger.size >= MAX_TRIGGERS)
@@ -281,12 +267,10 @@ const NAMED = ['event', 'conversation_id', 'source', 'agent_id', 'chatbot_id', '
 
 /**
  * The Variables and Metadata item of one delivery (out of its envelope): the variables as fields,
- * `_voiceAi` (the named fields in camelCase and the request's context) and `conversation` (every
- * other field exactly as delivered). Shapes the spec does not show are taken too: `variables` as a
- * JSON string holding an object is parsed (unless too deep); no `variables` means the body itself
- * (minus the named fields) holds them; any other value is kept under `variables`. A variable named
- * like one of the two keys keeps the variables whole under `conversation.variables`. Fields are set
- * as own properties, so a field named `__proto__` stays a field.
+ * `_voiceAi` (the named fields in camelCase, the request's context), `conversation` (the rest as
+ * delivered; with the variables whole when one is named like a key of the item). `variables` as a
+ * JSON string holding an object is parsed; without `variables` the body's other fields are the
+ * variables. Fields are set as own properties: a field named `__proto__` stays a field.
  */
 function variablesItem(delivery: IDataObject, context: IDataObject): INodeExecutionData {
 	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
