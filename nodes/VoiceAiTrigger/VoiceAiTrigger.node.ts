@@ -57,9 +57,7 @@ export class VoiceAiTrigger implements INodeType {
 		properties: triggerProperties,
 	};
 
-	methods = {
-		listSearch: { searchAgents },
-	};
+	methods = { listSearch: { searchAgents } };
 
 	/**
 	 * Who holds the organization's one webhook: accountOwnership/ownership.ts and its rules. Received
@@ -72,16 +70,13 @@ export class VoiceAiTrigger implements INodeType {
 				if (receivesFromChatbot.call(this)) return this.getMode() !== 'manual';
 				return await holdsAccount.call(this);
 			},
-
 			async create(this: IHookFunctions): Promise<boolean> {
 				if (!receivesFromChatbot.call(this)) await onCreate.call(this);
 				else if (this.getMode() === 'manual') await refuseTestListenWithAddress.call(this);
 				return true;
 			},
-
 			async delete(this: IHookFunctions): Promise<boolean> {
-				if (receivesFromChatbot.call(this)) return true;
-				await onDelete.call(this);
+				if (!receivesFromChatbot.call(this)) await onDelete.call(this);
 				return true;
 			},
 		},
@@ -140,10 +135,8 @@ async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never>
 		);
 	}
 	const productionUrl = testUrl.replace('/webhook-test/', '/webhook/');
-	const address = withToken(
-		productionUrl,
-		productionToken(await apiKeyOf.call(this), productionUrl),
-	);
+	const key = await apiKeyOf.call(this);
+	const address = withToken(productionUrl, productionToken(key, productionUrl));
 	throw new NodeOperationError(
 		this.getNode(),
 		`Nothing to listen for: set the chatbot's Webhook URL in the Voice AI dashboard to ${address}`,

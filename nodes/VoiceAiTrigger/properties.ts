@@ -12,9 +12,6 @@ export const RECEIVE_FROM_CHATBOT = 'chatbotWebhookUrl';
 /** Shown only when the trigger receives through the account's webhook. */
 const accountWay = { hide: { receiveFrom: [RECEIVE_FROM_CHATBOT] } };
 
-/** Answer the Service: its values are n8n's webhook response modes (the description's responseMode). */
-const ON_RECEIVED = 'onReceived';
-
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName: 'Receive From',
@@ -74,14 +71,15 @@ export const triggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName: 'Answer the Service',
+		// The values are n8n's webhook response modes: the description's responseMode is this option.
 		name: 'respondWhen',
 		type: 'options',
-		default: ON_RECEIVED,
+		default: 'onReceived',
 		description: 'When the service gets its answer for a delivery',
 		options: [
 			{
 				name: 'When Received',
-				value: ON_RECEIVED,
+				value: 'onReceived',
 				description:
 					'Answer 200 as soon as the delivery is checked and queued. A run that fails or is lost later (a worker killed) is not delivered again.',
 			},
@@ -261,7 +259,7 @@ export const triggerProperties: INodeProperties[] = [
 // each (docs/trigger-performance.md).
 type AnswerField = [template: string, resolve: (respondWhen: unknown) => unknown];
 const answerFields: Record<string, AnswerField> = {
-	responseMode: ['={{$parameter["respondWhen"] || "onReceived"}}', (when) => when || ON_RECEIVED],
+	responseMode: ['={{$parameter["respondWhen"] || "onReceived"}}', (when) => when || 'onReceived'],
 	// When received, empty lets the node's own answer through; when finished, "noData" keeps the
 	// workflow's output away from the service.
 	responseData: [
