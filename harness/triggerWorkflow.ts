@@ -24,6 +24,7 @@ import { createHash, randomUUID } from 'crypto';
 import express from 'express';
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
+import { parse as parseQuery } from 'querystring';
 import {
 	ExecutionLifecycleHooks,
 	HookContext,
@@ -48,7 +49,7 @@ import type {
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, jsonParse, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { VoiceAiTrigger } from '../nodes/VoiceAiTrigger/VoiceAiTrigger.node';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox';
@@ -389,6 +390,52 @@ async function readRawBody(req: express.Request): Promise<Buffer> {
 	return Buffer.concat(chunks);
 }
 
+const stripBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
+/**
+ * n8n's body handling before the node (middlewares/body-parser.ts, webhook-helpers.ts
+ * parseRequestBody): readRawBody reads the body once, on demand; a start node of version 1 has every
+ * body read, from 1.1 on only JSON, text, form and XML ones; a JSON, form or text body is parsed into
+ * `body` (JSON and form without a byte-order mark), one n8n cannot parse answered 422. Not mirrored:
+ * XML (n8n parses it; the trigger refuses it with 415 either way) and multipart (n8n's form parser).
+ * Returns false when n8n answered.
+ */
+async function parseRequestBody(
+	req: express.Request & { rawBody?: Buffer; readRawBody(): Promise<void> },
+	res: express.Response,
+	typeVersion: number,
+): Promise<boolean> {
+	req.readRawBody = async () => {
+		req.rawBody ??= await readRawBody(req);
+	};
+	const [type, ...parameters] = (req.headers['content-type'] ?? '').split(';');
+	const contentType = type.toLowerCase();
+	if (contentType === 'multipart/form-data') throw new Error("n8n's form parser is not mirrored");
+	const parsable =
+		['application/json', 'text/plain', 'application/x-www-form-urlencoded'].some((t) =>
+			contentType.startsWith(t),
+		) ||
+		contentType.endsWith('/xml') ||
+		contentType.endsWith('+xml');
+	if (typeVersion > 1 && !parsable) return true;
+	await req.readRawBody();
+	if (req.rawBody!.length === 0) return true;
+	const charset = parameters.find((p) => p.trim().toLowerCase().startsWith('charset='));
+	try {
+		const text = req.rawBody!.toString(
+			(charset?.split('=')[1].trim().toLowerCase() ?? 'utf-8') as BufferEncoding,
+		);
+		if (contentType === 'application/json') req.body = jsonParse(stripBom(text));
+		else if (contentType === 'application/x-www-form-urlencoded')
+			req.body = parseQuery(stripBom(text), undefined, undefined, { maxKeys: 1000 });
+		else if (contentType === 'text/plain') req.body = text;
+	} catch {
+		res.status(422).json({ message: 'Failed to parse request body' });
+		return false;
+	}
+	return true;
+}
+
 /** WebhookHelpers.executeWebhook, reduced to what this trigger uses (responseMode onReceived or lastNode). */
 async function runWebhook(
 	owner: TriggerWorkflow,
@@ -400,32 +447,7 @@ async function runWebhook(
 	started: (items: INodeExecutionData[], run: IRun) => void,
 ): Promise<number> {
 	const request = req as express.Request & { rawBody?: Buffer; readRawBody(): Promise<void> };
-	request.readRawBody = async () => {
-		request.rawBody ??= await readRawBody(req);
-	};
-	const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
-	// parseRequestBody: for a start node of version 1 n8n reads every body; from 1.1 on only JSON,
-	// text, form and XML ones, and the node reads the rest with readRawBody().
-	const n8nReads =
-		owner.node.typeVersion === 1 ||
-		['application/json', 'text/plain', 'application/x-www-form-urlencoded'].some((type) =>
-			contentType.startsWith(type),
-		) ||
-		contentType.endsWith('/xml') ||
-		contentType.endsWith('+xml') ||
-		contentType === 'multipart/form-data'; // n8n's own form parser, in both versions
-	if (n8nReads) await request.readRawBody();
-	const rawBody = request.rawBody ?? Buffer.alloc(0);
-	if (contentType === 'application/json' && rawBody.length > 0) {
-		try {
-			request.body = JSON.parse(rawBody.toString('utf8'));
-		} catch {
-			res.status(422).json({ message: 'Failed to parse request body' });
-			return 422;
-		}
-	} else if (contentType === 'text/plain' && rawBody.length > 0) {
-		request.body = rawBody.toString('utf8');
-	}
+	if (!(await parseRequestBody(request, res, owner.node.typeVersion))) return res.statusCode;
 	const executionMode: WorkflowExecuteMode = mode === 'test' ? 'manual' : 'webhook';
 	const additionalData = owner.additionalData({ httpRequest: request, httpResponse: res });
 	const context = new WebhookContext(

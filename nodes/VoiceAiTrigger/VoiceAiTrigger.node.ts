@@ -1,4 +1,5 @@
 import type {
+	IDataObject,
 	IHookFunctions,
 	INodeType,
 	INodeTypeDescription,
@@ -15,12 +16,16 @@ import {
 } from '../VoiceAi/accountOwnership/ownership';
 import {
 	apiKeyOf,
+	hashToken,
 	productionToken,
 	readRegistration,
+	type Registration,
+	TOKEN_PARAMETER,
+	tokenMatches,
 	withToken,
 } from '../VoiceAi/accountOwnership/registration';
 import { searchAgents } from '../VoiceAi/listSearch/agentList';
-import { hasValidToken, readRequestDeliveries, startRuns } from './delivery';
+import { readRequestDeliveries, startRuns } from './delivery';
 import { RECEIVE_FROM_CHATBOT, respondWhenWebhookFields, triggerProperties } from './properties';
 
 export class VoiceAiTrigger implements INodeType {
@@ -29,10 +34,8 @@ export class VoiceAiTrigger implements INodeType {
 		name: 'voiceAiTrigger',
 		icon: { light: 'file:voiceAiTrigger.svg', dark: 'file:voiceAiTrigger.dark.svg' },
 		group: ['trigger'],
-		// 1.1 behaves as 1. n8n evaluates an expression (a version-1 Webhook node's binaryData option)
-		// for every request to a start node of version 1, which costs an expression isolate per
-		// delivery; from 1.1 on it does not, and leaves bodies other than JSON, text, form and XML
-		// for the node to read (see webhook()). docs/trigger-performance.md has the measurements.
+		// 1.1 behaves as 1, but n8n evaluates no expression (an isolate) per delivery for it, and leaves
+		// bodies other than JSON, text, form and XML unread (docs/trigger-performance.md).
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["output"] === "raw" ? "Raw deliveries" : "Conversation variables" }}',
@@ -54,9 +57,7 @@ export class VoiceAiTrigger implements INodeType {
 		properties: triggerProperties,
 	};
 
-	methods = {
-		listSearch: { searchAgents },
-	};
+	methods = { listSearch: { searchAgents } };
 
 	/**
 	 * Who holds the organization's one webhook: accountOwnership/ownership.ts and its rules. Received
@@ -69,71 +70,73 @@ export class VoiceAiTrigger implements INodeType {
 				if (receivesFromChatbot.call(this)) return this.getMode() !== 'manual';
 				return await holdsAccount.call(this);
 			},
-
 			async create(this: IHookFunctions): Promise<boolean> {
 				if (!receivesFromChatbot.call(this)) await onCreate.call(this);
 				else if (this.getMode() === 'manual') await refuseTestListenWithAddress.call(this);
 				return true;
 			},
-
 			async delete(this: IHookFunctions): Promise<boolean> {
-				if (receivesFromChatbot.call(this)) return true;
-				await onDelete.call(this);
+				if (!receivesFromChatbot.call(this)) await onDelete.call(this);
 				return true;
 			},
 		},
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const response = this.getResponseObject();
 		const refuse = (status: number, message: string): IWebhookResponseData => {
-			response.status(status).json({ error: { status, message } });
+			this.getResponseObject().status(status).json({ error: { status, message } });
 			return { noWebhookResponse: true };
 		};
-
 		const record = readRegistration(this.getWorkflowStaticData('node'));
 		if (!(await hasValidToken.call(this, record))) return refuse(401, 'Missing or wrong token');
 		if (!receivesFromChatbot.call(this)) await noteDelivery.call(this, record);
-
-		// n8n has parsed JSON, text and form bodies (getBodyData); from version 1.1 it leaves an
-		// application/*+json body or one without a content type for the node to read.
 		const read = await readRequestDeliveries(
 			this.getHeaderData()['content-type'],
 			this.getRequestObject(),
 			() => this.getBodyData(),
 		);
 		if ('problem' in read) return refuse(read.status, read.problem);
-
 		return startRuns.call(this, read.deliveries);
 	}
+}
+
+/**
+ * Production accepts the token it registered (static data) and the one it would register now:
+ * after an API key rotation, a test listen restores the URL with the new key's token.
+ */
+async function hasValidToken(
+	this: IWebhookFunctions,
+	record: Registration | undefined,
+): Promise<boolean> {
+	const given = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
+	if (typeof given !== 'string' || given === '') return false;
+	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
+	if (this.getMode() === 'manual') return false;
+	const webhookUrl = this.getNodeWebhookUrl('default') as string;
+	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
 }
 
 function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean {
 	return this.getNodeParameter('receiveFrom', 'accountWebhook') === RECEIVE_FROM_CHATBOT;
 }
 
-/** n8n's default path segments of test and production webhooks (N8N_ENDPOINT_WEBHOOK_TEST, _WEBHOOK). */
-const TEST_SEGMENT = '/webhook-test/';
-const PRODUCTION_SEGMENT = '/webhook/';
-
 /**
  * Received from a chatbot's own webhook URL, a test listen has nothing to listen for (the chatbot
  * delivers to the production URL): it stops with the address to paste, the production URL with the
- * token its deliveries are checked against. The editor shows the message; nothing is registered or stored.
+ * token its deliveries are checked against. Nothing is registered or stored.
  */
 async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never> {
+	// n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK).
 	const testUrl = this.getNodeWebhookUrl('default') as string;
-	if (!testUrl.includes(TEST_SEGMENT)) {
+	if (!testUrl.includes('/webhook-test/')) {
 		throw new NodeOperationError(
 			this.getNode(),
-			`n8n's test URL ${testUrl} does not contain ${TEST_SEGMENT}, so the production address cannot be told from it`,
+			`n8n's test URL ${testUrl} does not contain /webhook-test/, so the production address cannot be told from it`,
 		);
 	}
-	const productionUrl = testUrl.replace(TEST_SEGMENT, PRODUCTION_SEGMENT);
-	const address = withToken(
-		productionUrl,
-		productionToken(await apiKeyOf.call(this), productionUrl),
-	);
+	const productionUrl = testUrl.replace('/webhook-test/', '/webhook/');
+	const key = await apiKeyOf.call(this);
+	const address = withToken(productionUrl, productionToken(key, productionUrl));
 	throw new NodeOperationError(
 		this.getNode(),
 		`Nothing to listen for: set the chatbot's Webhook URL in the Voice AI dashboard to ${address}`,

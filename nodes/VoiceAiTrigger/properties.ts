@@ -1,6 +1,5 @@
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
-export const DEFAULT_OUTPUT = 'variables';
 export const DEFAULT_DEDUPE_WINDOW_MINUTES = 60;
 export const DEFAULT_DEDUPE_FIELD = 'conversation_id';
 
@@ -12,14 +11,6 @@ export const RECEIVE_FROM_CHATBOT = 'chatbotWebhookUrl';
 
 /** Shown only when the trigger receives through the account's webhook. */
 const accountWay = { hide: { receiveFrom: [RECEIVE_FROM_CHATBOT] } };
-
-/**
- * When the trigger answers the service. The values are n8n's own webhook response modes: n8n reads
- * the webhook description's `responseMode` as an expression, as it does for its Webhook node.
- */
-const RESPOND_WHEN = 'respondWhen';
-/** The default: answer as soon as the delivery is checked and queued. */
-export const ON_RECEIVED = 'onReceived';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -63,7 +54,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'Output',
 		name: 'output',
 		type: 'options',
-		default: DEFAULT_OUTPUT,
+		default: 'variables',
 		options: [
 			{
 				name: 'Raw Delivery',
@@ -80,14 +71,15 @@ export const triggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName: 'Answer the Service',
-		name: RESPOND_WHEN,
+		// The values are n8n's webhook response modes: the description's responseMode is this option.
+		name: 'respondWhen',
 		type: 'options',
-		default: ON_RECEIVED,
+		default: 'onReceived',
 		description: 'When the service gets its answer for a delivery',
 		options: [
 			{
 				name: 'When Received',
-				value: ON_RECEIVED,
+				value: 'onReceived',
 				description:
 					'Answer 200 as soon as the delivery is checked and queued. A run that fails or is lost later (a worker killed) is not delivered again.',
 			},
@@ -261,36 +253,30 @@ export const triggerProperties: INodeProperties[] = [
 	},
 ];
 
-/** The webhook description's `responseMode`: n8n's response mode is the option's value. */
-const webhookResponseMode = `={{$parameter["${RESPOND_WHEN}"] || "${ON_RECEIVED}"}}`;
-
-/**
- * The webhook description's `responseData`. When received, empty lets the node's own answer through;
- * when finished, "noData" keeps the workflow's output away from the service.
- */
-const webhookResponseData = `={{$parameter["${RESPOND_WHEN}"] === "lastNode" ? "noData" : ""}}`;
-
-// n8n (2.40 on) resolves a description field declared under this registry symbol from the node's
-// parameters without its expression engine, when the field still carries the template given here.
-// Without it n8n evaluates both templates for every delivery, and with lazy isolate acquisition that
-// builds an isolate per delivery (docs/trigger-performance.md). Older n8n ignores the symbol.
-const NATIVE_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');
-
-const respondWhenOf = (parameters: INodeParameters): unknown => parameters[RESPOND_WHEN];
+// n8n (2.40 on) resolves a webhook description's field from the node's parameters without its
+// expression engine when it still carries the template declared with a resolver under this symbol
+// (older n8n ignores it). Otherwise every delivery evaluates both templates, an expression isolate
+// each (docs/trigger-performance.md).
+type AnswerField = [template: string, resolve: (respondWhen: unknown) => unknown];
+const answerFields: Record<string, AnswerField> = {
+	responseMode: ['={{$parameter["respondWhen"] || "onReceived"}}', (when) => when || 'onReceived'],
+	// When received, empty lets the node's own answer through; when finished, "noData" keeps the
+	// workflow's output away from the service.
+	responseData: [
+		'={{$parameter["respondWhen"] === "lastNode" ? "noData" : ""}}',
+		(when) => (when === 'lastNode' ? 'noData' : ''),
+	],
+};
 
 /** Spread into the trigger's webhook description: both fields, each with its native resolver. */
 export const respondWhenWebhookFields = {
-	responseMode: webhookResponseMode,
-	responseData: webhookResponseData,
-	[NATIVE_RESOLVERS]: {
-		responseMode: {
-			template: webhookResponseMode,
-			resolve: (parameters: INodeParameters) => respondWhenOf(parameters) || ON_RECEIVED,
-		},
-		responseData: {
-			template: webhookResponseData,
-			resolve: (parameters: INodeParameters) =>
-				respondWhenOf(parameters) === 'lastNode' ? 'noData' : '',
-		},
-	},
+	...Object.fromEntries(
+		Object.entries(answerFields).map(([field, [template]]) => [field, template]),
+	),
+	[Symbol.for('n8n.webhookDescriptionResolvers')]: Object.fromEntries(
+		Object.entries(answerFields).map(([field, [template, resolve]]) => [
+			field,
+			{ template, resolve: (parameters: INodeParameters) => resolve(parameters.respondWhen) },
+		]),
+	),
 };
