@@ -103,11 +103,10 @@ export const detach = defineOperation<{
 		try {
 			return toRecords(await send(api, DETACH, { body: { phone_number, directions } }));
 		} catch (caught) {
-			const error =
-				caught instanceof NodeApiError
-					? caught
-					: new NodeOperationError(this.getNode(), caught as Error);
-			const status = error instanceof NodeApiError ? Number(error.httpCode) : NaN;
+			if (!(caught instanceof NodeApiError))
+				throw new NodeOperationError(this.getNode(), caught as Error);
+			const error = caught;
+			const status = Number(error.httpCode);
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
 			const names = directions.map(({ type }) => type);

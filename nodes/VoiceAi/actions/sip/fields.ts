@@ -182,10 +182,8 @@ export const FIELDS = fieldsIn(updateProperties, [
 	'additionalFields.uuid_config_id',
 ]);
 
-export function readPhoneNumber(ctx: IExecuteFunctions, itemIndex: number): string {
-	return readString(ctx, itemIndex, FIELDS.phoneNumber, { required: true, check: checkE164 });
-}
+export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): string =>
+	readString(ctx, itemIndex, FIELDS.phoneNumber, { required: true, check: checkE164 });
 
-export function readShowPasswords(ctx: IExecuteFunctions, itemIndex: number): boolean {
-	return readBoolean(ctx, itemIndex, FIELDS.showSipPasswords, false);
-}
+export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
+	readBoolean(ctx, itemIndex, FIELDS.showSipPasswords, false);

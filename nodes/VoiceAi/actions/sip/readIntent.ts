@@ -17,16 +17,11 @@ import type { DirectionChange, DirectionType, SipIntent } from './configuration'
 import { DIRECTIONS } from './configuration';
 import { FIELDS, readPhoneNumber, readShowPasswords, updateProperties } from './fields';
 
-const SIP_LOGIN_CREDENTIAL = AUTHENTICATION.apiKeyAndSipLogin;
-
-const isBlank = (raw: unknown) =>
-	raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '');
-
 function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef) {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, 'keep') as unknown;
 	if (raw === true || raw === 'on' || raw === 'true') return true;
 	if (raw === false || raw === 'off' || raw === 'false') return false;
-	if (raw === 'keep' || isBlank(raw)) return undefined;
+	if (raw === 'keep' || raw === '' || raw === undefined || raw === null) return undefined;
 	const got = JSON.stringify(raw).slice(0, 60);
 	throw invalidField(ctx, itemIndex, field, `expected keep, on or off (or true/false), got ${got}`);
 }
@@ -40,16 +35,17 @@ function readDirection(
 ): DirectionChange {
 	// "Inbound Port", "Outbound SIP Endpoint" ...: the group's and the field's displayName.
 	const ref = (name: string) => fieldIn(updateProperties, `directions.${type}.${name}`);
-	const port = ctx.getNodeParameter(`directions.${type}.port`, itemIndex, '');
+	const port = ctx.getNodeParameter(`directions.${type}.port`, itemIndex, '') as unknown;
 	const change: DirectionChange = {
 		type,
 		sip_endpoint: readString(ctx, itemIndex, ref('sipEndpoint'), {
 			required: true,
 			check: checkSipUri,
 		}),
-		port: isBlank(port)
-			? undefined
-			: readInteger(ctx, itemIndex, ref('port'), 5060, { min: 1, max: 65535 }),
+		port:
+			port === undefined || port === null || (typeof port === 'string' && !port.trim())
+				? undefined
+				: readInteger(ctx, itemIndex, ref('port'), 5060, { min: 1, max: 65535 }),
 		// Any name is passed through: the spec shows udp and leaves the other values open.
 		transport: readString(ctx, itemIndex, ref('transport')) || undefined,
 		secure_media: readSecureMedia(ctx, itemIndex, ref('secureMedia')),
@@ -83,7 +79,7 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 			'The trunk login now comes from the node\'s one credential. Create a "Voice AI with SIP Trunk Login API" credential (base URL, API key, SIP username and password), set Authentication to "API Key and SIP Trunk Login" and choose it; a "Voice AI SIP Trunk Login API" credential is no longer read. Or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.',
 		);
 	}
-	if (!node.credentials?.[SIP_LOGIN_CREDENTIAL]) {
+	if (!node.credentials?.[AUTHENTICATION.apiKeyAndSipLogin]) {
 		throw invalidField(
 			ctx,
 			itemIndex,
@@ -94,7 +90,7 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 	}
 	let login = loginsByExecution.get(ctx);
 	if (!login) {
-		login = ctx.getCredentials(SIP_LOGIN_CREDENTIAL, itemIndex).then((data) => ({
+		login = ctx.getCredentials(AUTHENTICATION.apiKeyAndSipLogin, itemIndex).then((data) => ({
 			sip_username: String(data.sipUsername ?? '').trim(),
 			sip_password: String(data.sipPassword ?? ''),
 		}));
