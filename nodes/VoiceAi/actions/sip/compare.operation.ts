@@ -7,8 +7,8 @@ import {
 	GET_SIP,
 	buildBody,
 	differences,
-	hideSipPasswords,
 	fetchSip,
+	hideSipPasswords,
 	needsCurrent,
 	readCurrentSip,
 } from './configuration';
@@ -16,8 +16,7 @@ import { updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
 
 /**
- * SIP Update's dry run: reads the current configuration, builds the body Update would send and lists
- * what it would change. Writes nothing. An answer the node cannot read gives status "could not read",
+ * SIP Update's dry run: writes nothing. An answer the node cannot read gives status "could not read",
  * never "in sync", so a scheduled audit cannot mistake it for a clean result.
  */
 export const compare = defineOperation<SipIntent>({
@@ -43,31 +42,33 @@ export const compare = defineOperation<SipIntent>({
 		};
 	},
 	async execute(intent, api) {
-		const answer = await fetchSip(api, intent.phone_number);
-		const current = readCurrentSip(answer);
+		const { phone_number } = intent;
+		const current = readCurrentSip(await fetchSip(api, phone_number));
 		let result: IDataObject;
-		if (!current.readable) {
+		if (current.readable) {
+			const body = buildBody(intent, current.directions);
+			const found = differences(current, body);
+			const status = found.length ? 'drift' : 'in sync';
 			result = {
-				phone_number: intent.phone_number,
+				phone_number,
+				status,
+				wouldSend: body,
+				differences: found,
+				current: current.config,
+			};
+		} else {
+			const refused = needsCurrent(intent);
+			result = {
+				phone_number,
 				status: 'could not read',
 				reason: `The current SIP configuration could not be read: ${current.reason}. ${
-					needsCurrent(intent)
+					refused
 						? 'SIP Update would refuse and write nothing.'
 						: 'SIP Update would send wouldSend; what it changes is unknown.'
 				}`,
-				wouldSend: needsCurrent(intent) ? null : buildBody(intent),
+				wouldSend: refused ? null : buildBody(intent),
 				differences: null,
 				current: null,
-			};
-		} else {
-			const body = buildBody(intent, current.directions);
-			const found = differences(current, body);
-			result = {
-				phone_number: intent.phone_number,
-				status: found.length ? 'drift' : 'in sync',
-				wouldSend: body,
-				differences: found as unknown as IDataObject[],
-				current: current.config,
 			};
 		}
 		return [hideSipPasswords(result, intent.showPasswords)];

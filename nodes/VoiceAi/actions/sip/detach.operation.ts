@@ -2,10 +2,10 @@ import type { INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { isRouteUnknown } from '../../transport';
-import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
+import type { ApiCall } from '../types';
 import { defineOperation, request, send, toRecords } from '../types';
-import { DIRECTIONS, GET_SIP } from './configuration';
-import { checkDetachAfterConflict, notFoundError, notFoundItem } from './detachAnswers';
+import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
+import { DIRECTIONS, GET_SIP, fetchSip, readCurrentSip } from './configuration';
 import { phoneNumberField, readPhoneNumber } from './fields';
 
 const properties: INodeProperties[] = [
@@ -35,13 +35,37 @@ const properties: INodeProperties[] = [
 const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
 const DETACH = request('POST', '/sip/detach2');
 
-interface DetachInput {
+/**
+ * After a 409: what GET /sip shows of the listed directions, or undefined when none is attached. The
+ * spec shows no 409 for POST /sip/detach2, so it says nothing sure about the number; only GET (which the
+ * spec allows) decides (docs/service-assumptions.md).
+ */
+async function stillAttached(
+	api: ApiCall,
+	phone_number: string,
+	names: string[],
+): Promise<string | undefined> {
+	const unknown =
+		'Check the number in the Voice AI dashboard (or with SIP Get) before running again.';
+	let current;
+	try {
+		current = readCurrentSip(await fetchSip(api, phone_number));
+	} catch (error) {
+		return `Reading the configuration to find out failed: ${(error as Error).message}. ${unknown}`;
+	}
+	if (!current.readable)
+		return `The configuration (GET /sip/${phone_number}) could not be read to find out: ${current.reason}. ${unknown}`;
+	const attached = names.filter((type) => current.directions.some((d) => d.type === type));
+	if (attached.length === 0) return undefined;
+	const list = attached.join(', ');
+	return `GET /sip/${phone_number} shows these directions still attached: ${list}. Detach only the directions that are attached (${list}), then run again.`;
+}
+
+export const detach = defineOperation<{
 	phone_number: string;
 	directions: Array<{ type: string }>;
 	notFoundAsDetached: boolean;
-}
-
-export const detach = defineOperation<DetachInput>({
+}>({
 	name: 'Detach',
 	hint: 'Unlink a number from its SIP configuration and notify the carrier',
 	action: 'Detach a SIP configuration',
@@ -56,7 +80,7 @@ export const detach = defineOperation<DetachInput>({
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
 	recordOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
-		const phone_number = readPhoneNumber.call(this, itemIndex);
+		const phone_number = readPhoneNumber(this, itemIndex);
 		let raw = this.getNodeParameter('directions', itemIndex, []) as unknown;
 		if (typeof raw === 'string')
 			raw = raw
@@ -65,40 +89,54 @@ export const detach = defineOperation<DetachInput>({
 				.filter(Boolean);
 		if (!Array.isArray(raw) || raw.length === 0)
 			throw invalidField(this, itemIndex, FIELDS.directions, 'choose inbound, outbound or both');
-		const types = [
-			...new Set(
-				raw.map((entry) =>
-					checkOneOf(this, itemIndex, FIELDS.directions, String(entry), DIRECTIONS),
-				),
-			),
-		];
+		const types = raw.map((entry) =>
+			checkOneOf(this, itemIndex, FIELDS.directions, String(entry), DIRECTIONS),
+		);
 		const notFoundAsDetached = readBoolean(this, itemIndex, FIELDS.notFoundAsDetached, false);
-		return { phone_number, directions: types.map((type) => ({ type })), notFoundAsDetached };
+		return {
+			phone_number,
+			directions: [...new Set(types)].map((type) => ({ type })),
+			notFoundAsDetached,
+		};
 	},
 	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
 		try {
 			return toRecords(await send(api, DETACH, { body: { phone_number, directions } }));
 		} catch (caught) {
-			const error =
-				caught instanceof NodeApiError
-					? caught
-					: new NodeOperationError(this.getNode(), caught as Error);
-			const status = error instanceof NodeApiError ? Number(error.httpCode) : NaN;
+			if (!(caught instanceof NodeApiError))
+				throw new NodeOperationError(this.getNode(), caught as Error);
+			const error = caught;
+			const status = Number(error.httpCode);
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
 			const names = directions.map(({ type }) => type);
+			const fail = (message: string, description: string) =>
+				new NodeApiError(
+					this.getNode(),
+					{ status, message },
+					{ message, description, httpCode: String(status), itemIndex },
+				);
+			if (status === 409) {
+				const found = await stillAttached(api, phone_number, names);
+				if (found)
+					throw fail(
+						`SIP Detach of ${phone_number} (${names.join(', ')}) is not known to have happened: ${answered}`,
+						found,
+					);
+				const none = names.length > 1 ? 'neither direction' : `the ${names[0]} direction not`;
+				const note = `${answered}; GET /sip/${phone_number} shows ${none} attached, so the number is detached as asked (for example when a detach is repeated after its answer was lost).`;
+				return [{ success: true, status, phone_number, directions: names, attached: [], note }];
+			}
 			// A 404 is a number the organization does not have (a typo, another organization's number),
 			// unless the base URL itself answers 404 (isRouteUnknown): that error stays as it is.
-			if (status === 404 && !isRouteUnknown(error)) {
-				if (notFoundAsDetached) return [notFoundItem({ phone_number, names, answered })];
-				throw notFoundError(this, { phone_number, names, answered }, said, itemIndex);
+			if (status !== 404 || isRouteUnknown(error)) throw error;
+			if (notFoundAsDetached) {
+				const note = `${answered}: the organization of the API key has no such number. Nothing was detached; Not Found Counts as Detached is on, so this is an output item, not an error.`;
+				return [{ detached: false, notFound: true, status, phone_number, directions: names, note }];
 			}
-			if (status !== 409) throw error;
-			return await checkDetachAfterConflict(
-				this,
-				api,
-				{ phone_number, names, answered },
-				itemIndex,
+			throw fail(
+				`SIP Detach of ${phone_number} (${names.join(', ')}): not found (404)${typeof said === 'string' ? `: ${said}` : ''}`,
+				'The organization of the API key has no such number (a typo, or another organization’s number). If this detach was repeated after a lost answer (Options → Max Attempts), an earlier attempt may have gone through: SIP Get shows what the service has. Turn on Not Found Counts as Detached to get an item instead of this error.',
 			);
 		}
 	},

@@ -2,8 +2,6 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { checkE164, fieldsIn, readBoolean, readString } from '../validation';
 
-// The fields SIP Get, Update, Compare and Detach share (how Update and Compare read theirs: readIntent.ts).
-
 export const phoneNumberField: INodeProperties = {
 	displayName: 'Phone Number',
 	name: 'phoneNumber',
@@ -14,9 +12,6 @@ export const phoneNumberField: INodeProperties = {
 	description: 'Phone number of the organization, in E.164 form',
 };
 
-/** The phone number a SIP operation works on, named in its errors. */
-export const { phoneNumber: PHONE_NUMBER } = fieldsIn([phoneNumberField], ['phoneNumber']);
-
 export const showPasswordsField: INodeProperties = {
 	displayName: 'Show SIP Passwords',
 	name: 'showSipPasswords',
@@ -25,16 +20,6 @@ export const showPasswordsField: INodeProperties = {
 	description:
 		'Whether output items show each sip_password in clear. Off: a set password shows as "(set, hidden)" and an empty one stays empty. On: the passwords are saved in the execution data.',
 };
-
-const { showSipPasswords: SHOW_PASSWORDS } = fieldsIn([showPasswordsField], ['showSipPasswords']);
-
-export function readPhoneNumber(this: Parameters<typeof readString>[0], itemIndex: number): string {
-	return readString(this, itemIndex, PHONE_NUMBER, { required: true, check: checkE164 });
-}
-
-export function readShowPasswords(this: IExecuteFunctions, itemIndex: number): boolean {
-	return readBoolean(this, itemIndex, SHOW_PASSWORDS, false);
-}
 
 const directionValues: INodeProperties[] = [
 	{
@@ -184,3 +169,21 @@ export const updateProperties: INodeProperties[] = [
 	},
 	showPasswordsField,
 ];
+
+/** The fields of SIP Update and Compare; Phone Number and Show SIP Passwords are those of every SIP operation. */
+export const FIELDS = fieldsIn(updateProperties, [
+	'phoneNumber',
+	'showSipPasswords',
+	'trunkName',
+	'sipLogin',
+	'directions',
+	'unlistedDirections',
+	'additionalFields',
+	'additionalFields.uuid_config_id',
+]);
+
+export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): string =>
+	readString(ctx, itemIndex, FIELDS.phoneNumber, { required: true, check: checkE164 });
+
+export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
+	readBoolean(ctx, itemIndex, FIELDS.showSipPasswords, false);

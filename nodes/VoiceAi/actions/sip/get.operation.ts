@@ -18,8 +18,8 @@ export const get = defineOperation<{ phoneNumber: string; showPasswords: boolean
 	target: ({ phoneNumber }) => `The SIP configuration of ${phoneNumber}`,
 	validate(itemIndex) {
 		return {
-			phoneNumber: readPhoneNumber.call(this, itemIndex),
-			showPasswords: readShowPasswords.call(this, itemIndex),
+			phoneNumber: readPhoneNumber(this, itemIndex),
+			showPasswords: readShowPasswords(this, itemIndex),
 		};
 	},
 	async execute({ phoneNumber, showPasswords }, api) {

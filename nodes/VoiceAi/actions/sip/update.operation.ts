@@ -1,7 +1,8 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { defineOperation, request, send, toRecords } from '../types';
+import { fieldIn, invalidField } from '../validation';
 import type { SipIntent } from './configuration';
 import {
 	GET_SIP,
@@ -12,10 +13,45 @@ import {
 	readCurrentSip,
 } from './configuration';
 import { updateProperties } from './fields';
-import { refuseUnclearPasswords } from './keptPasswords';
 import { readSipIntent } from './readIntent';
 
 const PATCH_SIP = request('PATCH', '/sip/sip2');
+
+/** How GET showed a kept direction's password when it is not a password in clear, or undefined. */
+function unclear({ sip_password: password, sip_username: user }: IDataObject): string | undefined {
+	if (typeof password === 'string' && /^[*•●]+$/.test(password)) return 'masked';
+	if (password === '') return 'empty';
+	if ((password === undefined || password === null) && typeof user === 'string' && user !== '')
+		return 'missing';
+	return undefined;
+}
+
+/**
+ * Whether GET returns SIP passwords in clear is not shown by the spec: a password to be written back
+ * that is masked, empty, or missing beside a user name cannot be the trunk's as far as the node can
+ * tell, and writing it could set it (docs/service-assumptions.md). The user supplies it instead.
+ */
+function refuseUnclearPasswords(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	intent: SipIntent,
+	body: IDataObject,
+): void {
+	for (const direction of (body.directions ?? []) as IDataObject[]) {
+		const type = String(direction.type);
+		if (intent.changes.find((change) => change.type === type)?.sip_password !== undefined) continue;
+		const how = unclear((direction.options ?? {}) as IDataObject);
+		if (!how) continue;
+		const label = type === 'inbound' ? 'Inbound' : 'Outbound';
+		throw invalidField(
+			ctx,
+			itemIndex,
+			fieldIn(updateProperties, `directions.${type}.sipPassword`),
+			`GET /sip/${intent.phone_number} shows the ${type} password ${how}, so it cannot be kept`,
+			`Supply the ${type} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
+		);
+	}
+}
 
 export const update = defineOperation<SipIntent>({
 	name: 'Update',
@@ -33,13 +69,13 @@ export const update = defineOperation<SipIntent>({
 	recordOf: ({ phone_number }) => phone_number,
 	validate: readSipIntent,
 	async execute(intent, api, itemIndex) {
-		let currentDirections: IDataObject[] | undefined;
+		let current: IDataObject[] | undefined;
 		if (needsCurrent(intent)) {
-			const current = readCurrentSip(await fetchSip(api, intent.phone_number));
-			if (!current.readable) {
+			const read = readCurrentSip(await fetchSip(api, intent.phone_number));
+			if (!read.readable) {
 				throw new NodeOperationError(
 					this.getNode(),
-					`SIP Update of ${intent.phone_number} wrote nothing: the current SIP configuration could not be read (${current.reason})`,
+					`SIP Update of ${intent.phone_number} wrote nothing: the current SIP configuration could not be read (${read.reason})`,
 					{
 						itemIndex,
 						description:
@@ -47,9 +83,9 @@ export const update = defineOperation<SipIntent>({
 					},
 				);
 			}
-			currentDirections = current.directions;
+			current = read.directions;
 		}
-		const body = buildBody(intent, currentDirections);
+		const body = buildBody(intent, current);
 		refuseUnclearPasswords(this, itemIndex, intent, body);
 		const answer = await send(api, PATCH_SIP, { body });
 		return hideSipPasswords(toRecords(answer), intent.showPasswords);
