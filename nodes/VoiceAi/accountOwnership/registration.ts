@@ -15,21 +15,16 @@ import { credentialTypeOf, destinationProblem, httpUrl, voiceAiApiRequest } from
 /** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
 
-const STATIC_KEY = 'registration';
-
-/** What this node registered at the service, kept in the node's static data. */
+/** What this node registered at the service, in the node's static data: never the token itself. */
 export interface Registration {
 	kind: 'production' | 'test';
 	/** n8n's URL of this node, without the token. */
 	webhookUrl: string;
-	/** SHA-256 of the token (hex): the token itself is not written to the database. */
 	tokenHash: string;
 	registeredAt: string;
-	/** Production only: when this trigger first claimed the account (ms), to order claims after a restart. */
+	/** Production only: when it first claimed (ms), the hash of the key it claimed with, and the claims queued before it, oldest first. */
 	claimedAt?: number;
-	/** Production only: the hash of base URL and API key it was claimed with (docs/trigger-ownership.md). */
 	accountKey?: string;
-	/** Production only: the claims queued before it when it claimed (whom it took over from), oldest first. */
 	queued?: QueuedClaim[];
 }
 
@@ -37,34 +32,36 @@ export interface Registration {
 export type QueuedClaim = Omit<Claim, 'token' | 'releaseFailed'>;
 
 export function readRegistration(staticData: IDataObject): Registration | undefined {
-	const record = staticData[STATIC_KEY] as Registration | undefined;
-	return record && typeof record.webhookUrl === 'string' && typeof record.tokenHash === 'string'
+	const record = staticData.registration as Registration | undefined;
+	return typeof record?.webhookUrl === 'string' && typeof record.tokenHash === 'string'
 		? record
 		: undefined;
 }
 
-/** Registered: the token's hash is kept, never the token. */
 export function saveRegistration(
 	staticData: IDataObject,
 	kind: Registration['kind'],
-	url: string,
+	webhookUrl: string,
 	token: string,
 	claim: Pick<Registration, 'claimedAt' | 'accountKey' | 'queued'> = {},
 ): void {
-	const tokenHash = hashToken(token);
 	const registeredAt = new Date().toISOString();
-	staticData[STATIC_KEY] = { kind, webhookUrl: url, tokenHash, registeredAt, ...claim };
+	staticData.registration = {
+		kind,
+		webhookUrl,
+		tokenHash: hashToken(token),
+		registeredAt,
+		...claim,
+	};
 }
 
 export function forgetRegistration(staticData: IDataObject): void {
-	delete staticData[STATIC_KEY];
+	delete staticData.registration;
 }
 
 /**
- * The production token is an HMAC of the production URL keyed with the API key, not a random value:
- * n8n runs "Listen for test event" with an empty static data, so the test listener cannot read what
- * production stored, yet it has to put the production URL (token included) back when the test ends.
- * The HMAC reveals nothing about the key.
+ * An HMAC of the production URL keyed with the API key, not a random value: a test listen runs with
+ * an empty static data, yet must put the production URL (token included) back when it ends.
  */
 export function productionToken(apiKey: string, productionUrl: string): string {
 	return createHmac('sha256', apiKey)
@@ -72,19 +69,15 @@ export function productionToken(apiKey: string, productionUrl: string): string {
 		.digest('base64url');
 }
 
-/** A test listen gets a fresh random token that lives only as long as the test. */
-export function testToken(): string {
-	return randomBytes(32).toString('base64url');
-}
+/** A test listen's token lives only as long as the test. */
+export const testToken = (): string => randomBytes(32).toString('base64url');
 
-export function hashToken(token: string): string {
-	return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+export const hashToken = (token: string): string =>
+	createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Constant-time comparison; hashing first gives both sides the same length. */
 export function tokenMatches(given: string, expectedHash: string): boolean {
-	const a = Buffer.from(hashToken(given), 'hex');
-	const b = Buffer.from(expectedHash, 'hex');
+	const [a, b] = [Buffer.from(hashToken(given), 'hex'), Buffer.from(expectedHash, 'hex')];
 	return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -99,108 +92,61 @@ export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promis
 	return String((await this.getCredentials('voiceAiApi')).apiKey ?? '');
 }
 
-/**
- * POST /webhook/insert-webhook. Setting the same URL twice changes nothing, so the transport may
- * repeat it after a 5xx or a timeout. A refusal fails the caller with the service's own message
- * (the transport's error holds neither the request, with its key, nor the URL, with its token).
- */
-export async function registerAccountWebhook(this: IHookFunctions, url: string): Promise<void> {
-	await voiceAiApiRequest.call(
-		this,
-		'POST',
-		'/webhook/insert-webhook',
-		{ webhook: url },
-		{},
-		{ repeatable: true },
-	);
+/** Setting the same URL twice changes nothing, so the transport may repeat it after a 5xx or a timeout. */
+export async function registerAccountWebhook(this: IHookFunctions, webhook: string): Promise<void> {
+	const path = '/webhook/insert-webhook';
+	await voiceAiApiRequest.call(this, 'POST', path, { webhook }, {}, { repeatable: true });
 }
 
 export function assertHttpUrl(this: IHookFunctions, value: string, what: string): void {
 	const url = httpUrl(value);
-	if (url === undefined) {
-		throw new NodeOperationError(this.getNode(), `${what} must be an http:// or https:// URL`);
-	}
-	const problem = destinationProblem(value, url);
+	const problem = url ? destinationProblem(value, url) : 'must be an http:// or https:// URL';
 	if (problem) throw new NodeOperationError(this.getNode(), `${what} ${problem}`);
 }
 
-/** 127/8, 10/8, 172.16/12, 192.168/16, 169.254/16 (link-local), 100.64/10 (shared) and 0/8. */
-function isLocalIpv4(parts: number[]): boolean {
-	const [a, b] = parts;
-	return (
-		a === 127 ||
-		a === 10 ||
-		a === 0 ||
-		(a === 172 && b >= 16 && b <= 31) ||
-		(a === 192 && b === 168) ||
-		(a === 169 && b === 254) ||
-		(a === 100 && b >= 64 && b <= 127)
-	);
-}
-
-function ipv4Parts(host: string): number[] | undefined {
-	const parts = host.split('.');
-	if (parts.length !== 4 || parts.some((part) => part === '' || String(Number(part)) !== part))
-		return undefined;
-	return parts.map(Number);
-}
-
-/** The eight 16-bit groups of an IPv6 address as WHATWG URL prints it (hex, `::` compressed, no dots). */
-function ipv6Groups(ip: string): number[] {
-	const [head, tail] = ip.split('::');
-	const groups = (part: string | undefined) =>
-		part ? part.split(':').map((g) => parseInt(g, 16)) : [];
-	const [before, after] = [groups(head), groups(tail)];
-	return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
-}
-
-/** The first 96 bits of IPv4-compatible, IPv4-mapped and NAT64 (RFC 6052) addresses. */
-const IPV4_CARRYING_PREFIXES = ['0:0:0:0:0:0', '0:0:0:0:0:ffff', '64:ff9b:0:0:0:0'];
+/** 0/8, 10/8, 127/8, 100.64/10 (shared), 169.254/16 (link-local), 172.16/12, 192.168/16. */
+const isLocalIpv4 = ([a, b]: number[]): boolean =>
+	[0, 10, 127].includes(a) ||
+	(a === 100 && b >= 64 && b <= 127) ||
+	(a === 169 && b === 254) ||
+	(a === 172 && b >= 16 && b <= 31) ||
+	(a === 192 && b === 168);
 
 /**
- * Loopback, unspecified, unique local (fc00::/7), link-local (fe80::/10), the deprecated site-local
- * (fec0::/10; with link-local, fe80::/9), and a local IPv4 address carried in IPv6: compatible
- * (::/96, which holds :: and ::1 as 0.0.0.0 and 0.0.0.1), mapped (::ffff:0:0/96) or NAT64
- * (64:ff9b::/96).
+ * Unique local (fc00::/7), link-local and site-local (fe80::/9), or a local IPv4 address carried in
+ * IPv6: compatible (::/96, which holds :: and ::1), mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96).
+ * `ip` as WHATWG URL prints it: hex groups, `::` compressed, no dots.
  */
 function isLocalIpv6(ip: string): boolean {
-	const groups = ipv6Groups(ip);
+	const [head, tail] = ip.split('::').map((part) => part.split(':').filter(Boolean));
+	const zeros = Array<string>(8 - head.length - (tail?.length ?? 0)).fill('0');
+	const groups = [...head, ...zeros, ...(tail ?? [])].map((group) => parseInt(group, 16));
 	const prefix = groups
 		.slice(0, 6)
 		.map((group) => group.toString(16))
 		.join(':');
-	if (IPV4_CARRYING_PREFIXES.includes(prefix)) {
-		const [high, low] = groups.slice(6);
-		return isLocalIpv4([high >> 8, high & 255, low >> 8, low & 255]);
-	}
+	if (['0:0:0:0:0:0', '0:0:0:0:0:ffff', '64:ff9b:0:0:0:0'].includes(prefix))
+		return isLocalIpv4([groups[6] >> 8, groups[6] & 255]);
 	return (groups[0] & 0xfe00) === 0xfc00 || (groups[0] & 0xff80) === 0xfe80;
 }
 
-/**
- * Names only a local network resolves: `localhost` (RFC 6761), mDNS's `.local`, `.internal` (reserved
- * for private use by ICANN; Docker's `host.docker.internal`), `.home.arpa` (RFC 8375) and `.lan`.
- */
+/** Names only a local network resolves: RFC 6761, mDNS, ICANN's private-use `.internal`, RFC 8375. */
 const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'home.arpa', 'lan'];
 
 /**
- * Whether a host (as WHATWG URL gives it: lower-case, IPv4 in dotted form, IPv6 in brackets) is one a
- * service elsewhere cannot reach: loopback, private, link-local, a local name, or a name without a dot.
+ * Whether a host (as WHATWG URL gives it) is one a service elsewhere cannot reach: loopback, private,
+ * link-local, a local name, or a name without a dot.
  */
 export function isLocalHost(hostname: string): boolean {
-	const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+	const host = hostname.replace(/\.$/, '');
 	if (host.startsWith('[')) return isLocalIpv6(host.slice(1, -1));
-	const ipv4 = ipv4Parts(host);
-	if (ipv4 !== undefined) return isLocalIpv4(ipv4);
-	return (
-		!host.includes('.') ||
-		LOCAL_SUFFIXES.some((suffix) => host === suffix || host.endsWith(`.${suffix}`))
-	);
+	const parts = host.split('.');
+	if (parts.length === 4 && parts.every((part) => String(Number(part)) === part))
+		return isLocalIpv4(parts.map(Number));
+	return !host.includes('.') || LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`));
 }
 
-/**
- * Publishing or listening registers n8n's webhook URL: refuse one the service cannot reach (a local
- * host) while the base URL names a host elsewhere, unless the user says the service is on n8n's network.
- */
+/** Refuses to register a local n8n URL while the base URL names a host elsewhere, unless the user allows it. */
 export async function assertServiceCanReach(
 	this: IHookFunctions,
 	webhookUrl: string,
@@ -209,8 +155,7 @@ export async function assertServiceCanReach(
 	const n8nHost = httpUrl(webhookUrl)?.hostname;
 	const baseUrl = parseBaseUrl((await this.getCredentials('voiceAiApi')).baseUrl);
 	const serviceHost = baseUrl.ok ? baseUrl.url.hostname : undefined;
-	if (n8nHost === undefined || serviceHost === undefined) return;
-	if (!isLocalHost(n8nHost) || isLocalHost(serviceHost)) return;
+	if (!n8nHost || !serviceHost || !isLocalHost(n8nHost) || isLocalHost(serviceHost)) return;
 	throw new NodeOperationError(
 		this.getNode(),
 		`Voice AI at ${serviceHost} cannot reach n8n at ${webhookUrl}: set n8n's WEBHOOK_URL to an address the service can reach (a public host name, a reverse proxy or a tunnel)`,
@@ -220,18 +165,16 @@ export async function assertServiceCanReach(
 	);
 }
 
-/** A credential's key as ownership knows it: never the key itself. */
+/** A credential's key as ownership knows it: never the key itself; `agentIds` undefined when not read. */
 export interface KeyIdentity {
 	baseUrl: string;
 	keyHash: string;
 	credentialId?: string;
-	/** The agent ids the key lists; undefined when not read or not a list. */
 	agentIds?: string[];
 }
 
-export function accountKey(baseUrl: string, apiKey: string): string {
-	return createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
-}
+export const accountKey = (baseUrl: string, apiKey: string): string =>
+	createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
 
 /**
  * The credential's key as ownership knows it; its agent list is read when `wantAgents` says (a
@@ -249,28 +192,28 @@ export async function identityOf(
 	const apiKey = String(credentials.apiKey ?? '');
 	const parsed = parseBaseUrl(credentials.baseUrl);
 	const baseUrl = parsed.ok ? parsed.url.base : String(credentials.baseUrl ?? '').trim();
-	const key: KeyIdentity = { baseUrl, keyHash: accountKey(baseUrl, apiKey) };
-	key.credentialId = node.credentials?.[type]?.id ?? undefined;
-	if (wantAgents(key)) {
+	const credentialId = node.credentials?.[type]?.id ?? undefined;
+	const identity: KeyIdentity = { baseUrl, keyHash: accountKey(baseUrl, apiKey), credentialId };
+	if (wantAgents(identity)) {
 		const list = read ? agentsIn(await read()) : await requestAgents.call(this, { itemIndex });
-		key.agentIds = list?.flatMap(({ id }) =>
+		identity.agentIds = list?.flatMap(({ id }) =>
 			typeof id === 'string' || typeof id === 'number' ? [String(id)] : [],
 		);
 	}
-	return { apiKey, identity: key };
+	return { apiKey, identity };
 }
 
 /** Whether n8n no longer serves a production URL: 404 without a token (a published trigger answers 401). */
 export async function isGone(this: IHookFunctions, url: string): Promise<boolean> {
-	const probe = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
-	// n8n's own webhook URL, not the service: no credential, no token.
-	// eslint-disable-next-line no-restricted-syntax
-	const answer = this.helpers.httpRequest({
-		...probe,
+	const request = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
+	const answerAsIs = {
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: true,
-	});
+	};
+	// n8n's own webhook URL, not the service: no credential, no token.
+	// eslint-disable-next-line no-restricted-syntax
+	const answer = this.helpers.httpRequest({ ...request, ...answerAsIs });
 	return await answer.then(
 		(response: { statusCode?: number }) => response.statusCode === 404,
 		() => false,
