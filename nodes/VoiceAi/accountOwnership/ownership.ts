@@ -5,22 +5,20 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import * as refusal from './refusals';
+import { refusal } from './refusals';
 import * as registration from './registration';
 import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 
 /**
- * Who receives an organization's one webhook, in this n8n process: the Voice AI Trigger's publish,
- * unpublish, test listen and deliveries, and Webhook Set (so it lives below both nodes). Memory is a
- * cache: what a decision needs after n8n restarts is in each trigger's record (registration.ts), and
- * where neither tells, the decision is refused (refusals.ts). docs/trigger-ownership.md has the rules.
+ * Who receives an organization's one webhook in this n8n process (docs/trigger-ownership.md has the
+ * rules). Memory is a cache: after a restart each trigger's record (registration.ts) tells what it
+ * can, and where nothing tells, the decision is refused.
  */
 
 /**
- * A published trigger node (`id`: workflow id/node id) that wants its organization's webhook, for its
- * production URL (no token). The token stays in memory (another key may hand back with it; a claim
- * rebuilt from a record has none); claims are kept in the order first made (`claimedAt`), the last
- * holds; `keyHash` is what it claimed with; `releaseFailed`: its unpublish could not point elsewhere.
+ * A published trigger node (`id`: workflow id/node id) wanting its organization's webhook. The token
+ * stays in memory only (a claim rebuilt from a record has none); `keyHash` is what it claimed with;
+ * `releaseFailed`: its unpublish could not point the webhook elsewhere.
  */
 export interface Claim {
 	id: string;
@@ -33,16 +31,16 @@ export interface Claim {
 	releaseFailed?: boolean;
 }
 
-/** One organization as far as this process can tell. */
+/** One organization as far as this process can tell; its claims in the order first made, the last holds. */
 interface Organization {
 	baseUrl: string;
 	keyHashes: Set<string>;
 	credentialIds: Set<string>;
 	agentIds?: Set<string>;
 	claims: Claim[];
-	/** The test listen borrowing the webhook right now. */
+	/** The test listen borrowing the webhook. */
 	lentTo?: string;
-	/** Webhook Set (or On Unpublish during a test) pointed it elsewhere: the URL, to restore after a test. */
+	/** Webhook Set (or On Unpublish during a test) pointed it at this URL, to restore after a test. */
 	setBy?: { workflowId: string; workflowName: string; url: string };
 }
 
@@ -52,17 +50,6 @@ const refusedPublishes = new Set<string>();
 /** Claims unpublished before this process knew the organization: published again, they are not blocked. */
 const unpublishedWhileUnknown = new Set<string>();
 let lastDecision: Promise<unknown> = Promise.resolve();
-
-/** Runs `undo` when the action fails; the failure goes on to n8n as it was. */
-async function orUndo(action: Promise<unknown>, undo: () => void): Promise<void> {
-	let done = false;
-	try {
-		await action;
-		done = true;
-	} finally {
-		if (!done) undo();
-	}
-}
 
 /** Forget everything, as a restart does (tests: static data and modules stay). */
 export function forgetAllAccounts(): void {
@@ -78,10 +65,18 @@ async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
 	return await turn;
 }
 
+/** Runs `undo` when the action fails; the failure goes on to n8n as it was. */
+async function orUndo(action: Promise<unknown>, undo: () => void): Promise<void> {
+	await action.catch((error: unknown) => {
+		undo();
+		throw error;
+	});
+}
+
 /**
  * Whether a key reaches an organization. One key, one organization; an agent id belongs to one
- * organization (another's answers 404), so a shared id means the same one and two lists with none in
- * common, one of them non-empty, mean two; a new key in a known credential (a rotation) stays with it.
+ * organization, so a shared id means the same one and two lists with none in common, one of them
+ * non-empty, mean two; a new key in a known credential (a rotation) stays with it.
  */
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
@@ -98,23 +93,18 @@ function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'un
 const holderIn = (org: Organization): Claim | undefined => org.claims[org.claims.length - 1];
 const byTime = (a: Claim, b: Claim) => a.claimedAt - b.claimedAt;
 const withClaim = (id: string) => organizations.find((o) => o.claims.some((c) => c.id === id));
+export const hasClaim = (id: string): boolean => withClaim(id) !== undefined;
+const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
 
-/** The key's organizations (several when its agents joined two entries) and the holders it cannot tell from its own. */
-function view(key: KeyIdentity): { same: Organization[]; holder?: Claim; unsure: Claim[] } {
+/** The key's organizations (several when its agents joined two), their holder, and the last holder it cannot tell from its own. */
+function view(key: KeyIdentity): { same: Organization[]; holder?: Claim; unsure?: Claim } {
+	const holders = (orgs: Organization[]) => orgs.flatMap((o) => o.claims.slice(-1));
 	const same = organizations.filter((o) => relationOf(o, key) === 'same');
-	const holder = same
-		.flatMap((o) => o.claims.slice(-1))
-		.sort(byTime)
-		.pop();
-	const unsure = organizations
-		.filter((o) => relationOf(o, key) === 'unknown')
-		.flatMap((o) => o.claims.slice(-1));
-	return { same, holder, unsure };
+	const unsure = holders(organizations.filter((o) => relationOf(o, key) === 'unknown')).pop();
+	return { same, holder: holders(same).sort(byTime).pop(), unsure };
 }
 
 const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
-const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
-export const hasClaim = (id: string): boolean => withClaim(id) !== undefined;
 
 /** This claim holds the webhook now (no test borrowing it, no Webhook Set URL in front). */
 export function holds(id: string): Claim | undefined {
@@ -127,39 +117,34 @@ export function holds(id: string): Claim | undefined {
 export function holderForSet(key: KeyIdentity): { holder: Claim; unsure: boolean } | undefined {
 	const { holder, unsure } = view(key);
 	if (holder !== undefined) return { holder, unsure: false };
-	return unsure.length > 0 ? { holder: unsure[unsure.length - 1], unsure: true } : undefined;
+	return unsure && { holder: unsure, unsure: true };
 }
 
-/** The key's organization, its entries merged into one and what the key tells learnt; added when new. */
+/** The key's organization, added when new; entries its agents join are merged, and what it tells is learnt. */
 function enter(key: KeyIdentity): Organization {
 	const [org, ...rest] = view(key).same;
-	const into = org ?? {
+	const learnt: Organization = {
 		baseUrl: key.baseUrl,
-		keyHashes: new Set(),
-		credentialIds: new Set(),
+		keyHashes: new Set([key.keyHash]),
+		credentialIds: new Set(key.credentialId === undefined ? [] : [key.credentialId]),
+		agentIds: key.agentIds && new Set(key.agentIds),
 		claims: [],
 	};
-	if (org === undefined) organizations.push(into);
-	for (const other of rest) {
-		other.keyHashes.forEach((hash) => into.keyHashes.add(hash));
-		other.credentialIds.forEach((id) => into.credentialIds.add(id));
-		addAgents(into, other.agentIds);
-		into.claims = [...into.claims, ...other.claims].sort(byTime);
-		into.lentTo ??= other.lentTo;
-		into.setBy ??= other.setBy;
+	if (org === undefined) {
+		organizations.push(learnt);
+		return learnt;
+	}
+	for (const other of [...rest, learnt]) {
+		other.keyHashes.forEach((hash) => org.keyHashes.add(hash));
+		other.credentialIds.forEach((id) => org.credentialIds.add(id));
+		// An empty list is knowledge too: an organization without agents is not one with agents.
+		if (other.agentIds) org.agentIds = new Set([...(org.agentIds ?? []), ...other.agentIds]);
+		org.claims = [...org.claims, ...other.claims].sort(byTime);
+		org.lentTo ??= other.lentTo;
+		org.setBy ??= other.setBy;
 	}
 	organizations = organizations.filter((o) => !rest.includes(o));
-	into.keyHashes.add(key.keyHash);
-	if (key.credentialId !== undefined) into.credentialIds.add(key.credentialId);
-	addAgents(into, key.agentIds);
-	return into;
-}
-
-/** An empty list is knowledge too: an organization without agents is not one with agents. */
-function addAgents(org: Organization, ids: Iterable<string> | undefined): void {
-	if (ids === undefined) return;
-	const into = (org.agentIds ??= new Set());
-	for (const id of ids) into.add(id);
+	return org;
 }
 
 function insert(org: Organization, claim: Claim): void {
@@ -171,17 +156,17 @@ function insert(org: Organization, claim: Claim): void {
  * How a publish asks: Fail to Publish ('publish'), with Go Ahead when nobody can tell
  * ('publishAnyway'), Take Over ('publishTakingOver'), or n8n 1.x starting ('restart', never refused).
  */
+type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 type Claimed =
 	| { outcome: 'register' | 'wait' | 'unknown' }
 	| { outcome: 'refused'; holder: Claim; unsure: boolean };
-type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
 /**
- * A trigger joins its organization's claims, in the order claims were first made: refused when a
- * holder of an organization the key cannot be told from exists (even taking over: handing back could
- * point that organization here), when another holds it and it does not take over, or when this
- * process has not seen the organization and its own record does not say it held it (`recorded`).
- * Joined, it registers when it is the latest and nothing borrows the webhook.
+ * A trigger joins its organization's claims in the order first made. A new claim is refused when an
+ * organization the key cannot be told from has a holder (even taking over: handing back could point
+ * that organization here), when another holds it and it does not take over, or when this process has
+ * not seen the organization and its own record does not say it held it (`recorded`). It registers
+ * when it is the latest and nothing borrows the webhook.
  */
 export function claim(
 	key: KeyIdentity,
@@ -192,8 +177,7 @@ export function claim(
 	const previous = withClaim(wanted.id);
 	if (previous === undefined && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
-		if (unsure.length > 0)
-			return { outcome: 'refused', holder: unsure[unsure.length - 1], unsure: true };
+		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true };
 		if (holder && event !== 'publishTakingOver')
 			return { outcome: 'refused', holder, unsure: false };
 		if (same.length === 0 && !recorded && event === 'publish') return { outcome: 'unknown' };
@@ -203,17 +187,6 @@ export function claim(
 	insert(org, wanted);
 	const latest = holderIn(org)?.id === wanted.id && org.lentTo === undefined;
 	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' };
-}
-
-/** The claims before this one, oldest first, as its record keeps them (no tokens). */
-function queueOf(id: string): QueuedClaim[] {
-	const claims = withClaim(id)?.claims ?? [];
-	const at = claims.findIndex((c) => c.id === id);
-	return claims
-		.slice(0, at)
-		.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => {
-			return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
-		});
 }
 
 type Released =
@@ -260,22 +233,14 @@ export function giveBack(
 	return holder ? { state: 'held', holder } : { state: 'free' };
 }
 
-/** Webhook Set pointed the organization's webhook at a URL: its claims wait until one publishes again. */
-function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy']>): void {
-	if (isKnown(key)) enter(key).setBy = { ...setBy };
-}
-
-/** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
-function forgetGhosts(key: KeyIdentity, warn: (message: string) => void): void {
-	for (const org of view(key).same) {
-		org.claims
-			.filter((c) => c.releaseFailed)
-			.forEach((ghost) => warn(refusal.ghostForgotten(ghost)));
-		org.claims = org.claims.filter((c) => !c.releaseFailed);
-	}
-}
-
 type Context = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
+
+const idOf = (ctx: IHookFunctions | IWebhookFunctions) =>
+	`${ctx.getWorkflow().id}/${ctx.getNode().id}`;
+const workflowOf = (ctx: Context) => ({
+	workflowId: String(ctx.getWorkflow().id),
+	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
+});
 
 /** Whether the key's agents could change what is known of it: a known organization it cannot be told from, or a rotation. */
 function needsAgents(key: KeyIdentity): boolean {
@@ -285,13 +250,23 @@ function needsAgents(key: KeyIdentity): boolean {
 	});
 }
 
-const idOf = (ctx: IHookFunctions | IWebhookFunctions) =>
-	`${ctx.getWorkflow().id}/${ctx.getNode().id}`;
-const workflowOf = (ctx: Context) => ({
-	workflowId: String(ctx.getWorkflow().id),
-	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
-});
-const warnOf = (ctx: Context) => (message: string) => ctx.logger.warn(message);
+/** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
+function forgetGhosts(key: KeyIdentity, ctx: Context): void {
+	for (const org of view(key).same) {
+		const ghosts = org.claims.filter((c) => c.releaseFailed);
+		ghosts.forEach((ghost) => ctx.logger.warn(refusal.ghostForgotten(ghost)));
+		org.claims = org.claims.filter((c) => !c.releaseFailed);
+	}
+}
+
+/** A publish or a test listen: the node's URL, if the service can reach it, and the credential's key. */
+async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boolean) {
+	const url = this.getNodeWebhookUrl('default') as string;
+	await registration.assertServiceCanReach.call(this, url);
+	const { apiKey, identity } = await registration.identityOf.call(this, wantAgents);
+	forgetGhosts(identity, this);
+	return { url, apiKey, identity };
+}
 
 /** n8n's `create`: a test listen starts, or the workflow is published (or n8n 1.x restores it). */
 export async function onCreate(this: IHookFunctions): Promise<void> {
@@ -318,12 +293,9 @@ function eventOf(this: IHookFunctions): ClaimEvent {
 }
 
 async function publish(this: IHookFunctions): Promise<void> {
-	const url = this.getNodeWebhookUrl('default') as string;
-	const staticData = this.getWorkflowStaticData('node');
 	if (this.getNodeParameter('onDeactivation') === 'replacementUrl') replacementUrlOf.call(this);
-	await registration.assertServiceCanReach.call(this, url);
-	const { apiKey, identity } = await registration.identityOf.call(this, () => true);
-	forgetGhosts(identity, warnOf(this));
+	const { url, apiKey, identity } = await begin.call(this, () => true);
+	const staticData = this.getWorkflowStaticData('node');
 	const before = registration.readRegistration(staticData);
 	const id = idOf(this);
 	const recorded = before?.kind === 'production' || unpublishedWhileUnknown.delete(id);
@@ -333,20 +305,36 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
 	const claimed = claim(identity, wanted, eventOf.call(this), recorded);
 	refusedPublishes.delete(id);
-	if (claimed.outcome === 'refused' || claimed.outcome === 'unknown') refusedPublishes.add(id);
+	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') refusedPublishes.add(id);
 	if (claimed.outcome === 'unknown') throw refusal.publishUnknown(this.getNode());
-	if (claimed.outcome === 'refused') {
+	if (claimed.outcome === 'refused')
 		throw refusal.heldByAnother(this.getNode(), claimed.holder, claimed.unsure);
-	}
 	if (claimed.outcome === 'register') {
 		const registering = registration.withToken(url, token);
 		await orUndo(registration.registerAccountWebhook.call(this, registering), () => release(id));
 		const org = withClaim(id);
 		if (org && holderIn(org)?.id === id) org.setBy = undefined;
 	}
-	const claimData = { claimedAt, accountKey: identity.keyHash, queued: queueOf(id) };
+	// The record keeps the claims queued before it, without their tokens.
+	const claims = withClaim(id)?.claims ?? [];
+	const queued = claims
+		.slice(
+			0,
+			claims.findIndex((c) => c.id === id),
+		)
+		.map(queuedOf);
+	const claimData = { claimedAt, accountKey: keyHash, queued };
 	registration.saveRegistration(staticData, 'production', url, token, claimData);
 }
+
+const queuedOf = (c: Claim): QueuedClaim => ({
+	id: c.id,
+	workflowId: c.workflowId,
+	workflowName: c.workflowName,
+	productionUrl: c.productionUrl,
+	claimedAt: c.claimedAt,
+	keyHash: c.keyHash,
+});
 
 /**
  * Found by the claim itself, whatever key the credential holds now. When the service refuses, the
@@ -385,17 +373,14 @@ function replacementUrlOf(this: IHookFunctions): string {
 
 /** A test listen borrows the webhook for the node's test URL, with a random token. */
 async function startTest(this: IHookFunctions): Promise<void> {
-	const url = this.getNodeWebhookUrl('default') as string;
-	await registration.assertServiceCanReach.call(this, url);
-	const { identity } = await registration.identityOf.call(this, needsAgents);
-	forgetGhosts(identity, warnOf(this));
+	const { url, identity } = await begin.call(this, needsAgents);
 	const goAhead = this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
 	if (!isKnown(identity) && !goAhead) throw refusal.holderUnknown(this.getNode());
 	const token = registration.testToken();
-	lend(identity, `${idOf(this)}/test`);
+	const testId = `${idOf(this)}/test`;
+	lend(identity, testId);
 	const testUrl = registration.withToken(url, token);
-	const registering = registration.registerAccountWebhook.call(this, testUrl);
-	await orUndo(registering, () => giveBack(`${idOf(this)}/test`));
+	await orUndo(registration.registerAccountWebhook.call(this, testUrl), () => giveBack(testId));
 	registration.saveRegistration(this.getWorkflowStaticData('node'), 'test', url, token);
 }
 
@@ -433,11 +418,9 @@ async function handBack(this: IHookFunctions, holder: Claim): Promise<void> {
 		token = registration.productionToken(apiKey, holder.productionUrl);
 	}
 	const url = registration.withToken(holder.productionUrl, token);
-	try {
-		await registration.registerAccountWebhook.call(this, url);
-	} catch (error) {
-		throw refusal.handBackFailed(this.getNode(), holder, error as Error);
-	}
+	await registration.registerAccountWebhook.call(this, url).catch((error: Error) => {
+		throw refusal.handBackFailed(this.getNode(), holder, error);
+	});
 }
 
 /** n8n's `checkExists`: this published trigger holds the webhook here with its URL and current key (never for a test or at start). */
@@ -483,19 +466,15 @@ export async function setAccountWebhook(
 	const { url, takeOver, itemIndex } = options;
 	return await oneAtATime(async () => {
 		const readAgents = async () => await send('GET', '/callback/standardCampaign');
-		const { identity } = await registration.identityOf.call(
-			this,
-			needsAgents,
-			itemIndex,
-			readAgents,
-		);
-		forgetGhosts(identity, warnOf(this));
+		const known = await registration.identityOf.call(this, needsAgents, itemIndex, readAgents);
+		const identity = known.identity;
+		forgetGhosts(identity, this);
 		const held = holderForSet(identity);
 		if (held && !takeOver)
 			throw refusal.setWhileHeld(this.getNode(), held.holder, held.unsure, itemIndex);
 		if (!takeOver && !isKnown(identity)) throw refusal.setUnknown(this.getNode(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		noteSet(identity, { ...workflowOf(this), url });
+		if (isKnown(identity)) enter(identity).setBy = { ...workflowOf(this), url };
 		return answer;
 	});
 }
