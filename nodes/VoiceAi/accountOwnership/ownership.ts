@@ -10,15 +10,15 @@ import * as registration from './registration';
 import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 
 /**
- * Who receives an organization's one webhook in this n8n process (docs/trigger-ownership.md has the
- * rules). Memory is a cache: after a restart each trigger's record (registration.ts) tells what it
- * can, and where nothing tells, the decision is refused.
+ * Who receives an organization's one webhook in this n8n process (the rules:
+ * docs/trigger-ownership.md). Memory is a cache: after a restart each trigger's record tells what it
+ * can, and where nothing tells, a decision that could cut a workflow off is refused.
  */
 
 /**
- * A published trigger node (`id`: workflow id/node id) wanting its organization's webhook. The token
- * stays in memory only (a claim rebuilt from a record has none); `keyHash` is what it claimed with;
- * `releaseFailed`: its unpublish could not point the webhook elsewhere.
+ * A published trigger node (`id`: workflow id/node id) wanting its organization's webhook. Its token
+ * stays in memory only (a claim rebuilt from a record has none); `releaseFailed`: its unpublish could
+ * not point the webhook elsewhere.
  */
 export interface Claim {
 	id: string;
@@ -66,17 +66,17 @@ async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
 }
 
 /** Runs `undo` when the action fails; the failure goes on to n8n as it was. */
-async function orUndo(action: Promise<unknown>, undo: () => void): Promise<void> {
-	await action.catch((error: unknown) => {
+async function orUndo<T>(action: Promise<T>, undo: () => void): Promise<T> {
+	return await action.catch((error: unknown) => {
 		undo();
 		throw error;
 	});
 }
 
 /**
- * Whether a key reaches an organization. One key, one organization; an agent id belongs to one
- * organization, so a shared id means the same one and two lists with none in common, one of them
- * non-empty, mean two; a new key in a known credential (a rotation) stays with it.
+ * Whether a key reaches an organization. An agent id belongs to one organization, so a shared id means
+ * the same one and two lists with none in common, one of them non-empty, mean two; a new key in a
+ * known credential (a rotation) stays with it.
  */
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
@@ -105,6 +105,14 @@ function view(key: KeyIdentity): { same: Organization[]; holder?: Claim; unsure?
 }
 
 const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
+
+/** Whether the key's agents could change what is known of it: a known organization it cannot be told from, or a rotation. */
+function needsAgents(key: KeyIdentity): boolean {
+	return organizations.some((o) => {
+		const relation = relationOf(o, key);
+		return relation === 'unknown' || (relation === 'same' && !o.keyHashes.has(key.keyHash));
+	});
+}
 
 /** This claim holds the webhook now (no test borrowing it, no Webhook Set URL in front). */
 export function holds(id: string): Claim | undefined {
@@ -152,21 +160,17 @@ function insert(org: Organization, claim: Claim): void {
 	org.claims.splice(at === -1 ? org.claims.length : at, 0, { ...claim });
 }
 
-/**
- * How a publish asks: Fail to Publish ('publish'), with Go Ahead when nobody can tell
- * ('publishAnyway'), Take Over ('publishTakingOver'), or n8n 1.x starting ('restart', never refused).
- */
+/** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */
 type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 type Claimed =
 	| { outcome: 'register' | 'wait' | 'unknown' }
 	| { outcome: 'refused'; holder: Claim; unsure: boolean };
 
 /**
- * A trigger joins its organization's claims in the order first made. A new claim is refused when an
- * organization the key cannot be told from has a holder (even taking over: handing back could point
- * that organization here), when another holds it and it does not take over, or when this process has
- * not seen the organization and its own record does not say it held it (`recorded`). It registers
- * when it is the latest and nothing borrows the webhook.
+ * A new claim is refused when an organization the key cannot be told from has a holder (even taking
+ * over: handing back could point that organization here), when another holds it and it does not take
+ * over, or when this process has not seen the organization and its record does not say it held it.
+ * Joined in the order first made, it registers when it is the latest and no test borrows the webhook.
  */
 export function claim(
 	key: KeyIdentity,
@@ -189,15 +193,26 @@ export function claim(
 	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' };
 }
 
+/** The claims queued before this one, oldest first, as its record keeps them: without tokens. */
+function queueOf(id: string): QueuedClaim[] {
+	const claims = withClaim(id)?.claims ?? [];
+	const before = claims.slice(
+		0,
+		claims.findIndex((c) => c.id === id),
+	);
+	return before.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => {
+		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
+	});
+}
+
 type Released =
 	| { state: 'notHolding' }
 	| { state: 'heldAlone' | 'heldDuringTest'; claim: Claim; org: Organization }
 	| { state: 'heldWithQueue'; next: Claim; claim: Claim; org: Organization };
 
 /**
- * A published trigger lets go. When it held the webhook: the claim before it waits (`next`: hand
- * back), or none does (On Unpublish; during a test listen, when the test ends). Otherwise (it waited,
- * Webhook Set has the webhook, or a test's end hands back) nothing to do.
+ * A published trigger lets go. Only when it held the webhook is there something to do: hand back to
+ * the claim before it (`next`), or, with none, On Unpublish (during a test listen, when it ends).
  */
 export function release(id: string): Released {
 	const org = withClaim(id);
@@ -242,14 +257,6 @@ const workflowOf = (ctx: Context) => ({
 	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
 });
 
-/** Whether the key's agents could change what is known of it: a known organization it cannot be told from, or a rotation. */
-function needsAgents(key: KeyIdentity): boolean {
-	return organizations.some((o) => {
-		const relation = relationOf(o, key);
-		return relation === 'unknown' || (relation === 'same' && !o.keyHashes.has(key.keyHash));
-	});
-}
-
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
 function forgetGhosts(key: KeyIdentity, ctx: Context): void {
 	for (const org of view(key).same) {
@@ -275,12 +282,14 @@ export async function onCreate(this: IHookFunctions): Promise<void> {
 	);
 }
 
-/** n8n's `delete`: the test listen ends, or the workflow is unpublished. */
+/** n8n's `delete`: the test listen ends, or the workflow is unpublished; the record goes unless it fails. */
 export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
-		const record = registration.readRegistration(this.getWorkflowStaticData('node'));
-		if (record?.kind === 'test') await endTest.call(this);
-		else if (record !== undefined) await unpublish.call(this, record);
+		const staticData = this.getWorkflowStaticData('node');
+		const record = registration.readRegistration(staticData);
+		if (record === undefined) return;
+		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
+		registration.forgetRegistration(staticData);
 	});
 }
 
@@ -315,26 +324,9 @@ async function publish(this: IHookFunctions): Promise<void> {
 		const org = withClaim(id);
 		if (org && holderIn(org)?.id === id) org.setBy = undefined;
 	}
-	// The record keeps the claims queued before it, without their tokens.
-	const claims = withClaim(id)?.claims ?? [];
-	const queued = claims
-		.slice(
-			0,
-			claims.findIndex((c) => c.id === id),
-		)
-		.map(queuedOf);
-	const claimData = { claimedAt, accountKey: keyHash, queued };
+	const claimData = { claimedAt, accountKey: keyHash, queued: queueOf(id) };
 	registration.saveRegistration(staticData, 'production', url, token, claimData);
 }
-
-const queuedOf = (c: Claim): QueuedClaim => ({
-	id: c.id,
-	workflowId: c.workflowId,
-	workflowName: c.workflowName,
-	productionUrl: c.productionUrl,
-	claimedAt: c.claimedAt,
-	keyHash: c.keyHash,
-});
 
 /**
  * Found by the claim itself, whatever key the credential holds now. When the service refuses, the
@@ -342,27 +334,27 @@ const queuedOf = (c: Claim): QueuedClaim => ({
  * the organization, anything but leaving the webhook is refused: another may have taken over since.
  */
 async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
-	const staticData = this.getWorkflowStaticData('node');
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
-	if (refusedPublishes.delete(id)) return registration.forgetRegistration(staticData);
+	if (refusedPublishes.delete(id)) return;
 	if (!hasClaim(id) && !(record.accountKey && knowsKey(record.accountKey))) {
 		unpublishedWhileUnknown.add(id);
 		const queued = record.queued ?? [];
 		if (toUrl || queued.length > 0) throw refusal.unpublishUnknown(this.getNode(), queued, toUrl);
-		return registration.forgetRegistration(staticData);
+		return;
 	}
 	const released = release(id);
-	if (released.state === 'notHolding') return registration.forgetRegistration(staticData);
+	if (released.state === 'notHolding') return;
 	const ghost = () => insert(released.org, { ...released.claim, releaseFailed: true });
-	const next =
-		released.state === 'heldWithQueue' ? await liveHolder.call(this, released.org) : undefined;
-	if (next) await orUndo(handBack.call(this, next), ghost);
-	else if (toUrl && released.state !== 'heldDuringTest') {
-		const url = replacementUrlOf.call(this);
-		await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
-	} else if (toUrl) released.org.setBy = { ...workflowOf(this), url: replacementUrlOf.call(this) };
-	registration.forgetRegistration(staticData);
+	if (
+		released.state === 'heldWithQueue' &&
+		(await orUndo(handBack.call(this, released.org), ghost))
+	)
+		return;
+	if (!toUrl) return;
+	const url = replacementUrlOf.call(this);
+	if (released.state === 'heldDuringTest') released.org.setBy = { ...workflowOf(this), url };
+	else await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
 }
 
 function replacementUrlOf(this: IHookFunctions): string {
@@ -389,28 +381,23 @@ async function endTest(this: IHookFunctions): Promise<void> {
 	const back = giveBack(`${idOf(this)}/test`);
 	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
 	const org = back.state === 'held' ? withClaim(back.holder.id) : undefined;
-	const holder = org && (await liveHolder.call(this, org));
-	if (holder) await handBack.call(this, holder);
-	registration.forgetRegistration(this.getWorkflowStaticData('node'));
+	if (org) await handBack.call(this, org);
 }
 
 /**
- * The holder to hand back to. A claim rebuilt from a record (no token) may be of a workflow unpublished
- * before the restart: n8n answers 404 at its URL (a published trigger, 401 without a token), so it is
- * dropped, logged, and the claim before it is asked. Anything else (no answer) keeps it.
+ * Points the webhook back at the organization's holder with its own token (derived from this key for
+ * a claim rebuilt from a record); false when no claim is left. A rebuilt claim may be of a workflow
+ * unpublished before the restart: n8n answers 404 at its URL (a published trigger, 401 without a
+ * token), so it is dropped, logged, and the claim before it is asked; no answer keeps it.
  */
-async function liveHolder(this: IHookFunctions, org: Organization): Promise<Claim | undefined> {
-	for (let holder = holderIn(org); holder; holder = holderIn(org)) {
-		if (holder.token !== undefined || !(await registration.isGone.call(this, holder.productionUrl)))
-			return holder;
+async function handBack(this: IHookFunctions, org: Organization): Promise<boolean> {
+	let holder = holderIn(org);
+	for (; holder && holder.token === undefined; holder = holderIn(org)) {
+		if (!(await registration.isGone.call(this, holder.productionUrl))) break;
 		this.logger.warn(refusal.goneFromQueue(holder));
 		org.claims = org.claims.filter((c) => c !== holder);
 	}
-	return undefined;
-}
-
-/** Points the webhook back at `holder` with its own token (derived from this key for a claim rebuilt from a record). */
-async function handBack(this: IHookFunctions, holder: Claim): Promise<void> {
+	if (holder === undefined) return false;
 	let token = holder.token;
 	if (token === undefined) {
 		const { apiKey, identity } = await registration.identityOf.call(this, () => false);
@@ -421,6 +408,7 @@ async function handBack(this: IHookFunctions, holder: Claim): Promise<void> {
 	await registration.registerAccountWebhook.call(this, url).catch((error: Error) => {
 		throw refusal.handBackFailed(this.getNode(), holder, error);
 	});
+	return true;
 }
 
 /** n8n's `checkExists`: this published trigger holds the webhook here with its URL and current key (never for a test or at start). */
@@ -467,14 +455,13 @@ export async function setAccountWebhook(
 	return await oneAtATime(async () => {
 		const readAgents = async () => await send('GET', '/callback/standardCampaign');
 		const known = await registration.identityOf.call(this, needsAgents, itemIndex, readAgents);
-		const identity = known.identity;
-		forgetGhosts(identity, this);
-		const held = holderForSet(identity);
+		forgetGhosts(known.identity, this);
+		const held = holderForSet(known.identity);
 		if (held && !takeOver)
 			throw refusal.setWhileHeld(this.getNode(), held.holder, held.unsure, itemIndex);
-		if (!takeOver && !isKnown(identity)) throw refusal.setUnknown(this.getNode(), itemIndex);
+		if (!takeOver && !isKnown(known.identity)) throw refusal.setUnknown(this.getNode(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		if (isKnown(identity)) enter(identity).setBy = { ...workflowOf(this), url };
+		if (isKnown(known.identity)) enter(known.identity).setBy = { ...workflowOf(this), url };
 		return answer;
 	});
 }
