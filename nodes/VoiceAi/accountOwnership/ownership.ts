@@ -9,17 +9,10 @@ import { refusal } from './refusals';
 import * as registration from './registration';
 import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 
-/**
- * Who receives an organization's one webhook in this n8n process (the rules:
- * docs/trigger-ownership.md). Memory is a cache: after a restart each trigger's record tells what it
- * can, and where nothing tells, a decision that could cut a workflow off is refused.
- */
+// Who receives an organization's one webhook in this n8n process: docs/trigger-ownership.md. Memory is
+// a cache; where neither it nor a trigger's record tells, what could cut a workflow off is refused.
 
-/**
- * A published trigger node (`id`: workflow id/node id) wanting its organization's webhook. Its token
- * stays in memory only (a claim rebuilt from a record has none); `releaseFailed`: its unpublish could
- * not point the webhook elsewhere.
- */
+/** A published trigger node (`id`: workflow/node). Its token is kept in memory only (none when rebuilt from a record). */
 export interface Claim {
 	id: string;
 	workflowId: string;
@@ -28,6 +21,7 @@ export interface Claim {
 	token?: string;
 	claimedAt: number;
 	keyHash: string;
+	/** Its unpublish could not point the webhook elsewhere. */
 	releaseFailed?: boolean;
 }
 
@@ -65,7 +59,6 @@ async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
 	return await turn;
 }
 
-/** Runs `undo` when the action fails; the failure goes on to n8n as it was. */
 async function orUndo<T>(action: Promise<T>, undo: () => void): Promise<T> {
 	return await action.catch((error: unknown) => {
 		undo();
@@ -96,23 +89,21 @@ const withClaim = (id: string) => organizations.find((o) => o.claims.some((c) =>
 export const hasClaim = (id: string): boolean => withClaim(id) !== undefined;
 const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
 
-/** The key's organizations (several when its agents joined two), their holder, and the last holder it cannot tell from its own. */
-function view(key: KeyIdentity): { same: Organization[]; holder?: Claim; unsure?: Claim } {
+/**
+ * The key's organizations (several when its agents joined two) and their holder, the last holder it
+ * cannot tell from its own, and whether its agents could change that (such an organization, or a rotation).
+ */
+function view(key: KeyIdentity) {
 	const holders = (orgs: Organization[]) => orgs.flatMap((o) => o.claims.slice(-1));
 	const same = organizations.filter((o) => relationOf(o, key) === 'same');
-	const unsure = holders(organizations.filter((o) => relationOf(o, key) === 'unknown')).pop();
-	return { same, holder: holders(same).sort(byTime).pop(), unsure };
+	const unknown = organizations.filter((o) => relationOf(o, key) === 'unknown');
+	const needsAgents = unknown.length > 0 || same.some((o) => !o.keyHashes.has(key.keyHash));
+	const holder = holders(same).sort(byTime).pop();
+	return { same, holder, unsure: holders(unknown).pop(), needsAgents };
 }
 
 const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
-
-/** Whether the key's agents could change what is known of it: a known organization it cannot be told from, or a rotation. */
-function needsAgents(key: KeyIdentity): boolean {
-	return organizations.some((o) => {
-		const relation = relationOf(o, key);
-		return relation === 'unknown' || (relation === 'same' && !o.keyHashes.has(key.keyHash));
-	});
-}
+const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 
 /** This claim holds the webhook now (no test borrowing it, no Webhook Set URL in front). */
 export function holds(id: string): Claim | undefined {
@@ -196,13 +187,12 @@ export function claim(
 /** The claims queued before this one, oldest first, as its record keeps them: without tokens. */
 function queueOf(id: string): QueuedClaim[] {
 	const claims = withClaim(id)?.claims ?? [];
-	const before = claims.slice(
-		0,
-		claims.findIndex((c) => c.id === id),
-	);
-	return before.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => {
-		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
-	});
+	const at = claims.findIndex((c) => c.id === id);
+	return claims
+		.slice(0, at)
+		.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => {
+			return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
+		});
 }
 
 type Released =
@@ -226,14 +216,12 @@ export function release(id: string): Released {
 	return next ? { state: 'heldWithQueue', next, claim, org } : { state: 'heldAlone', claim, org };
 }
 
-/** A test listen borrows the webhook; the holder it gives back to. */
 export function lend(key: KeyIdentity, testId: string): Claim | undefined {
 	const org = enter(key);
 	org.lentTo = testId;
 	return holderIn(org);
 }
 
-/** A test listen ends: the URL Webhook Set gave, or the holder, or nothing gets the webhook back. */
 export function giveBack(
 	testId: string,
 ):
@@ -246,6 +234,11 @@ export function giveBack(
 	if (org.setBy) return { state: 'setElsewhere', url: org.setBy.url };
 	const holder = holderIn(org);
 	return holder ? { state: 'held', holder } : { state: 'free' };
+}
+
+/** Webhook Set pointed the webhook at a URL: the organization's claims wait until one publishes again. */
+function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy']>): void {
+	if (isKnown(key)) enter(key).setBy = setBy;
 }
 
 type Context = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
@@ -266,7 +259,7 @@ function forgetGhosts(key: KeyIdentity, ctx: Context): void {
 	}
 }
 
-/** A publish or a test listen: the node's URL, if the service can reach it, and the credential's key. */
+/** A publish or a test listen starts: the node's URL, refused when the service cannot reach it. */
 async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boolean) {
 	const url = this.getNodeWebhookUrl('default') as string;
 	await registration.assertServiceCanReach.call(this, url);
@@ -346,12 +339,8 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	const released = release(id);
 	if (released.state === 'notHolding') return;
 	const ghost = () => insert(released.org, { ...released.claim, releaseFailed: true });
-	if (
-		released.state === 'heldWithQueue' &&
-		(await orUndo(handBack.call(this, released.org), ghost))
-	)
-		return;
-	if (!toUrl) return;
+	const queued = released.state === 'heldWithQueue';
+	if ((queued && (await orUndo(handBack.call(this, released.org), ghost))) || !toUrl) return;
 	const url = replacementUrlOf.call(this);
 	if (released.state === 'heldDuringTest') released.org.setBy = { ...workflowOf(this), url };
 	else await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
@@ -363,7 +352,6 @@ function replacementUrlOf(this: IHookFunctions): string {
 	return url;
 }
 
-/** A test listen borrows the webhook for the node's test URL, with a random token. */
 async function startTest(this: IHookFunctions): Promise<void> {
 	const { url, identity } = await begin.call(this, needsAgents);
 	const goAhead = this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
@@ -376,7 +364,6 @@ async function startTest(this: IHookFunctions): Promise<void> {
 	registration.saveRegistration(this.getWorkflowStaticData('node'), 'test', url, token);
 }
 
-/** A delivery, Stop listening or the timeout ends the test: the webhook goes back. */
 async function endTest(this: IHookFunctions): Promise<void> {
 	const back = giveBack(`${idOf(this)}/test`);
 	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
@@ -448,10 +435,9 @@ export async function noteDelivery(
  */
 export async function setAccountWebhook(
 	this: IExecuteFunctions,
-	options: { url: string; takeOver: boolean; itemIndex: number },
+	{ url, takeOver, itemIndex }: { url: string; takeOver: boolean; itemIndex: number },
 	send: (method: 'GET' | 'POST', path: string, body?: IDataObject) => Promise<unknown>,
 ): Promise<unknown> {
-	const { url, takeOver, itemIndex } = options;
 	return await oneAtATime(async () => {
 		const readAgents = async () => await send('GET', '/callback/standardCampaign');
 		const known = await registration.identityOf.call(this, needsAgents, itemIndex, readAgents);
@@ -461,7 +447,7 @@ export async function setAccountWebhook(
 			throw refusal.setWhileHeld(this.getNode(), held.holder, held.unsure, itemIndex);
 		if (!takeOver && !isKnown(known.identity)) throw refusal.setUnknown(this.getNode(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		if (isKnown(known.identity)) enter(known.identity).setBy = { ...workflowOf(this), url };
+		noteSet(known.identity, { ...workflowOf(this), url });
 		return answer;
 	});
 }

@@ -113,37 +113,29 @@ const isLocalIpv4 = ([a, b]: number[]): boolean =>
 	(a === 192 && b === 168);
 
 /**
- * Unique local (fc00::/7), link-local and site-local (fe80::/9), or a local IPv4 address carried in
- * IPv6: compatible (::/96, which holds :: and ::1), mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96).
- * `ip` as WHATWG URL prints it: hex groups, `::` compressed, no dots.
- */
-function isLocalIpv6(ip: string): boolean {
-	const [head, tail] = ip.split('::').map((part) => part.split(':').filter(Boolean));
-	const zeros = Array<string>(8 - head.length - (tail?.length ?? 0)).fill('0');
-	const groups = [...head, ...zeros, ...(tail ?? [])].map((group) => parseInt(group, 16));
-	const prefix = groups
-		.slice(0, 6)
-		.map((group) => group.toString(16))
-		.join(':');
-	if (['0:0:0:0:0:0', '0:0:0:0:0:ffff', '64:ff9b:0:0:0:0'].includes(prefix))
-		return isLocalIpv4([groups[6] >> 8, groups[6] & 255]);
-	return (groups[0] & 0xfe00) === 0xfc00 || (groups[0] & 0xff80) === 0xfe80;
-}
-
-/** Names only a local network resolves: RFC 6761, mDNS, ICANN's private-use `.internal`, RFC 8375. */
-const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'home.arpa', 'lan'];
-
-/**
- * Whether a host (as WHATWG URL gives it) is one a service elsewhere cannot reach: loopback, private,
- * link-local, a local name, or a name without a dot.
+ * Whether a host as WHATWG URL gives it (IPv4 dotted; IPv6 in brackets, hex, `::` compressed) is one a
+ * service elsewhere cannot reach: a local IPv4 address, alone or carried in IPv6 (compatible ::/96,
+ * mapped ::ffff:0:0/96, NAT64 64:ff9b::/96), unique local fc00::/7, link- or site-local fe80::/9, a
+ * name only a local network resolves (RFC 6761, mDNS, ICANN's `.internal`, RFC 8375, `.lan`) or one
+ * without a dot.
  */
 export function isLocalHost(hostname: string): boolean {
 	const host = hostname.replace(/\.$/, '');
-	if (host.startsWith('[')) return isLocalIpv6(host.slice(1, -1));
-	const parts = host.split('.');
-	if (parts.length === 4 && parts.every((part) => String(Number(part)) === part))
-		return isLocalIpv4(parts.map(Number));
-	return !host.includes('.') || LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`));
+	const bytes = host.split('.');
+	if (bytes.length === 4 && bytes.every((byte) => String(Number(byte)) === byte))
+		return isLocalIpv4(bytes.map(Number));
+	if (!host.startsWith('[')) {
+		const suffixes = ['localhost', 'local', 'internal', 'home.arpa', 'lan'];
+		return !host.includes('.') || suffixes.some((s) => host === s || host.endsWith(`.${s}`));
+	}
+	const halves = host.slice(1, -1).split('::');
+	const [head, tail = []] = halves.map((half) => half.split(':').filter(Boolean));
+	const zeros = Array<string>(8 - head.length - tail.length).fill('0');
+	const groups = [...head, ...zeros, ...tail].map((group) => parseInt(group, 16));
+	const prefix = groups.slice(0, 6).map((group) => group.toString(16));
+	if (['0:0:0:0:0:0', '0:0:0:0:0:ffff', '64:ff9b:0:0:0:0'].includes(prefix.join(':')))
+		return isLocalIpv4([groups[6] >> 8, groups[6] & 255]);
+	return (groups[0] & 0xfe00) === 0xfc00 || (groups[0] & 0xff80) === 0xfe80;
 }
 
 /** Refuses to register a local n8n URL while the base URL names a host elsewhere, unless the user allows it. */
