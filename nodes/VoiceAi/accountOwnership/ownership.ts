@@ -12,15 +12,9 @@ import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 // Who receives an organization's one webhook in this n8n process: docs/trigger-ownership.md. Memory is
 // a cache; where neither it nor a trigger's record tells, what could cut a workflow off is refused.
 
-/** A published trigger node (`id`: workflow/node). Its token is kept in memory only (none when rebuilt from a record). */
-export interface Claim {
-	id: string;
-	workflowId: string;
-	workflowName: string;
-	productionUrl: string;
+/** A claim in memory: its token is kept here only (none when rebuilt from a record). */
+export interface Claim extends QueuedClaim {
 	token?: string;
-	claimedAt: number;
-	keyHash: string;
 	/** Its unpublish could not point the webhook elsewhere. */
 	releaseFailed?: boolean;
 }

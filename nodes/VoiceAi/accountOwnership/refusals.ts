@@ -1,7 +1,6 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Claim } from './ownership';
 import type { QueuedClaim } from './registration';
 
 /** The errors ownership decisions fail with (ownership.ts says when), and what it writes to n8n's log. */
@@ -14,7 +13,7 @@ const SINCE_START =
 
 export const refusal = {
 	/** A publish while another published workflow holds the account (or may: `unsure`). */
-	heldByAnother: (node: INode, holder: Claim, unsure: boolean) =>
+	heldByAnother: (node: INode, holder: QueuedClaim, unsure: boolean) =>
 		unsure
 			? fail(
 					node,
@@ -34,7 +33,7 @@ export const refusal = {
 			'Nothing has published, unpublished or received a delivery for this organization since n8n started, and listening would move its one webhook away from such a workflow for good. If a published workflow has a Voice AI Trigger for it, wait for its next delivery or unpublish and publish it, then listen again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead".',
 		),
 	/** The workflow handed back to stays published without deliveries until it is published again. */
-	handBackFailed: (node: INode, owner: Claim, error: Error) =>
+	handBackFailed: (node: INode, owner: QueuedClaim, error: Error) =>
 		fail(
 			node,
 			`Could not point the Voice AI account webhook at workflow ${named(owner)}: ${error.message}`,
@@ -62,14 +61,14 @@ export const refusal = {
 		);
 	},
 	/** A claim rebuilt from a record after a restart was made with another key: its token cannot be derived. */
-	handBackNeedsKey: (node: INode, holder: Claim) =>
+	handBackNeedsKey: (node: INode, holder: QueuedClaim) =>
 		fail(
 			node,
 			`Could not point the Voice AI account webhook back at workflow ${named(holder)}: it claimed the account with another API key, and n8n has restarted since`,
 			`The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here. Unpublish and publish "${holder.workflowName}" so that it receives again.`,
 		),
 	/** Webhook Set while a published trigger holds the organization (or may: `unsure`). */
-	setWhileHeld: (node: INode, holder: Claim, unsure: boolean, itemIndex: number) =>
+	setWhileHeld: (node: INode, holder: QueuedClaim, unsure: boolean, itemIndex: number) =>
 		fail(
 			node,
 			`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off`,
@@ -85,9 +84,9 @@ export const refusal = {
 			itemIndex,
 		),
 	/** Logged: a claim whose unpublish failed, forgotten as the holder. */
-	ghostForgotten: (ghost: Claim) =>
+	ghostForgotten: (ghost: QueuedClaim) =>
 		`Voice AI: workflow ${named(ghost)} could not point the account webhook elsewhere when it was unpublished, so the account may still point at its URL; n8n has forgotten it as the holder. Unpublish and publish the workflow that should receive.`,
 	/** Logged: a claim a record queued whose workflow n8n no longer serves (unpublished before the restart). */
-	goneFromQueue: (claim: Claim) =>
+	goneFromQueue: (claim: QueuedClaim) =>
 		`Voice AI: workflow ${named(claim)} was queued for the account webhook before n8n restarted, but n8n no longer serves its URL (unpublished): the webhook is not handed back to it.`,
 };

@@ -8,7 +8,6 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
-import type { Claim } from './ownership';
 import { agentsIn, requestAgents } from '../listSearch/agentList';
 import { credentialTypeOf, destinationProblem, httpUrl, voiceAiApiRequest } from '../transport';
 
@@ -28,8 +27,17 @@ export interface Registration {
 	queued?: QueuedClaim[];
 }
 
-/** A claim as another trigger's record keeps it: no token (the claim's own key derives it). */
-export type QueuedClaim = Omit<Claim, 'token' | 'releaseFailed'>;
+/** A published trigger's claim as another trigger's record keeps it: no token (its own key derives it). */
+export interface QueuedClaim {
+	/** workflow id/node id */
+	id: string;
+	workflowId: string;
+	workflowName: string;
+	productionUrl: string;
+	claimedAt: number;
+	/** The hash of the key it claimed with. */
+	keyHash: string;
+}
 
 export function readRegistration(staticData: IDataObject): Registration | undefined {
 	const record = staticData.registration as Registration | undefined;
@@ -45,14 +53,8 @@ export function saveRegistration(
 	token: string,
 	claim: Pick<Registration, 'claimedAt' | 'accountKey' | 'queued'> = {},
 ): void {
-	const registeredAt = new Date().toISOString();
-	staticData.registration = {
-		kind,
-		webhookUrl,
-		tokenHash: hashToken(token),
-		registeredAt,
-		...claim,
-	};
+	const [tokenHash, registeredAt] = [hashToken(token), new Date().toISOString()];
+	staticData.registration = { kind, webhookUrl, tokenHash, registeredAt, ...claim };
 }
 
 export function forgetRegistration(staticData: IDataObject): void {
@@ -139,18 +141,15 @@ export function isLocalHost(hostname: string): boolean {
 }
 
 /** Refuses to register a local n8n URL while the base URL names a host elsewhere, unless the user allows it. */
-export async function assertServiceCanReach(
-	this: IHookFunctions,
-	webhookUrl: string,
-): Promise<void> {
+export async function assertServiceCanReach(this: IHookFunctions, url: string): Promise<void> {
 	if (this.getNodeParameter('options.allowLocalUrl', false) === true) return;
-	const n8nHost = httpUrl(webhookUrl)?.hostname;
+	const n8nHost = httpUrl(url)?.hostname;
 	const baseUrl = parseBaseUrl((await this.getCredentials('voiceAiApi')).baseUrl);
 	const serviceHost = baseUrl.ok ? baseUrl.url.hostname : undefined;
 	if (!n8nHost || !serviceHost || !isLocalHost(n8nHost) || isLocalHost(serviceHost)) return;
 	throw new NodeOperationError(
 		this.getNode(),
-		`Voice AI at ${serviceHost} cannot reach n8n at ${webhookUrl}: set n8n's WEBHOOK_URL to an address the service can reach (a public host name, a reverse proxy or a tunnel)`,
+		`Voice AI at ${serviceHost} cannot reach n8n at ${url}: set n8n's WEBHOOK_URL to an address the service can reach (a public host name, a reverse proxy or a tunnel)`,
 		{
 			description: `n8n builds its webhook URLs from the WEBHOOK_URL environment variable; unset, they read http://localhost:5678/. Set it to this n8n's public address (for example WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy, or a tunnel's address), restart n8n and try again. If the Voice AI service really runs on the same network as n8n, turn on Options > Allow a Local Webhook URL.`,
 		},
@@ -198,14 +197,10 @@ export async function identityOf(
 /** Whether n8n no longer serves a production URL: 404 without a token (a published trigger answers 401). */
 export async function isGone(this: IHookFunctions, url: string): Promise<boolean> {
 	const request = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
-	const answerAsIs = {
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: true,
-	};
+	const asIs = { returnFullResponse: true, ignoreHttpStatusErrors: true };
 	// n8n's own webhook URL, not the service: no credential, no token.
 	// eslint-disable-next-line no-restricted-syntax
-	const answer = this.helpers.httpRequest({ ...request, ...answerAsIs });
+	const answer = this.helpers.httpRequest({ ...request, ...asIs, disableFollowRedirect: true });
 	return await answer.then(
 		(response: { statusCode?: number }) => response.statusCode === 404,
 		() => false,
