@@ -154,11 +154,10 @@ export function claim(
 export function queueOf(id: string): QueuedClaim[] {
 	const claims = withClaim(id)?.claims ?? [];
 	const at = claims.findIndex((c) => c.id === id);
-	return claims
-		.slice(0, at)
-		.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => {
-			return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
-		});
+	return claims.slice(0, at).map((c) => {
+		const { id, workflowId, workflowName, productionUrl, claimedAt, keyHash } = c;
+		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
+	});
 }
 
 type Released =
