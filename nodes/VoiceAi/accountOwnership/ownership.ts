@@ -41,11 +41,9 @@ async function orUndo<T>(action: Promise<T>, undo: () => void): Promise<T> {
 	});
 }
 
-type Context = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
-
 const idOf = (ctx: IHookFunctions | IWebhookFunctions) =>
 	`${ctx.getWorkflow().id}/${ctx.getNode().id}`;
-const workflowOf = (ctx: Context) => ({
+const workflowOf = (ctx: IExecuteFunctions | IHookFunctions | IWebhookFunctions) => ({
 	workflowId: String(ctx.getWorkflow().id),
 	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
 });
@@ -61,9 +59,8 @@ async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boo
 
 /** n8n's `create`: a test listen starts, or the workflow is published (or n8n 1.x restores it). */
 export async function onCreate(this: IHookFunctions): Promise<void> {
-	await oneAtATime(
-		async () => await (this.getMode() === 'manual' ? startTest : publish).call(this),
-	);
+	const start = this.getMode() === 'manual' ? startTest : publish;
+	await oneAtATime(async () => await start.call(this));
 }
 
 /** n8n's `delete`: the test listen ends, or the workflow is unpublished; the record goes unless it fails. */
@@ -77,12 +74,14 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 	});
 }
 
+/** If Nobody Can Tell Who Holds It = Go Ahead. */
+const goesAhead = (ctx: IHookFunctions) =>
+	ctx.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
+
 function eventOf(this: IHookFunctions): orgs.ClaimEvent {
 	if (['init', 'leadershipChange'].includes(this.getActivationMode())) return 'restart';
 	if (this.getNodeParameter('whenHeld') === 'takeOver') return 'publishTakingOver';
-	return this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen'
-		? 'publishAnyway'
-		: 'publish';
+	return goesAhead(this) ? 'publishAnyway' : 'publish';
 }
 
 async function publish(this: IHookFunctions): Promise<void> {
@@ -146,8 +145,7 @@ function replacementUrlOf(this: IHookFunctions): string {
 
 async function startTest(this: IHookFunctions): Promise<void> {
 	const { url, identity } = await begin.call(this, orgs.needsAgents);
-	const goAhead = this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
-	if (!orgs.isKnown(identity) && !goAhead) throw refusal.holderUnknown(this.getNode());
+	if (!orgs.isKnown(identity) && !goesAhead(this)) throw refusal.holderUnknown(this.getNode());
 	const token = registration.testToken();
 	const testId = `${idOf(this)}/test`;
 	orgs.lend(identity, testId);
