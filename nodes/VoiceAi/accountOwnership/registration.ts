@@ -41,9 +41,8 @@ export interface QueuedClaim {
 
 export function readRegistration(staticData: IDataObject): Registration | undefined {
 	const record = staticData.registration as Registration | undefined;
-	return typeof record?.webhookUrl === 'string' && typeof record.tokenHash === 'string'
-		? record
-		: undefined;
+	const valid = typeof record?.webhookUrl === 'string' && typeof record.tokenHash === 'string';
+	return valid ? record : undefined;
 }
 
 export function saveRegistration(
