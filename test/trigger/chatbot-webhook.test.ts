@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
-import { hasClaim, holds } from '../../nodes/VoiceAi/accountOwnership/ownership';
+import { hasClaim, holds } from '../../nodes/VoiceAi/accountOwnership/organizations';
 import { startTriggerHarness, type TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';

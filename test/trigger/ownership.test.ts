@@ -6,15 +6,15 @@
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { accountKey, type KeyIdentity } from '../../nodes/VoiceAi/accountOwnership/registration';
+import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/ownership';
 import {
 	claim,
 	type Claim,
-	forgetAllAccounts,
 	giveBack,
 	holderForSet,
 	lend,
 	release,
-} from '../../nodes/VoiceAi/accountOwnership/ownership';
+} from '../../nodes/VoiceAi/accountOwnership/organizations';
 import { runNode } from '../../harness/engine';
 import { type TriggerSetup, TriggerWorkflow } from '../../harness/triggerWorkflow';
 

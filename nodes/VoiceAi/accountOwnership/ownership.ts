@@ -5,68 +5,24 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import * as refusal from './refusals';
+import * as orgs from './organizations';
+import { refusal } from './refusals';
 import * as registration from './registration';
-import type { KeyIdentity, QueuedClaim, Registration } from './registration';
+import type { KeyIdentity, Registration } from './registration';
 
-/**
- * Who receives an organization's one webhook, in this n8n process: the Voice AI Trigger's publish,
- * unpublish, test listen and deliveries, and Webhook Set (so it lives below both nodes). Memory is a
- * cache: what a decision needs after n8n restarts is in each trigger's record (registration.ts), and
- * where neither tells, the decision is refused (refusals.ts). docs/trigger-ownership.md has the rules.
- */
+// n8n's calls that decide who receives an organization's one webhook (docs/trigger-ownership.md), over
+// what this process knows (organizations.ts). Memory is a cache; where neither it nor a trigger's
+// record tells, what could cut a workflow off is refused.
 
-/**
- * A published trigger node (`id`: workflow id/node id) that wants its organization's webhook, for its
- * production URL (no token). The token stays in memory (another key may hand back with it; a claim
- * rebuilt from a record has none); claims are kept in the order first made (`claimedAt`), the last
- * holds; `keyHash` is what it claimed with; `releaseFailed`: its unpublish could not point elsewhere.
- */
-export interface Claim {
-	id: string;
-	workflowId: string;
-	workflowName: string;
-	productionUrl: string;
-	token?: string;
-	claimedAt: number;
-	keyHash: string;
-	releaseFailed?: boolean;
-}
-
-/** One organization as far as this process can tell. */
-interface Organization {
-	baseUrl: string;
-	keyHashes: Set<string>;
-	credentialIds: Set<string>;
-	agentIds?: Set<string>;
-	claims: Claim[];
-	/** The test listen borrowing the webhook right now. */
-	lentTo?: string;
-	/** Webhook Set (or On Unpublish during a test) pointed it elsewhere: the URL, to restore after a test. */
-	setBy?: { workflowId: string; workflowName: string; url: string };
-}
-
-let organizations: Organization[] = [];
 /** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
 const refusedPublishes = new Set<string>();
 /** Claims unpublished before this process knew the organization: published again, they are not blocked. */
 const unpublishedWhileUnknown = new Set<string>();
 let lastDecision: Promise<unknown> = Promise.resolve();
 
-/** Runs `undo` when the action fails; the failure goes on to n8n as it was. */
-async function orUndo(action: Promise<unknown>, undo: () => void): Promise<void> {
-	let done = false;
-	try {
-		await action;
-		done = true;
-	} finally {
-		if (!done) undo();
-	}
-}
-
 /** Forget everything, as a restart does (tests: static data and modules stay). */
 export function forgetAllAccounts(): void {
-	organizations = [];
+	orgs.forgetOrganizations();
 	refusedPublishes.clear();
 	unpublishedWhileUnknown.clear();
 }
@@ -78,252 +34,60 @@ async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
 	return await turn;
 }
 
-/**
- * Whether a key reaches an organization. One key, one organization; an agent id belongs to one
- * organization (another's answers 404), so a shared id means the same one and two lists with none in
- * common, one of them non-empty, mean two; a new key in a known credential (a rotation) stays with it.
- */
-function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
-	if (org.keyHashes.has(key.keyHash)) return 'same';
-	const [theirs, mine] = [org.agentIds, key.agentIds];
-	if (mine !== undefined && theirs !== undefined && (theirs.size > 0 || mine.length > 0)) {
-		return mine.some((id) => theirs.has(id)) ? 'same' : 'other';
-	}
-	if (org.baseUrl !== key.baseUrl) return 'other';
-	return key.credentialId !== undefined && org.credentialIds.has(key.credentialId)
-		? 'same'
-		: 'unknown';
-}
-
-const holderIn = (org: Organization): Claim | undefined => org.claims[org.claims.length - 1];
-const byTime = (a: Claim, b: Claim) => a.claimedAt - b.claimedAt;
-const withClaim = (id: string) => organizations.find((o) => o.claims.some((c) => c.id === id));
-
-/** The key's organizations (several when its agents joined two entries) and the holders it cannot tell from its own. */
-function view(key: KeyIdentity): { same: Organization[]; holder?: Claim; unsure: Claim[] } {
-	const same = organizations.filter((o) => relationOf(o, key) === 'same');
-	const holder = same
-		.flatMap((o) => o.claims.slice(-1))
-		.sort(byTime)
-		.pop();
-	const unsure = organizations
-		.filter((o) => relationOf(o, key) === 'unknown')
-		.flatMap((o) => o.claims.slice(-1));
-	return { same, holder, unsure };
-}
-
-const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
-const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
-export const hasClaim = (id: string): boolean => withClaim(id) !== undefined;
-
-/** This claim holds the webhook now (no test borrowing it, no Webhook Set URL in front). */
-export function holds(id: string): Claim | undefined {
-	const org = withClaim(id);
-	const holder = org && !org.lentTo && !org.setBy ? holderIn(org) : undefined;
-	return holder?.id === id ? holder : undefined;
-}
-
-/** The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be told from). */
-export function holderForSet(key: KeyIdentity): { holder: Claim; unsure: boolean } | undefined {
-	const { holder, unsure } = view(key);
-	if (holder !== undefined) return { holder, unsure: false };
-	return unsure.length > 0 ? { holder: unsure[unsure.length - 1], unsure: true } : undefined;
-}
-
-/** The key's organization, its entries merged into one and what the key tells learnt; added when new. */
-function enter(key: KeyIdentity): Organization {
-	const [org, ...rest] = view(key).same;
-	const into = org ?? {
-		baseUrl: key.baseUrl,
-		keyHashes: new Set(),
-		credentialIds: new Set(),
-		claims: [],
-	};
-	if (org === undefined) organizations.push(into);
-	for (const other of rest) {
-		other.keyHashes.forEach((hash) => into.keyHashes.add(hash));
-		other.credentialIds.forEach((id) => into.credentialIds.add(id));
-		addAgents(into, other.agentIds);
-		into.claims = [...into.claims, ...other.claims].sort(byTime);
-		into.lentTo ??= other.lentTo;
-		into.setBy ??= other.setBy;
-	}
-	organizations = organizations.filter((o) => !rest.includes(o));
-	into.keyHashes.add(key.keyHash);
-	if (key.credentialId !== undefined) into.credentialIds.add(key.credentialId);
-	addAgents(into, key.agentIds);
-	return into;
-}
-
-/** An empty list is knowledge too: an organization without agents is not one with agents. */
-function addAgents(org: Organization, ids: Iterable<string> | undefined): void {
-	if (ids === undefined) return;
-	const into = (org.agentIds ??= new Set());
-	for (const id of ids) into.add(id);
-}
-
-function insert(org: Organization, claim: Claim): void {
-	const at = org.claims.findIndex((c) => c.claimedAt > claim.claimedAt);
-	org.claims.splice(at === -1 ? org.claims.length : at, 0, { ...claim });
-}
-
-/**
- * How a publish asks: Fail to Publish ('publish'), with Go Ahead when nobody can tell
- * ('publishAnyway'), Take Over ('publishTakingOver'), or n8n 1.x starting ('restart', never refused).
- */
-type Claimed =
-	| { outcome: 'register' | 'wait' | 'unknown' }
-	| { outcome: 'refused'; holder: Claim; unsure: boolean };
-type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
-
-/**
- * A trigger joins its organization's claims, in the order claims were first made: refused when a
- * holder of an organization the key cannot be told from exists (even taking over: handing back could
- * point that organization here), when another holds it and it does not take over, or when this
- * process has not seen the organization and its own record does not say it held it (`recorded`).
- * Joined, it registers when it is the latest and nothing borrows the webhook.
- */
-export function claim(
-	key: KeyIdentity,
-	wanted: Claim,
-	event: ClaimEvent,
-	recorded = false,
-): Claimed {
-	const previous = withClaim(wanted.id);
-	if (previous === undefined && event !== 'restart') {
-		const { same, holder, unsure } = view(key);
-		if (unsure.length > 0)
-			return { outcome: 'refused', holder: unsure[unsure.length - 1], unsure: true };
-		if (holder && event !== 'publishTakingOver')
-			return { outcome: 'refused', holder, unsure: false };
-		if (same.length === 0 && !recorded && event === 'publish') return { outcome: 'unknown' };
-	}
-	if (previous) previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
-	const org = enter(key);
-	insert(org, wanted);
-	const latest = holderIn(org)?.id === wanted.id && org.lentTo === undefined;
-	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' };
-}
-
-/** The claims before this one, oldest first, as its record keeps them (no tokens). */
-function queueOf(id: string): QueuedClaim[] {
-	const claims = withClaim(id)?.claims ?? [];
-	const at = claims.findIndex((c) => c.id === id);
-	return claims
-		.slice(0, at)
-		.map(({ id, workflowId, workflowName, productionUrl, claimedAt, keyHash }) => {
-			return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
-		});
-}
-
-type Released =
-	| { state: 'notHolding' }
-	| { state: 'heldAlone' | 'heldDuringTest'; claim: Claim; org: Organization }
-	| { state: 'heldWithQueue'; next: Claim; claim: Claim; org: Organization };
-
-/**
- * A published trigger lets go. When it held the webhook: the claim before it waits (`next`: hand
- * back), or none does (On Unpublish; during a test listen, when the test ends). Otherwise (it waited,
- * Webhook Set has the webhook, or a test's end hands back) nothing to do.
- */
-export function release(id: string): Released {
-	const org = withClaim(id);
-	if (org === undefined) return { state: 'notHolding' };
-	const at = org.claims.findIndex((c) => c.id === id);
-	const [claim] = org.claims.splice(at, 1);
-	const next = holderIn(org);
-	if (at !== org.claims.length || org.setBy) return { state: 'notHolding' };
-	if (org.lentTo !== undefined)
-		return next ? { state: 'notHolding' } : { state: 'heldDuringTest', claim, org };
-	return next ? { state: 'heldWithQueue', next, claim, org } : { state: 'heldAlone', claim, org };
-}
-
-/** A test listen borrows the webhook; the holder it gives back to. */
-export function lend(key: KeyIdentity, testId: string): Claim | undefined {
-	const org = enter(key);
-	org.lentTo = testId;
-	return holderIn(org);
-}
-
-/** A test listen ends: the URL Webhook Set gave, or the holder, or nothing gets the webhook back. */
-export function giveBack(
-	testId: string,
-):
-	| { state: 'setElsewhere'; url: string }
-	| { state: 'held'; holder: Claim }
-	| { state: 'free' | 'lentToAnotherTest' } {
-	const org = organizations.find((o) => o.lentTo === testId);
-	if (org === undefined) return { state: 'lentToAnotherTest' };
-	org.lentTo = undefined;
-	if (org.setBy) return { state: 'setElsewhere', url: org.setBy.url };
-	const holder = holderIn(org);
-	return holder ? { state: 'held', holder } : { state: 'free' };
-}
-
-/** Webhook Set pointed the organization's webhook at a URL: its claims wait until one publishes again. */
-function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy']>): void {
-	if (isKnown(key)) enter(key).setBy = { ...setBy };
-}
-
-/** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
-function forgetGhosts(key: KeyIdentity, warn: (message: string) => void): void {
-	for (const org of view(key).same) {
-		org.claims
-			.filter((c) => c.releaseFailed)
-			.forEach((ghost) => warn(refusal.ghostForgotten(ghost)));
-		org.claims = org.claims.filter((c) => !c.releaseFailed);
-	}
-}
-
-type Context = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
-
-/** Whether the key's agents could change what is known of it: a known organization it cannot be told from, or a rotation. */
-function needsAgents(key: KeyIdentity): boolean {
-	return organizations.some((o) => {
-		const relation = relationOf(o, key);
-		return relation === 'unknown' || (relation === 'same' && !o.keyHashes.has(key.keyHash));
+async function orUndo<T>(action: Promise<T>, undo: () => void): Promise<T> {
+	return await action.catch((error: unknown) => {
+		undo();
+		throw error;
 	});
 }
 
 const idOf = (ctx: IHookFunctions | IWebhookFunctions) =>
 	`${ctx.getWorkflow().id}/${ctx.getNode().id}`;
-const workflowOf = (ctx: Context) => ({
+const workflowOf = (ctx: IExecuteFunctions | IHookFunctions | IWebhookFunctions) => ({
 	workflowId: String(ctx.getWorkflow().id),
 	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
 });
-const warnOf = (ctx: Context) => (message: string) => ctx.logger.warn(message);
+
+/** A publish or a test listen starts: the node's URL, refused when the service cannot reach it. */
+async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boolean) {
+	const url = this.getNodeWebhookUrl('default') as string;
+	await registration.assertServiceCanReach.call(this, url);
+	const { apiKey, identity } = await registration.identityOf.call(this, wantAgents);
+	orgs.forgetGhosts(identity, this.logger);
+	return { url, apiKey, identity };
+}
 
 /** n8n's `create`: a test listen starts, or the workflow is published (or n8n 1.x restores it). */
 export async function onCreate(this: IHookFunctions): Promise<void> {
-	await oneAtATime(
-		async () => await (this.getMode() === 'manual' ? startTest : publish).call(this),
-	);
+	const start = this.getMode() === 'manual' ? startTest : publish;
+	await oneAtATime(async () => await start.call(this));
 }
 
-/** n8n's `delete`: the test listen ends, or the workflow is unpublished. */
+/** n8n's `delete`: the test listen ends, or the workflow is unpublished; the record goes unless it fails. */
 export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
-		const record = registration.readRegistration(this.getWorkflowStaticData('node'));
-		if (record?.kind === 'test') await endTest.call(this);
-		else if (record !== undefined) await unpublish.call(this, record);
+		const staticData = this.getWorkflowStaticData('node');
+		const record = registration.readRegistration(staticData);
+		if (record === undefined) return;
+		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
+		registration.forgetRegistration(staticData);
 	});
 }
 
-function eventOf(this: IHookFunctions): ClaimEvent {
+/** If Nobody Can Tell Who Holds It = Go Ahead. */
+const goesAhead = (ctx: IHookFunctions) =>
+	ctx.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
+
+function eventOf(this: IHookFunctions): orgs.ClaimEvent {
 	if (['init', 'leadershipChange'].includes(this.getActivationMode())) return 'restart';
 	if (this.getNodeParameter('whenHeld') === 'takeOver') return 'publishTakingOver';
-	return this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen'
-		? 'publishAnyway'
-		: 'publish';
+	return goesAhead(this) ? 'publishAnyway' : 'publish';
 }
 
 async function publish(this: IHookFunctions): Promise<void> {
-	const url = this.getNodeWebhookUrl('default') as string;
-	const staticData = this.getWorkflowStaticData('node');
 	if (this.getNodeParameter('onDeactivation') === 'replacementUrl') replacementUrlOf.call(this);
-	await registration.assertServiceCanReach.call(this, url);
-	const { apiKey, identity } = await registration.identityOf.call(this, () => true);
-	forgetGhosts(identity, warnOf(this));
+	const { url, apiKey, identity } = await begin.call(this, () => true);
+	const staticData = this.getWorkflowStaticData('node');
 	const before = registration.readRegistration(staticData);
 	const id = idOf(this);
 	const recorded = before?.kind === 'production' || unpublishedWhileUnknown.delete(id);
@@ -331,20 +95,20 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const claimedAt = (before?.kind === 'production' && before.claimedAt) || Date.now();
 	const keyHash = identity.keyHash;
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
-	const claimed = claim(identity, wanted, eventOf.call(this), recorded);
+	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded);
 	refusedPublishes.delete(id);
-	if (claimed.outcome === 'refused' || claimed.outcome === 'unknown') refusedPublishes.add(id);
+	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') refusedPublishes.add(id);
 	if (claimed.outcome === 'unknown') throw refusal.publishUnknown(this.getNode());
-	if (claimed.outcome === 'refused') {
+	if (claimed.outcome === 'refused')
 		throw refusal.heldByAnother(this.getNode(), claimed.holder, claimed.unsure);
-	}
 	if (claimed.outcome === 'register') {
 		const registering = registration.withToken(url, token);
-		await orUndo(registration.registerAccountWebhook.call(this, registering), () => release(id));
-		const org = withClaim(id);
-		if (org && holderIn(org)?.id === id) org.setBy = undefined;
+		const undo = () => orgs.release(id);
+		await orUndo(registration.registerAccountWebhook.call(this, registering), undo);
+		const org = orgs.withClaim(id);
+		if (org && orgs.holderIn(org)?.id === id) org.setBy = undefined;
 	}
-	const claimData = { claimedAt, accountKey: identity.keyHash, queued: queueOf(id) };
+	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
 	registration.saveRegistration(staticData, 'production', url, token, claimData);
 }
 
@@ -354,27 +118,23 @@ async function publish(this: IHookFunctions): Promise<void> {
  * the organization, anything but leaving the webhook is refused: another may have taken over since.
  */
 async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
-	const staticData = this.getWorkflowStaticData('node');
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
-	if (refusedPublishes.delete(id)) return registration.forgetRegistration(staticData);
-	if (!hasClaim(id) && !(record.accountKey && knowsKey(record.accountKey))) {
+	if (refusedPublishes.delete(id)) return;
+	if (!orgs.hasClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
 		unpublishedWhileUnknown.add(id);
 		const queued = record.queued ?? [];
 		if (toUrl || queued.length > 0) throw refusal.unpublishUnknown(this.getNode(), queued, toUrl);
-		return registration.forgetRegistration(staticData);
+		return;
 	}
-	const released = release(id);
-	if (released.state === 'notHolding') return registration.forgetRegistration(staticData);
-	const ghost = () => insert(released.org, { ...released.claim, releaseFailed: true });
-	const next =
-		released.state === 'heldWithQueue' ? await liveHolder.call(this, released.org) : undefined;
-	if (next) await orUndo(handBack.call(this, next), ghost);
-	else if (toUrl && released.state !== 'heldDuringTest') {
-		const url = replacementUrlOf.call(this);
-		await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
-	} else if (toUrl) released.org.setBy = { ...workflowOf(this), url: replacementUrlOf.call(this) };
-	registration.forgetRegistration(staticData);
+	const released = orgs.release(id);
+	if (released.state === 'notHolding') return;
+	const ghost = () => orgs.insert(released.org, { ...released.claim, releaseFailed: true });
+	const queued = released.state === 'heldWithQueue';
+	if ((queued && (await orUndo(handBack.call(this, released.org), ghost))) || !toUrl) return;
+	const url = replacementUrlOf.call(this);
+	if (released.state === 'heldDuringTest') released.org.setBy = { ...workflowOf(this), url };
+	else await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
 }
 
 function replacementUrlOf(this: IHookFunctions): string {
@@ -383,49 +143,39 @@ function replacementUrlOf(this: IHookFunctions): string {
 	return url;
 }
 
-/** A test listen borrows the webhook for the node's test URL, with a random token. */
 async function startTest(this: IHookFunctions): Promise<void> {
-	const url = this.getNodeWebhookUrl('default') as string;
-	await registration.assertServiceCanReach.call(this, url);
-	const { identity } = await registration.identityOf.call(this, needsAgents);
-	forgetGhosts(identity, warnOf(this));
-	const goAhead = this.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
-	if (!isKnown(identity) && !goAhead) throw refusal.holderUnknown(this.getNode());
+	const { url, identity } = await begin.call(this, orgs.needsAgents);
+	if (!orgs.isKnown(identity) && !goesAhead(this)) throw refusal.holderUnknown(this.getNode());
 	const token = registration.testToken();
-	lend(identity, `${idOf(this)}/test`);
+	const testId = `${idOf(this)}/test`;
+	orgs.lend(identity, testId);
 	const testUrl = registration.withToken(url, token);
-	const registering = registration.registerAccountWebhook.call(this, testUrl);
-	await orUndo(registering, () => giveBack(`${idOf(this)}/test`));
+	const undo = () => orgs.giveBack(testId);
+	await orUndo(registration.registerAccountWebhook.call(this, testUrl), undo);
 	registration.saveRegistration(this.getWorkflowStaticData('node'), 'test', url, token);
 }
 
-/** A delivery, Stop listening or the timeout ends the test: the webhook goes back. */
 async function endTest(this: IHookFunctions): Promise<void> {
-	const back = giveBack(`${idOf(this)}/test`);
+	const back = orgs.giveBack(`${idOf(this)}/test`);
 	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
-	const org = back.state === 'held' ? withClaim(back.holder.id) : undefined;
-	const holder = org && (await liveHolder.call(this, org));
-	if (holder) await handBack.call(this, holder);
-	registration.forgetRegistration(this.getWorkflowStaticData('node'));
+	const org = back.state === 'held' ? orgs.withClaim(back.holder.id) : undefined;
+	if (org) await handBack.call(this, org);
 }
 
 /**
- * The holder to hand back to. A claim rebuilt from a record (no token) may be of a workflow unpublished
- * before the restart: n8n answers 404 at its URL (a published trigger, 401 without a token), so it is
- * dropped, logged, and the claim before it is asked. Anything else (no answer) keeps it.
+ * Points the webhook back at the organization's holder with its own token (derived from this key for
+ * a claim rebuilt from a record); false when no claim is left. A rebuilt claim may be of a workflow
+ * unpublished before the restart: n8n answers 404 at its URL (a published trigger, 401 without a
+ * token), so it is dropped, logged, and the claim before it is asked; no answer keeps it.
  */
-async function liveHolder(this: IHookFunctions, org: Organization): Promise<Claim | undefined> {
-	for (let holder = holderIn(org); holder; holder = holderIn(org)) {
-		if (holder.token !== undefined || !(await registration.isGone.call(this, holder.productionUrl)))
-			return holder;
+async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<boolean> {
+	let holder = orgs.holderIn(org);
+	for (; holder && holder.token === undefined; holder = orgs.holderIn(org)) {
+		if (!(await registration.isGone.call(this, holder.productionUrl))) break;
 		this.logger.warn(refusal.goneFromQueue(holder));
 		org.claims = org.claims.filter((c) => c !== holder);
 	}
-	return undefined;
-}
-
-/** Points the webhook back at `holder` with its own token (derived from this key for a claim rebuilt from a record). */
-async function handBack(this: IHookFunctions, holder: Claim): Promise<void> {
+	if (holder === undefined) return false;
 	let token = holder.token;
 	if (token === undefined) {
 		const { apiKey, identity } = await registration.identityOf.call(this, () => false);
@@ -433,18 +183,17 @@ async function handBack(this: IHookFunctions, holder: Claim): Promise<void> {
 		token = registration.productionToken(apiKey, holder.productionUrl);
 	}
 	const url = registration.withToken(holder.productionUrl, token);
-	try {
-		await registration.registerAccountWebhook.call(this, url);
-	} catch (error) {
-		throw refusal.handBackFailed(this.getNode(), holder, error as Error);
-	}
+	await registration.registerAccountWebhook.call(this, url).catch((error: Error) => {
+		throw refusal.handBackFailed(this.getNode(), holder, error);
+	});
+	return true;
 }
 
 /** n8n's `checkExists`: this published trigger holds the webhook here with its URL and current key (never for a test or at start). */
 export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const record = registration.readRegistration(this.getWorkflowStaticData('node'));
-	const held = record?.webhookUrl === url && holds(idOf(this))?.productionUrl === url;
+	const held = record?.webhookUrl === url && orgs.holds(idOf(this))?.productionUrl === url;
 	if (!held || this.getMode() === 'manual' || eventOf.call(this) === 'restart') return false;
 	const token = registration.productionToken(await registration.apiKeyOf.call(this), url);
 	return record.kind === 'production' && record.tokenHash === registration.hashToken(token);
@@ -458,17 +207,20 @@ export async function noteDelivery(
 	this: IWebhookFunctions,
 	record: Registration | undefined,
 ): Promise<void> {
-	if (record?.kind !== 'production' || !record.accountKey || knowsKey(record.accountKey)) return;
+	if (record?.kind !== 'production' || !record.accountKey || orgs.knowsKey(record.accountKey))
+		return;
 	const known = await registration.identityOf.call(this, () => false).catch(() => undefined);
-	if (known === undefined || isKnown(known.identity)) return;
+	if (known === undefined || orgs.isKnown(known.identity)) return;
 	// The token the service delivered with is the one it holds, whatever key is current.
 	const token = String((this.getQueryData() as IDataObject)[registration.TOKEN_PARAMETER]);
 	const { claimedAt = 0, accountKey: keyHash, webhookUrl: productionUrl } = record;
 	const holder = { id: idOf(this), ...workflowOf(this), productionUrl, token, claimedAt, keyHash };
-	const org = enter(known.identity);
-	for (const c of [...(record.queued ?? []), holder]) if (!hasClaim(c.id)) insert(org, c);
+	const org = orgs.enter(known.identity);
+	for (const c of [...(record.queued ?? []), holder]) if (!orgs.hasClaim(c.id)) orgs.insert(org, c);
 	const withAgents = registration.identityOf.call(this, () => true);
-	void withAgents.then(({ identity }) => isKnown(identity) && enter(identity)).catch(() => {});
+	void withAgents
+		.then(({ identity }) => orgs.isKnown(identity) && orgs.enter(identity))
+		.catch(() => {});
 }
 
 /**
@@ -477,25 +229,20 @@ export async function noteDelivery(
  */
 export async function setAccountWebhook(
 	this: IExecuteFunctions,
-	options: { url: string; takeOver: boolean; itemIndex: number },
+	{ url, takeOver, itemIndex }: { url: string; takeOver: boolean; itemIndex: number },
 	send: (method: 'GET' | 'POST', path: string, body?: IDataObject) => Promise<unknown>,
 ): Promise<unknown> {
-	const { url, takeOver, itemIndex } = options;
 	return await oneAtATime(async () => {
 		const readAgents = async () => await send('GET', '/callback/standardCampaign');
-		const { identity } = await registration.identityOf.call(
-			this,
-			needsAgents,
-			itemIndex,
-			readAgents,
-		);
-		forgetGhosts(identity, warnOf(this));
-		const held = holderForSet(identity);
+		const known = await registration.identityOf.call(this, orgs.needsAgents, itemIndex, readAgents);
+		orgs.forgetGhosts(known.identity, this.logger);
+		const held = orgs.holderForSet(known.identity);
 		if (held && !takeOver)
 			throw refusal.setWhileHeld(this.getNode(), held.holder, held.unsure, itemIndex);
-		if (!takeOver && !isKnown(identity)) throw refusal.setUnknown(this.getNode(), itemIndex);
+		if (!takeOver && !orgs.isKnown(known.identity))
+			throw refusal.setUnknown(this.getNode(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		noteSet(identity, { ...workflowOf(this), url });
+		orgs.noteSet(known.identity, { ...workflowOf(this), url });
 		return answer;
 	});
 }

@@ -1,0 +1,216 @@
+import { refusal } from './refusals';
+import type { KeyIdentity, QueuedClaim } from './registration';
+
+// What this n8n process knows of who receives each organization's one webhook, and the verbs that
+// change it; no requests: ownership.ts makes n8n's calls of them (docs/trigger-ownership.md).
+
+/** A claim in memory: its token is kept here only (none when rebuilt from a record). */
+export interface Claim extends QueuedClaim {
+	token?: string;
+	/** Its unpublish could not point the webhook elsewhere. */
+	releaseFailed?: boolean;
+}
+
+/** One organization as far as this process can tell; its claims in the order first made, the last holds. */
+export interface Organization {
+	baseUrl: string;
+	keyHashes: Set<string>;
+	credentialIds: Set<string>;
+	agentIds?: Set<string>;
+	claims: Claim[];
+	/** The test listen borrowing the webhook. */
+	lentTo?: string;
+	/** Webhook Set (or On Unpublish during a test) pointed it at this URL, to restore after a test. */
+	setBy?: { workflowId: string; workflowName: string; url: string };
+}
+
+let organizations: Organization[] = [];
+
+/** A restart (tests): ownership.ts's forgetAllAccounts. */
+export function forgetOrganizations(): void {
+	organizations = [];
+}
+
+/**
+ * Whether a key reaches an organization. An agent id belongs to one organization, so a shared id means
+ * the same one and two lists with none in common, one of them non-empty, mean two; a new key in a
+ * known credential (a rotation) stays with it.
+ */
+function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
+	if (org.keyHashes.has(key.keyHash)) return 'same';
+	const [theirs, mine] = [org.agentIds, key.agentIds];
+	if (mine !== undefined && theirs !== undefined && (theirs.size > 0 || mine.length > 0)) {
+		return mine.some((id) => theirs.has(id)) ? 'same' : 'other';
+	}
+	if (org.baseUrl !== key.baseUrl) return 'other';
+	return key.credentialId !== undefined && org.credentialIds.has(key.credentialId)
+		? 'same'
+		: 'unknown';
+}
+
+export const holderIn = (org: Organization): Claim | undefined => org.claims[org.claims.length - 1];
+const byTime = (a: Claim, b: Claim) => a.claimedAt - b.claimedAt;
+export const withClaim = (id: string) =>
+	organizations.find((o) => o.claims.some((c) => c.id === id));
+export const hasClaim = (id: string): boolean => withClaim(id) !== undefined;
+export const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
+
+/**
+ * The key's organizations (several when its agents joined two) and their holder, the last holder it
+ * cannot tell from its own, and whether its agents could change that (such an organization, or a rotation).
+ */
+function view(key: KeyIdentity) {
+	const holders = (orgs: Organization[]) => orgs.flatMap((o) => o.claims.slice(-1));
+	const same = organizations.filter((o) => relationOf(o, key) === 'same');
+	const unknown = organizations.filter((o) => relationOf(o, key) === 'unknown');
+	const needsAgents = unknown.length > 0 || same.some((o) => !o.keyHashes.has(key.keyHash));
+	const holder = holders(same).sort(byTime).pop();
+	return { same, holder, unsure: holders(unknown).pop(), needsAgents };
+}
+
+export const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
+export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
+
+/** This claim holds the webhook now (no test borrowing it, no Webhook Set URL in front). */
+export function holds(id: string): Claim | undefined {
+	const org = withClaim(id);
+	const holder = org && !org.lentTo && !org.setBy ? holderIn(org) : undefined;
+	return holder?.id === id ? holder : undefined;
+}
+
+/** The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be told from). */
+export function holderForSet(key: KeyIdentity): { holder: Claim; unsure: boolean } | undefined {
+	const { holder, unsure } = view(key);
+	if (holder !== undefined) return { holder, unsure: false };
+	return unsure && { holder: unsure, unsure: true };
+}
+
+/** The key's organization, added when new; entries its agents join are merged, and what it tells is learnt. */
+export function enter(key: KeyIdentity): Organization {
+	const [org, ...rest] = view(key).same;
+	const learnt: Organization = {
+		baseUrl: key.baseUrl,
+		keyHashes: new Set([key.keyHash]),
+		credentialIds: new Set(key.credentialId === undefined ? [] : [key.credentialId]),
+		agentIds: key.agentIds && new Set(key.agentIds),
+		claims: [],
+	};
+	if (org === undefined) {
+		organizations.push(learnt);
+		return learnt;
+	}
+	for (const other of [...rest, learnt]) {
+		other.keyHashes.forEach((hash) => org.keyHashes.add(hash));
+		other.credentialIds.forEach((id) => org.credentialIds.add(id));
+		// An empty list is knowledge too: an organization without agents is not one with agents.
+		if (other.agentIds) org.agentIds = new Set([...(org.agentIds ?? []), ...other.agentIds]);
+		org.claims = [...org.claims, ...other.claims].sort(byTime);
+		org.lentTo ??= other.lentTo;
+		org.setBy ??= other.setBy;
+	}
+	organizations = organizations.filter((o) => !rest.includes(o));
+	return org;
+}
+
+export function insert(org: Organization, claim: Claim): void {
+	const at = org.claims.findIndex((c) => c.claimedAt > claim.claimedAt);
+	org.claims.splice(at === -1 ? org.claims.length : at, 0, { ...claim });
+}
+
+/** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */
+export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
+type Claimed =
+	| { outcome: 'register' | 'wait' | 'unknown' }
+	| { outcome: 'refused'; holder: Claim; unsure: boolean };
+
+/**
+ * A new claim is refused when an organization the key cannot be told from has a holder (even taking
+ * over: handing back could point that organization here), when another holds it and it does not take
+ * over, or when this process has not seen the organization and its record does not say it held it.
+ * Joined in the order first made, it registers when it is the latest and no test borrows the webhook.
+ */
+export function claim(
+	key: KeyIdentity,
+	wanted: Claim,
+	event: ClaimEvent,
+	recorded = false,
+): Claimed {
+	const previous = withClaim(wanted.id);
+	if (previous === undefined && event !== 'restart') {
+		const { same, holder, unsure } = view(key);
+		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true };
+		if (holder && event !== 'publishTakingOver')
+			return { outcome: 'refused', holder, unsure: false };
+		if (same.length === 0 && !recorded && event === 'publish') return { outcome: 'unknown' };
+	}
+	if (previous) previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
+	const org = enter(key);
+	insert(org, wanted);
+	const latest = holderIn(org)?.id === wanted.id && org.lentTo === undefined;
+	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' };
+}
+
+/** The claims queued before this one, oldest first, as its record keeps them: without tokens. */
+export function queueOf(id: string): QueuedClaim[] {
+	const claims = withClaim(id)?.claims ?? [];
+	const at = claims.findIndex((c) => c.id === id);
+	return claims.slice(0, at).map((c) => {
+		const { id, workflowId, workflowName, productionUrl, claimedAt, keyHash } = c;
+		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
+	});
+}
+
+type Released =
+	| { state: 'notHolding' }
+	| { state: 'heldAlone' | 'heldDuringTest'; claim: Claim; org: Organization }
+	| { state: 'heldWithQueue'; next: Claim; claim: Claim; org: Organization };
+
+/**
+ * A published trigger lets go. Only when it held the webhook is there something to do: hand back to
+ * the claim before it (`next`), or, with none, On Unpublish (during a test listen, when it ends).
+ */
+export function release(id: string): Released {
+	const org = withClaim(id);
+	if (org === undefined) return { state: 'notHolding' };
+	const at = org.claims.findIndex((c) => c.id === id);
+	const [claim] = org.claims.splice(at, 1);
+	const next = holderIn(org);
+	if (at !== org.claims.length || org.setBy) return { state: 'notHolding' };
+	if (org.lentTo !== undefined)
+		return next ? { state: 'notHolding' } : { state: 'heldDuringTest', claim, org };
+	return next ? { state: 'heldWithQueue', next, claim, org } : { state: 'heldAlone', claim, org };
+}
+
+export function lend(key: KeyIdentity, testId: string): Claim | undefined {
+	const org = enter(key);
+	org.lentTo = testId;
+	return holderIn(org);
+}
+
+export function giveBack(
+	testId: string,
+):
+	| { state: 'setElsewhere'; url: string }
+	| { state: 'held'; holder: Claim }
+	| { state: 'free' | 'lentToAnotherTest' } {
+	const org = organizations.find((o) => o.lentTo === testId);
+	if (org === undefined) return { state: 'lentToAnotherTest' };
+	org.lentTo = undefined;
+	if (org.setBy) return { state: 'setElsewhere', url: org.setBy.url };
+	const holder = holderIn(org);
+	return holder ? { state: 'held', holder } : { state: 'free' };
+}
+
+/** Webhook Set pointed the webhook at a URL: the organization's claims wait until one publishes again. */
+export function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy']>): void {
+	if (isKnown(key)) enter(key).setBy = setBy;
+}
+
+/** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
+export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string) => void }): void {
+	for (const org of view(key).same) {
+		const ghosts = org.claims.filter((c) => c.releaseFailed);
+		ghosts.forEach((ghost) => logger.warn(refusal.ghostForgotten(ghost)));
+		org.claims = org.claims.filter((c) => !c.releaseFailed);
+	}
+}
