@@ -1,13 +1,10 @@
-// The package's main, for code that requires it by name. n8n reads package.json's `n8n` section instead;
-// test/package/published-package.test.ts checks this exports exactly the classes listed there.
+// The package's main, for code that requires it by name: the classes package.json's `n8n` section lists
+// (n8n itself reads that section), each named as n8n names it, after its file.
 'use strict';
 
-module.exports = {
-	VoiceAi: require('./dist/nodes/VoiceAi/VoiceAi.node.js').VoiceAi,
-	VoiceAiTrigger: require('./dist/nodes/VoiceAiTrigger/VoiceAiTrigger.node.js').VoiceAiTrigger,
-	VoiceAiApi: require('./dist/credentials/VoiceAiApi.credentials.js').VoiceAiApi,
-	VoiceAiSipLoginApi: require('./dist/credentials/VoiceAiSipLoginApi.credentials.js')
-		.VoiceAiSipLoginApi,
-	VoiceAiWithSipLoginApi: require('./dist/credentials/VoiceAiWithSipLoginApi.credentials.js')
-		.VoiceAiWithSipLoginApi,
-};
+const { n8n } = require('./package.json');
+
+for (const file of [...n8n.nodes, ...n8n.credentials]) {
+	const name = file.split('/').pop().split('.')[0];
+	exports[name] = require(`./${file}`)[name];
+}

@@ -7,13 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import {
-	API_CHECK_PATH,
-	API_KEY_PATTERN,
-	BASE_URL_RULE,
-	outsideBaseUrl,
-	parseBaseUrl,
-} from './voiceAiBaseUrl';
+import { API_CHECK_PATH, API_KEY_PATTERN, BASE_URL_RULE, parseBaseUrl } from './voiceAiBaseUrl';
 
 const KEY_REFUSED =
 	'The API key was refused: it is missing, malformed (keys start with ct_) or revoked. Paste a current key from the Voice AI dashboard (Integrations, API access).';
@@ -30,15 +24,16 @@ export const VOICE_AI_ICON = {
  */
 const keyedTests = new WeakSet<IHttpRequestOptions>();
 
-/** True for the credential test's request (n8n hands it to `authenticate` too). */
-export const isCredentialTestRequest = (options: IHttpRequestOptions) =>
-	options.url === API_CHECK_PATH;
+/** An absolute URL, as axios (which sends n8n's requests) tells it from a path to join to `baseURL`. */
+const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
 
 /**
  * Runs for every request made with the credential (the Voice AI nodes, the test, n8n's HTTP Request
- * node): one header carries the key, only to the base URL; a request elsewhere fails before it is sent,
- * and none follows a redirect, with either of n8n's request helpers. A value not shaped like a key is
- * never sent (the header goes out empty). Plain errors: n8n shows their message as it is.
+ * node). One header carries the key, and only to the base URL's origin, within its path as the URL
+ * parser reads it (so `..` cannot leave it); a request elsewhere fails before it is sent, naming the
+ * origin, never path or query. None follows a redirect, with either of n8n's request helpers. A value
+ * not shaped like a key is never sent (the header goes out empty). Plain errors: n8n shows them as
+ * they are.
  */
 export async function authenticateVoiceAiRequest(
 	credentials: ICredentialDataDecryptedObject,
@@ -47,28 +42,45 @@ export async function authenticateVoiceAiRequest(
 	const baseUrl = parseBaseUrl(credentials.baseUrl);
 	if (!baseUrl.ok)
 		throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
-	if (isCredentialTestRequest(requestOptions)) {
+	// n8n hands the credential test's request to `authenticate` too.
+	if (requestOptions.url === API_CHECK_PATH) {
 		if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
 		requestOptions.baseURL = baseUrl.url.base;
 		keyedTests.add(requestOptions);
 	}
-	const outside = outsideBaseUrl(baseUrl.url, requestOptions);
-	if (outside)
-		throw new Error(
-			`The Voice AI API credential sends its key only to its base URL, ${baseUrl.url.base}: ${outside}, so nothing was sent. Use a URL that starts with the base URL, or another credential for other addresses.`,
+	const { origin, base } = baseUrl.url;
+	const outside = (why: string) =>
+		new Error(
+			`The Voice AI API credential sends its key only to its base URL, ${base}: this request ${why}, so nothing was sent. Use a URL that starts with the base URL, or another credential for other addresses.`,
 		);
-	Object.assign(requestOptions, {
+	// Joined as axios joins them; the legacy request helper's `uri` stands for `url`.
+	const url = String(requestOptions.url ?? (requestOptions as { uri?: unknown }).uri ?? '');
+	const baseURL = String(requestOptions.baseURL ?? '');
+	const joined =
+		!baseURL || ABSOLUTE_URL.test(url)
+			? url
+			: url
+				? `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`
+				: baseURL;
+	if (!URL.canParse(joined)) throw outside('has no address the URL parser reads');
+	const target = new URL(joined);
+	if (target.origin !== origin) throw outside(`goes to ${target.origin}`);
+	const basePath = base.slice(origin.length);
+	if (basePath && target.pathname !== basePath && !target.pathname.startsWith(`${basePath}/`))
+		throw outside(`goes to a path of ${target.origin} outside ${basePath}`);
+	const key = String(credentials.apiKey ?? '').trim();
+	const value = API_KEY_PATTERN.test(key) ? key : '';
+	const header =
+		credentials.authHeader === 'xApiKey'
+			? { 'X-API-Key': value }
+			: { Authorization: value ? `Bearer ${value}` : '' };
+	return Object.assign(requestOptions, {
+		headers: { ...requestOptions.headers, ...header },
 		disableFollowRedirect: true,
 		followRedirect: false,
 		followAllRedirects: false,
 		maxRedirects: 0,
 	});
-	const key = String(credentials.apiKey ?? '').trim();
-	const value = API_KEY_PATTERN.test(key) ? key : '';
-	requestOptions.headers = { ...requestOptions.headers };
-	if (credentials.authHeader === 'xApiKey') requestOptions.headers['X-API-Key'] = value;
-	else requestOptions.headers.Authorization = value ? `Bearer ${value}` : '';
-	return requestOptions;
 }
 
 /** n8n reports a status without a rule by its status text only ("Found"). */

@@ -3,9 +3,9 @@ import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 import {
 	VOICE_AI_ICON,
 	authenticateVoiceAiRequest,
-	isCredentialTestRequest,
 	voiceAiCredentialTest,
 } from './VoiceAiApi.credentials';
+import { API_CHECK_PATH } from './voiceAiBaseUrl';
 
 /** The SIP trunk login's fields, here and in the retired VoiceAiSipLoginApi. */
 export const SIP_LOGIN_PROPERTIES: INodeProperties[] = [
@@ -55,7 +55,7 @@ export class VoiceAiWithSipLoginApi implements ICredentialType {
 				: typeof password !== 'string' || !password
 					? 'SIP Password'
 					: undefined;
-		if (empty && isCredentialTestRequest(requestOptions))
+		if (empty && requestOptions.url === API_CHECK_PATH)
 			throw new Error(`Fill in the ${empty}: SIP Update and Compare need both. Nothing was sent.`);
 		return await authenticateVoiceAiRequest(credentials, requestOptions);
 	};

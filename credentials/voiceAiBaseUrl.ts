@@ -2,15 +2,13 @@
 // to. Here because both the credential and the nodes import it (eslint.config.mjs). Text is read by the
 // parser that sends (WHATWG URL), so the host checked is the host contacted.
 
-/** Where requests go: `origin` is contacted; API paths are appended to `base` (no trailing slash). */
-export interface VoiceAiBaseUrl {
-	origin: string;
-	hostname: string;
-	base: string;
-}
-
-/** `problem` completes "The Base URL …"; it never repeats the text (it may hold a password). */
-export type BaseUrlCheck = { ok: true; url: VoiceAiBaseUrl } | { ok: false; problem: string };
+/**
+ * `url.origin` is the host contacted; API paths are appended to `url.base` (no trailing slash).
+ * `problem` completes "The Base URL …" and never repeats the text (it may hold a password).
+ */
+export type BaseUrlCheck =
+	| { ok: true; url: { origin: string; hostname: string; base: string } }
+	| { ok: false; problem: string };
 
 /** A path every Voice AI API serves: the credential test reads it; the node reads it after a 404. */
 export const API_CHECK_PATH = '/contacts/list-names';
@@ -78,33 +76,4 @@ export function parseBaseUrl(value: unknown): BaseUrlCheck {
 	if (mapped) return refuse(mapped);
 	const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 	return { ok: true, url: { origin: url.origin, hostname: url.hostname, base } };
-}
-
-/** An absolute URL, as axios (which sends n8n's requests) tells it from a path to join to `baseURL`. */
-const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
-
-/**
- * Why a request may not carry the key, or undefined: it must go to the base URL's origin, within the
- * base URL's path as the parser reads it (so `..` cannot leave it). The URL is joined to `baseURL` as
- * axios joins them (the legacy helper's `uri` stands for `url`). Names the origin, never path or query.
- */
-export function outsideBaseUrl(
-	base: VoiceAiBaseUrl,
-	request: { url?: unknown; uri?: unknown; baseURL?: unknown },
-): string | undefined {
-	const url = String(request.url ?? request.uri ?? '');
-	const baseURL = String(request.baseURL ?? '');
-	const joined =
-		!baseURL || ABSOLUTE_URL.test(url)
-			? url
-			: url
-				? `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`
-				: baseURL;
-	if (!URL.canParse(joined)) return 'this request has no address the URL parser reads';
-	const target = new URL(joined);
-	if (target.origin !== base.origin) return `this request goes to ${target.origin}`;
-	const basePath = base.base.slice(base.origin.length);
-	if (basePath && target.pathname !== basePath && !target.pathname.startsWith(`${basePath}/`))
-		return `this request goes to a path of ${target.origin} outside ${basePath}`;
-	return undefined;
 }
