@@ -2,10 +2,9 @@ import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import {
 	VOICE_AI_ICON,
-	authenticateVoiceAiRequest,
+	voiceAiAuthenticate,
 	voiceAiCredentialTest,
 } from './VoiceAiApi.credentials';
-import { API_CHECK_PATH } from './voiceAiBaseUrl';
 
 /** The SIP trunk login's fields, here and in the retired VoiceAiSipLoginApi. */
 export const SIP_LOGIN_PROPERTIES: INodeProperties[] = [
@@ -46,19 +45,7 @@ export class VoiceAiWithSipLoginApi implements ICredentialType {
 
 	properties = SIP_LOGIN_PROPERTIES.map((field) => ({ ...field, required: true }));
 
-	/** The test first checks both login fields: no request checks a SIP login without changing a number. */
-	authenticate: ICredentialType['authenticate'] = async (credentials, requestOptions) => {
-		const { sipUsername: user, sipPassword: password } = credentials;
-		const empty =
-			typeof user !== 'string' || !user.trim()
-				? 'SIP Username'
-				: typeof password !== 'string' || !password
-					? 'SIP Password'
-					: undefined;
-		if (empty && requestOptions.url === API_CHECK_PATH)
-			throw new Error(`Fill in the ${empty}: SIP Update and Compare need both. Nothing was sent.`);
-		return await authenticateVoiceAiRequest(credentials, requestOptions);
-	};
+	authenticate = voiceAiAuthenticate(true);
 
 	test = voiceAiCredentialTest;
 }

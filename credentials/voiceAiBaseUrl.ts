@@ -1,11 +1,7 @@
-// The one rule for the credential's Base URL (docs/security.md, "Base URL") and for every URL a secret goes
-// to. Here because both the credential and the nodes import it (eslint.config.mjs). Text is read by the
-// parser that sends (WHATWG URL), so the host checked is the host contacted.
+// The rule for the Base URL (docs/security.md) and every URL a secret goes to, shared by credential and
+// nodes. Text is read by the parser that sends (WHATWG URL): the host checked is the host contacted.
 
-/**
- * `url.origin` is the host contacted; API paths are appended to `url.base` (no trailing slash).
- * `problem` completes "The Base URL …" and never repeats the text (it may hold a password).
- */
+/** API paths are appended to `url.base`; `problem` completes "The Base URL …", never showing the text. */
 export type BaseUrlCheck =
 	| { ok: true; url: { origin: string; hostname: string; base: string } }
 	| { ok: false; problem: string };
@@ -25,13 +21,9 @@ export const LONE_SURROGATE =
 export const HALF_CHARACTER =
 	'holds half of a character (a lone UTF-16 surrogate, as when text is cut in the middle of an emoji)';
 
-/** The host as written: no user info (up to the last `@`, as the parser reads it), no port. */
+/** The host as written: no user info (to the authority's last `@`, as the parser reads it), no port. */
 function writtenHost(text: string): string {
-	const authority = text
-		.slice(text.indexOf(':') + 1)
-		.replace(/^[/\\]*/, '')
-		.split(/[/\\?#]/, 1)[0];
-	const host = authority.slice(authority.lastIndexOf('@') + 1);
+	const host = /:[/\\]*(?:[^/\\?#]*@)?([^/\\?#]*)/.exec(text)?.[1] ?? '';
 	return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':', 1)[0];
 }
 
