@@ -16,37 +16,30 @@ export const VOICE_AI_ICON = {
 	dark: 'file:../nodes/VoiceAi/voiceai.dark.svg',
 } as const;
 
-/**
- * Test requests this credential has put its key on. n8n hands a request back to `authenticate` only to
- * resend it after a 401: a static key refused once is refused again (n8n 1.x ignores the 401 rule).
- */
+/** Test requests given the key. n8n resends one only after a 401; 1.x ignores the test's 401 rule. */
 const keyedTests = new WeakSet<IHttpRequestOptions>();
 
 /** An absolute URL, as axios (which sends n8n's requests) tells it from a path to join to `baseURL`. */
 const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
 
 /**
- * `authenticate` of the credentials that carry the key, run for every request made with them (the
- * Voice AI nodes, the test, n8n's HTTP Request node). One header carries the key, and only to the base
- * URL's origin, within its path as the URL parser reads it (so `..` cannot leave it); a request
- * elsewhere fails before it is sent, naming the origin, never path or query. None follows a redirect,
- * with either of n8n's request helpers. A value not shaped like a key is never sent (the header goes
- * out empty). With `sipLogin`, the test first checks both SIP login fields: no request checks a SIP
- * login without changing a number. Plain errors: n8n shows them as they are.
+ * Run for every request made with a credential that carries the key (Voice AI nodes, the test, n8n's
+ * HTTP Request node). One header carries the key, only within the base URL as the URL parser reads it
+ * (`..` cannot leave it), following no redirect; an error names where a refused request goes, never
+ * its path or query. A value not shaped like a key goes out empty. With `sipLogin`, the test first
+ * checks the SIP login: no request checks one without changing a number. n8n shows plain errors as is.
  */
 export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authenticate'] {
 	return async (credentials, requestOptions) => {
 		// n8n hands the credential test's request to `authenticate` too.
 		const isTest = requestOptions.url === API_CHECK_PATH;
-		const { sipUsername: user, sipPassword: password } = credentials;
-		const empty =
-			typeof user !== 'string' || !user.trim()
-				? 'SIP Username'
-				: typeof password !== 'string' || !password
-					? 'SIP Password'
-					: undefined;
-		if (sipLogin && isTest && empty)
-			throw new Error(`Fill in the ${empty}: SIP Update and Compare need both. Nothing was sent.`);
+		if (sipLogin && isTest) {
+			const { sipUsername: user, sipPassword: password } = credentials;
+			const missing = (field: string) =>
+				new Error(`Fill in the ${field}: SIP Update and Compare need both. Nothing was sent.`);
+			if (typeof user !== 'string' || !user.trim()) throw missing('SIP Username');
+			if (typeof password !== 'string' || !password) throw missing('SIP Password');
+		}
 		const baseUrl = parseBaseUrl(credentials.baseUrl);
 		if (!baseUrl.ok)
 			throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
@@ -97,12 +90,14 @@ const rule = (value: number, message: string): IAuthenticateRuleResponseCode => 
 	properties: { value, message },
 });
 
-/**
- * A read that changes nothing. Its `.invalid` base URL (RFC 6761) is never reached: `authenticate`
- * replaces it with the Base URL, or refuses a Base URL that breaks the rule, saying what is wrong.
- */
+/** A read that changes nothing. `authenticate` replaces its unreachable (RFC 6761) base URL. */
 export const voiceAiCredentialTest: ICredentialTestRequest = {
-	request: { baseURL: 'https://base-url-not-checked.invalid', url: API_CHECK_PATH, method: 'GET' },
+	request: {
+		baseURL: 'https://base-url-not-checked.invalid',
+		url: API_CHECK_PATH,
+		method: 'GET',
+		disableFollowRedirect: true,
+	},
 	rules: [
 		...[301, 302, 303, 307, 308].map((status) =>
 			rule(

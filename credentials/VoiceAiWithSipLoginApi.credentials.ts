@@ -27,9 +27,8 @@ export const SIP_LOGIN_PROPERTIES: INodeProperties[] = [
 ];
 
 /**
- * Voice AI API (base URL, key and header, through `extends`) plus a SIP trunk login that n8n keeps
- * encrypted: SIP Update and Compare put it into the directions the node lists; it is never a header.
- * One credential, as a node uses one credential at a time.
+ * Voice AI API (through `extends`) plus a SIP trunk login n8n keeps encrypted, in one credential as a
+ * node uses one at a time: SIP Update and Compare put the login into directions, never into a header.
  */
 export class VoiceAiWithSipLoginApi implements ICredentialType {
 	name = 'voiceAiWithSipLoginApi';

@@ -14,10 +14,9 @@ export const API_KEY_PATTERN = /^ct_\S+$/;
 export const BASE_URL_RULE =
 	'Enter the address of the Voice AI API as http:// or https://, a host, an optional port and an optional path (for example https://api.example.com or https://api.example.com/v1), with no user name or password, no backslash, no spaces, no query (?), no fragment (#) and a host in plain ASCII letters, digits, dots and dashes, as the URL parser reads it.';
 
-/** Half of a surrogate pair alone: not a character (encodeURIComponent throws on it). */
+/** Half of a surrogate pair alone (encodeURIComponent throws on it), and what completes "<field> …". */
 export const LONE_SURROGATE =
 	/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** Completes "<the field> …" for text with a LONE_SURROGATE. */
 export const HALF_CHARACTER =
 	'holds half of a character (a lone UTF-16 surrogate, as when text is cut in the middle of an emoji)';
 
@@ -28,9 +27,8 @@ function writtenHost(text: string): string {
 }
 
 /**
- * Why `url` (the parser's reading of `text`) may not receive a secret, completing "<the field> …", or
- * undefined: the host as written, lower-cased, must be the host contacted, so whatever the parser maps
- * is refused. Never shows the text (it may hold user info or a token).
+ * Why `url` (`text` as parsed) may not receive a secret, completing "<field> …": the host as written,
+ * lower-cased, must be the host contacted. Never shows the text (it may hold user info or a token).
  */
 export function destinationProblem(text: string, url: URL): string | undefined {
 	if (LONE_SURROGATE.test(text)) return HALF_CHARACTER;
