@@ -1,5 +1,4 @@
-// The package's main, for code that requires it by name: the classes package.json's `n8n` section lists
-// (n8n itself reads that section), each named as n8n names it, after its file.
+// The package's main: the classes of package.json's `n8n` section, each named after its file as by n8n.
 'use strict';
 
 const { n8n } = require('./package.json');

@@ -1,5 +1,4 @@
 import type {
-	IAuthenticateRuleResponseCode,
 	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestOptions,
@@ -57,11 +56,9 @@ export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authent
 		const url = String(requestOptions.url ?? (requestOptions as { uri?: unknown }).uri ?? '');
 		const baseURL = String(requestOptions.baseURL ?? '');
 		const joined =
-			!baseURL || ABSOLUTE_URL.test(url)
-				? url
-				: url
-					? `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`
-					: baseURL;
+			baseURL && url && !ABSOLUTE_URL.test(url)
+				? `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`
+				: url || baseURL;
 		if (!URL.canParse(joined)) throw outside('has no address the URL parser reads');
 		const target = new URL(joined);
 		if (target.origin !== origin) throw outside(`goes to ${target.origin}`);
@@ -84,12 +81,6 @@ export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authent
 	};
 }
 
-/** n8n reports a status without a rule by its status text only ("Found"). */
-const rule = (value: number, message: string): IAuthenticateRuleResponseCode => ({
-	type: 'responseCode',
-	properties: { value, message },
-});
-
 /** A read that changes nothing. `authenticate` replaces its unreachable (RFC 6761) base URL. */
 export const voiceAiCredentialTest: ICredentialTestRequest = {
 	request: {
@@ -98,19 +89,19 @@ export const voiceAiCredentialTest: ICredentialTestRequest = {
 		method: 'GET',
 		disableFollowRedirect: true,
 	},
-	rules: [
-		...[301, 302, 303, 307, 308].map((status) =>
-			rule(
-				status,
-				`The base URL answered ${status}, a redirect. The key is never sent on to another address, so the test stopped there: enter the address the redirect points to as the base URL, if it is the Voice AI API.`,
-			),
-		),
-		rule(401, KEY_REFUSED),
-		rule(
-			404,
-			'The Base URL does not point at the Voice AI API: check it against your account documentation.',
-		),
-	],
+	// n8n reports a status without a rule by its status text only ("Found").
+	rules: [301, 302, 303, 307, 308, 401, 404].map((value) => ({
+		type: 'responseCode',
+		properties: {
+			value,
+			message:
+				value === 401
+					? KEY_REFUSED
+					: value === 404
+						? 'The Base URL does not point at the Voice AI API: check it against your account documentation.'
+						: `The base URL answered ${value}, a redirect. The key is never sent on to another address, so the test stopped there: enter the address the redirect points to as the base URL, if it is the Voice AI API.`,
+		},
+	})),
 };
 
 export class VoiceAiApi implements ICredentialType {

@@ -25,7 +25,6 @@ export class VoiceAiSipLoginApi implements ICredentialType {
 		...SIP_LOGIN_PROPERTIES,
 	];
 
-	// A plain error: n8n shows its message as it is.
 	async authenticate(): Promise<IHttpRequestOptions> {
 		throw new Error(REPLACED);
 	}
