@@ -106,14 +106,10 @@ export const voiceAiCredentialTest: ICredentialTestRequest = {
 
 export class VoiceAiApi implements ICredentialType {
 	name = 'voiceAiApi';
-
 	displayName = 'Voice AI API';
-
 	documentationUrl =
 		'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/credentials.md';
-
 	icon = VOICE_AI_ICON;
-
 	properties: INodeProperties[] = [
 		{
 			displayName: 'Base URL',
@@ -148,8 +144,6 @@ export class VoiceAiApi implements ICredentialType {
 			description: 'Which request header carries the API key; the service accepts both',
 		},
 	];
-
 	authenticate = voiceAiAuthenticate(false);
-
 	test = voiceAiCredentialTest;
 }

@@ -12,14 +12,10 @@ const REPLACED =
  */
 export class VoiceAiSipLoginApi implements ICredentialType {
 	name = 'voiceAiSipLoginApi';
-
 	displayName = 'Voice AI SIP Trunk Login API';
-
 	documentationUrl =
 		'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/sip-credentials.md';
-
 	icon = VOICE_AI_ICON;
-
 	properties: INodeProperties[] = [
 		{ displayName: REPLACED, name: 'replacedNotice', type: 'notice', default: '' },
 		...SIP_LOGIN_PROPERTIES,

@@ -32,19 +32,12 @@ export const SIP_LOGIN_PROPERTIES: INodeProperties[] = [
  */
 export class VoiceAiWithSipLoginApi implements ICredentialType {
 	name = 'voiceAiWithSipLoginApi';
-
 	displayName = 'Voice AI with SIP Trunk Login API';
-
 	extends = ['voiceAiApi'];
-
 	documentationUrl =
 		'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/sip-credentials.md';
-
 	icon = VOICE_AI_ICON;
-
 	properties = SIP_LOGIN_PROPERTIES.map((field) => ({ ...field, required: true }));
-
 	authenticate = voiceAiAuthenticate(true);
-
 	test = voiceAiCredentialTest;
 }
