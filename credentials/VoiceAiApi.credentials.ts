@@ -15,7 +15,7 @@ export const VOICE_AI_ICON = {
 	dark: 'file:../nodes/VoiceAi/voiceai.dark.svg',
 } as const;
 
-/** Test requests given the key. n8n resends one only after a 401; 1.x ignores the test's 401 rule. */
+/** Test requests given the key: one seen again got a 401 (n8n resends only then; 1.x ignores rules). */
 const keyedTests = new WeakSet<IHttpRequestOptions>();
 
 /** An absolute URL, as axios (which sends n8n's requests) tells it from a path to join to `baseURL`. */
@@ -25,7 +25,7 @@ const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
  * Run for every request made with a credential that carries the key (Voice AI nodes, the test, n8n's
  * HTTP Request node). One header carries the key, only within the base URL as the URL parser reads it
  * (`..` cannot leave it), following no redirect; an error names where a refused request goes, never
- * its path or query. A value not shaped like a key goes out empty. With `sipLogin`, the test first
+ * its path or query. A value not shaped like a key is not sent. With `sipLogin`, the test first
  * checks the SIP login: no request checks one without changing a number. n8n shows plain errors as is.
  */
 export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authenticate'] {
