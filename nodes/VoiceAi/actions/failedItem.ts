@@ -35,12 +35,8 @@ export function unusableResult(
 	records: IDataObject[],
 	itemIndex: number,
 ): NodeOperationError | undefined {
-	if (ctx.getNode().onError !== 'continueErrorOutput') return undefined;
-	const failure = operation.failureIn?.(records);
-	return failure
-		? new NodeOperationError(ctx.getNode(), failure.message, {
-				itemIndex,
-				description: failure.description,
-			})
-		: undefined;
+	const failure = ctx.getNode().onError === 'continueErrorOutput' && operation.failureIn?.(records);
+	if (!failure) return undefined;
+	const { message, description } = failure;
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }

@@ -13,31 +13,17 @@ import type { VoiceAiOperation } from './types';
 import { webhook } from './webhook';
 
 /** In the Resource dropdown's order (alphabetical by name). */
-export const resources: VoiceAiResource[] = [
-	agent,
-	chatbot,
-	contact,
-	conversation,
-	sip,
-	trustProduct,
-	webhook,
-];
+export const resources = [agent, chatbot, contact, conversation, sip, trustProduct, webhook];
 
-/** `value`: the operation's key in its resource, the `operation` parameter's value. */
-export interface RegisteredOperation {
-	resource: VoiceAiResource;
-	value: string;
-	operation: VoiceAiOperation;
-}
-
-/** A resource's operations, sorted by name as its dropdown shows them. */
-const byName = (resource: VoiceAiResource): RegisteredOperation[] =>
+/** A resource's operations (`value`: the `operation` parameter's), sorted by name as its dropdown shows. */
+const byName = (resource: VoiceAiResource) =>
 	Object.entries(resource.operations)
 		.map(([value, operation]) => ({ resource, value, operation }))
 		.sort((a, b) => a.operation.name.localeCompare(b.operation.name));
 
 /** Every operation, by resource and then by name: the editor's order. */
 export const allOperations = () => resources.flatMap(byName);
+export type RegisteredOperation = ReturnType<typeof byName>[number];
 
 export function operationOf(resource: string, operation: string): VoiceAiOperation | undefined {
 	const found = resources.find((entry) => entry.value === resource);

@@ -38,10 +38,7 @@ function labelOf(properties: readonly INodeProperties[], name: string): string |
 		const label = group && 'values' in group && labelOf(group.values, rest.slice(1).join('.'));
 		return label ? `${group.displayName} ${label}` : undefined;
 	}
-	const options = (property.options ?? []).filter(
-		(option): option is INodeProperties => 'type' in option,
-	);
-	return labelOf(options, rest.join('.'));
+	return labelOf((property.options ?? []) as INodeProperties[], rest.join('.'));
 }
 
 /** A field labelled by its property; a name without one throws as the operation's module loads. */
@@ -133,28 +130,25 @@ export function readString(
 	const raw = ctx.getNodeParameter(field.name, itemIndex, options.fallback ?? '', {
 		extractValue: options.locator,
 	}) as unknown;
-	if (raw === undefined || raw === null) {
-		if (options.added) {
-			throw invalidField(
-				ctx,
-				itemIndex,
-				field,
-				`its value is ${raw} (an expression that yields nothing?)`,
-				`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
-			);
-		}
-		if (options.required) throw invalidField(ctx, itemIndex, field, 'a value is required');
-		return '';
+	if ((raw === undefined || raw === null) && options.added) {
+		throw invalidField(
+			ctx,
+			itemIndex,
+			field,
+			`its value is ${raw} (an expression that yields nothing?)`,
+			`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
+		);
 	}
-	if (typeof raw !== 'string')
+	const text = raw ?? '';
+	if (typeof text !== 'string')
 		throw invalidField(ctx, itemIndex, field, expected('text', raw, !options.secret));
 	// A secret is redacted in its URL-encoded form too, which text with half a character does not have.
-	if (options.secret && LONE_SURROGATE.test(raw))
+	if (options.secret && LONE_SURROGATE.test(text))
 		throw invalidField(ctx, itemIndex, field, `it ${HALF_CHARACTER}`);
-	const value = raw.trim();
+	const value = text.trim();
 	if (options.required && value === '')
 		throw invalidField(ctx, itemIndex, field, 'a value is required');
-	const read = options.asTyped ? raw : value;
+	const read = options.asTyped ? text : value;
 	return options.check && value !== '' ? options.check(ctx, itemIndex, field, read) : read;
 }
 
