@@ -16,8 +16,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { optionDescription } from '../../nodes/VoiceAi/actions/resource';
-import { allOperations, resources } from '../../nodes/VoiceAi/actions/registry';
+import { allOperations, optionDescription, resources } from '../../nodes/VoiceAi/actions/registry';
 import { testCredential } from '../../harness/engine';
 
 const root = join(__dirname, '..', '..');

@@ -1,12 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { VoiceAiAuthentication } from '../transport';
-
-const values: Record<VoiceAiAuthentication, string> = {
-	apiKey: 'API Key',
-	apiKeyAndSipLogin: 'API Key and SIP Trunk Login',
-};
-
 /** Which credential the node uses (transport/credential.ts maps each value to its type). */
 export const authenticationProperty: INodeProperties = {
 	displayName: 'Authentication',
@@ -14,12 +7,12 @@ export const authenticationProperty: INodeProperties = {
 	type: 'options',
 	options: [
 		{
-			name: values.apiKey,
+			name: 'API Key',
 			value: 'apiKey',
 			description: 'A Voice AI API credential: base URL and API key',
 		},
 		{
-			name: values.apiKeyAndSipLogin,
+			name: 'API Key and SIP Trunk Login',
 			value: 'apiKeyAndSipLogin',
 			description:
 				'A Voice AI with SIP Trunk Login API credential: base URL, API key and the login SIP Update and Compare send',

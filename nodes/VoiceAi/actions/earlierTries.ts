@@ -1,24 +1,20 @@
 import type { IExecuteData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-interface Tries {
-	executeData: IExecuteData;
-	successes: Array<INodeExecutionData[] | undefined>;
-}
-
 /**
- * n8n's Retry On Fail runs the node again inside the same run of it: WorkflowExecute's try loop (1.x and
- * 2.x, main process and queue worker alike) hands every try the very same IExecuteData and input array.
- * A new run of the node, another execution or an AI tool call gets new ones, so nothing is shared with
- * them, and an entry is collected with its execution's data.
+ * n8n's Retry On Fail runs the node again within one run of it, handing every try the same IExecuteData
+ * and input array (WorkflowExecute's try loop, 1.x and 2.x, main process and queue worker alike). A new
+ * run, execution or AI tool call gets new ones, so shares nothing, and an entry goes with its data.
  */
-const triesOfRun = new WeakMap<INodeExecutionData[], Tries>();
+const triesOfRun = new WeakMap<
+	INodeExecutionData[],
+	{ executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> }
+>();
 
 /** What earlier tries of this run of the node sent successfully: per input item, its output items. */
-export interface EarlierTries {
+interface EarlierTries {
 	success(itemIndex: number): INodeExecutionData[] | undefined;
 	record(itemIndex: number, output: INodeExecutionData[]): void;
 }
-
 const nothingKept: EarlierTries = { success: () => undefined, record: () => {} };
 
 export function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): EarlierTries {

@@ -1,6 +1,5 @@
-// The one list of the action node's resources and operations. The node's description (dropdowns and
-// subtitle), the router, the README's table and docs/operations.md's sections, and the tests that
-// check them all come from here.
+// The one list of the action node's resources and operations: the node's description (dropdowns and
+// subtitle), the router, the README's table, docs/operations.md and their tests all come from here.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { agent } from './agent';
@@ -8,36 +7,23 @@ import { chatbot } from './chatbot';
 import { contact } from './contact';
 import { conversation } from './conversation';
 import type { VoiceAiResource } from './resource';
-import { operationsByName, resourceProperties } from './resource';
 import { sip } from './sip';
 import { trustProduct } from './trustProduct';
 import type { VoiceAiOperation } from './types';
 import { webhook } from './webhook';
 
 /** In the Resource dropdown's order (alphabetical by name). */
-export const resources: VoiceAiResource[] = [
-	agent,
-	chatbot,
-	contact,
-	conversation,
-	sip,
-	trustProduct,
-	webhook,
-];
+export const resources = [agent, chatbot, contact, conversation, sip, trustProduct, webhook];
 
-export interface RegisteredOperation {
-	resource: VoiceAiResource;
-	/** The operation's key in its resource: the `operation` parameter's value. */
-	value: string;
-	operation: VoiceAiOperation;
-}
+/** A resource's operations (`value`: the `operation` parameter's), sorted by name as its dropdown shows. */
+const byName = (resource: VoiceAiResource) =>
+	Object.entries(resource.operations)
+		.map(([value, operation]) => ({ resource, value, operation }))
+		.sort((a, b) => a.operation.name.localeCompare(b.operation.name));
 
 /** Every operation, by resource and then by name: the editor's order. */
-export function allOperations(): RegisteredOperation[] {
-	return resources.flatMap((resource) =>
-		operationsByName(resource).map(([value, operation]) => ({ resource, value, operation })),
-	);
-}
+export const allOperations = () => resources.flatMap(byName);
+export type RegisteredOperation = ReturnType<typeof byName>[number];
 
 export function operationOf(resource: string, operation: string): VoiceAiOperation | undefined {
 	const found = resources.find((entry) => entry.value === resource);
@@ -46,7 +32,14 @@ export function operationOf(resource: string, operation: string): VoiceAiOperati
 		: undefined;
 }
 
-/** The Resource dropdown, then each resource's Operation dropdown and fields. */
+/** The option's description: the hint and, for an operation that changes data, the note saying so. */
+export const optionDescription = ({ hint, changesData }: VoiceAiOperation) =>
+	changesData === false ? hint : `${hint} (${changesData})`;
+
+/**
+ * The Resource dropdown, then each resource's Operation dropdown (its first operation the default, its
+ * fields in the resource's order) and fields.
+ */
 export function resourceAndOperationProperties(): INodeProperties[] {
 	const firstResource = resources[0].value;
 	return [
@@ -58,7 +51,24 @@ export function resourceAndOperationProperties(): INodeProperties[] {
 			options: resources.map(({ name, value }) => ({ name, value })),
 			default: firstResource,
 		},
-		...resources.flatMap(resourceProperties),
+		...resources.flatMap((resource): INodeProperties[] => {
+			const [firstOperation] = Object.keys(resource.operations);
+			const operation: INodeProperties = {
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				displayOptions: { show: { resource: [resource.value] } },
+				options: byName(resource).map(({ value, operation }) => ({
+					name: operation.name,
+					value,
+					description: optionDescription(operation),
+					action: operation.action,
+				})),
+				default: firstOperation,
+			};
+			return [operation, ...Object.values(resource.operations).flatMap((op) => op.description)];
+		}),
 	];
 }
 
@@ -67,10 +77,7 @@ const lower = (text: string) =>
 	text.replace(/\S+/g, (word) => (word === word.toUpperCase() ? word : word.toLowerCase()));
 const json = (entries: Array<[string, string]>) => JSON.stringify(Object.fromEntries(entries));
 
-/**
- * The node's subtitle expression: "Get many: agent", "Update: SIP". A value the node does not know
- * (a workflow from a later version) shows as it is.
- */
+/** The node's subtitle: "Get many: agent", "Update: SIP"; a value it does not know shows as it is. */
 export function subtitleExpression(): string {
 	const operationNames = json(
 		allOperations().map(({ resource, value, operation: { name } }) => [

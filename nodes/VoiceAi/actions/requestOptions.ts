@@ -1,15 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RetrySettings } from '../transport';
-import type { FieldRef } from './validation';
-import { decimalText, fieldIn, readBoolean, readInteger } from './validation';
-
-// Each option's default is written once, in its description below (n8n's lint wants a literal there);
-// readRequestOptions takes its fallbacks from there.
-const MAX_CONCURRENCY = 50;
-const MAX_ATTEMPTS = 10;
-/** Longest Max Retry Wait and Timeout a user may set. */
-const MAX_SECONDS = 600;
+import { fieldIn, readBoolean, readInteger } from './validation';
 
 /** The node's Options collection: how many requests run at once and how failures are retried. */
 export const requestOptionsDescription: INodeProperties = {
@@ -23,15 +15,16 @@ export const requestOptionsDescription: INodeProperties = {
 			displayName: 'Concurrency',
 			name: 'concurrency',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+			typeOptions: { minValue: 1, maxValue: 50 },
 			default: 5,
-			description: `How many items are sent to Voice AI at the same time (1 to ${MAX_CONCURRENCY}). Output order always follows input order. While the service answers 429 the node runs fewer at once.`,
+			description:
+				'How many items are sent to Voice AI at the same time (1 to 50). Output order always follows input order. While the service answers 429 the node runs fewer at once.',
 		},
 		{
 			displayName: 'Max Attempts',
 			name: 'maxAttempts',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: MAX_ATTEMPTS },
+			typeOptions: { minValue: 1, maxValue: 10 },
 			default: 4,
 			description:
 				"Attempts per request including the first; 1 turns all retries off. These are the node's own retries: per request, within one run, only where repeating is safe. n8n's Retry On Fail (node Settings) runs the node again after these have given up, sending only the items that did not succeed.",
@@ -40,7 +33,7 @@ export const requestOptionsDescription: INodeProperties = {
 			displayName: 'Max Retry Wait (Seconds)',
 			name: 'maxWaitSeconds',
 			type: 'number',
-			typeOptions: { minValue: 0, maxValue: MAX_SECONDS },
+			typeOptions: { minValue: 0, maxValue: 600 },
 			default: 60,
 			description: 'Longest single wait before a retry, whatever the Retry-After header asks for',
 		},
@@ -64,63 +57,41 @@ export const requestOptionsDescription: INodeProperties = {
 			displayName: 'Timeout (Seconds)',
 			name: 'timeoutSeconds',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: MAX_SECONDS },
+			typeOptions: { minValue: 1, maxValue: 600 },
 			default: 30,
 			description: 'How long to wait for one answer',
 		},
 	],
 };
 
-interface RequestOptions {
+/** The Options, read once per execution (item 0) within the bounds and with the defaults above. */
+export function readRequestOptions(ctx: IExecuteFunctions): {
 	concurrency: number;
 	retry: RetrySettings;
-}
-
-/** An option as a field (its label is its displayName), with its default as the fallback. */
-function option<T extends number | boolean>(name: string): { field: FieldRef; fallback: T } {
-	const property = requestOptionsDescription.options!.find((entry) => entry.name === name);
-	return {
+} {
+	const option = (name: string) => ({
+		...(requestOptionsDescription.options!.find((entry) => entry.name === name) as INodeProperties),
 		field: fieldIn([requestOptionsDescription], `options.${name}`),
-		fallback: (property as INodeProperties).default as T,
-	};
-}
-
-export function readRequestOptions(ctx: IExecuteFunctions): RequestOptions {
-	const whole = (name: string, max: number) => {
-		const { field, fallback } = option<number>(name);
-		return readInteger(ctx, 0, field, fallback, { min: 1, max });
-	};
+	});
 	const flag = (name: string) => {
-		const { field, fallback } = option<boolean>(name);
-		return readBoolean(ctx, 0, field, fallback);
+		const { field, default: fallback } = option(name);
+		return readBoolean(ctx, 0, field, fallback as boolean);
 	};
-	const seconds = (name: string, min: number) => {
-		const { field, fallback } = option<number>(name);
-		return Math.round(readNumber(ctx, field, fallback, min, MAX_SECONDS) * 1000);
+	const number = (name: string, decimals?: true, min?: number) => {
+		const { field, default: fallback, typeOptions } = option(name);
+		const max = typeOptions!.maxValue!;
+		return readInteger(ctx, 0, field, fallback as number, { min: min ?? 1, max, decimals });
 	};
+	// A timeout from an expression may be under the editor's 1 s.
+	const ms = (name: string, min: number) => Math.round(number(name, true, min) * 1000);
 	return {
-		concurrency: whole('concurrency', MAX_CONCURRENCY),
+		concurrency: number('concurrency'),
 		retry: {
 			rateLimit: flag('retryOnRateLimit'),
 			serverErrors: flag('retryOnServerErrors'),
-			maxAttempts: whole('maxAttempts', MAX_ATTEMPTS),
-			maxWaitMs: seconds('maxWaitSeconds', 0),
-			timeoutMs: seconds('timeoutSeconds', 0.001),
+			maxAttempts: number('maxAttempts'),
+			maxWaitMs: ms('maxWaitSeconds', 0),
+			timeoutMs: ms('timeoutSeconds', 0.001),
 		},
 	};
-}
-
-function readNumber(
-	ctx: IExecuteFunctions,
-	field: FieldRef,
-	fallback: number,
-	min: number,
-	max: number,
-): number {
-	const raw = ctx.getNodeParameter(field.name, 0, fallback) as unknown;
-	const value = decimalText(raw, false);
-	if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > max) {
-		return readInteger(ctx, 0, field, fallback, { min, max });
-	}
-	return value;
 }

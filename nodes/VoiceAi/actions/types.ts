@@ -9,14 +9,7 @@ import type {
 import type { ApiPath } from '../transport';
 import { listIn } from '../transport';
 
-/** A value for a `{name}` of a request's path, with the field it came from. */
-type PathValue = ApiPath['values'][number];
-
-/**
- * A request to the Voice AI API with this item's retry policy already applied. An operation sends its
- * declared requests through `send`; either way `.`, `..`, empty values and slashes in the path are
- * refused before anything is sent.
- */
+/** A request to the Voice AI API with the item's retry policy applied; operations call it via `send`. */
 export type ApiCall = (
 	method: IHttpRequestMethods,
 	path: string | ApiPath,
@@ -30,12 +23,11 @@ type PathNames<Path extends string> = Path extends `${string}{${infer Name}}${in
 	: never;
 
 /**
- * A request an operation sends: written once, in the spec's form, it is what `send` sends and what the
- * README, docs/operations.md and the catalogue's check show.
+ * A request an operation sends, written once in the spec's form (`/sip/{phone_number}`): what `send`
+ * sends and what the README, docs/operations.md and the catalogue's check show.
  */
 export interface OperationRequest<Path extends string = string> {
 	method: IHttpRequestMethods;
-	/** The spec's path, ids in braces: `/sip/{phone_number}`. */
 	path: Path;
 	/** Only sent in some runs: when, e.g. 'to keep the directions not listed'. */
 	when?: string;
@@ -46,18 +38,18 @@ export const request = <Path extends string>(
 	path: Path,
 ): OperationRequest<Path> => ({ method, path });
 
+type PathValue = ApiPath['values'][number];
 /** What `send` takes besides the request; a path with `{name}`s needs a value for each (checked by tsc). */
 type Sending<Path extends string> = {
-	body?: IDataObject | IDataObject[] | Buffer;
-	extra?: Partial<IHttpRequestOptions>;
+	body?: Parameters<ApiCall>[2];
+	extra?: Parameters<ApiCall>[3];
 } & ([PathNames<Path>] extends [never]
 	? { values?: undefined }
 	: { values: Record<PathNames<Path>, PathValue> });
 
 /**
- * Sends a request the operation declares. Each `{name}` of its path takes the value given for it, with
- * the field it came from: encoded, and refused naming that field when it is empty, `.`, `..` or holds a
- * slash.
+ * Sends a request the operation declares, each `{name}` of its path taking the value given for it with
+ * its field: encoded, and refused naming that field when it is empty, `.`, `..` or holds a slash.
  */
 export async function send<Path extends string>(
 	api: ApiCall,
@@ -72,30 +64,18 @@ export async function send<Path extends string>(
 	return await api(method, names.length === 0 ? path : { pieces, values }, what.body, what.extra);
 }
 
-/**
- * The note the editor adds to a changing operation's option description, in its parentheses:
- * "changes data", or "changes data: " and what it changes.
- */
-export type ChangesDataNote = 'changes data' | `changes data: ${string}`;
+/** Added to a changing operation's option description, in parentheses. */
+type ChangesData = 'changes data' | `changes data: ${string}`;
 
 /**
- * What an operation does to the service's data. `repeatable`: sending it twice leaves the same state
- * (always so for a read); one that is not says in `mayHaveApplied` what may have happened when the
- * answer was lost.
+ * One operation. `repeatable`: sending it twice leaves the same state (always so for a read); one that
+ * is not says in `mayHaveApplied` what may have happened when the answer was lost.
  */
-type Effect =
-	| { changesData: false | ChangesDataNote; repeatable: true; mayHaveApplied?: never }
-	| { changesData: ChangesDataNote; repeatable: false; mayHaveApplied: string };
-
-/**
- * One operation: what the editor and the docs show of it, its requests, whether repeating it is safe,
- * its fields, its validation and its execution. The resource's index lists it under its `value`.
- */
-export type VoiceAiOperation<Input = unknown> = Effect & {
-	/**
-	 * The Operation dropdown's option: name, description (the changes-data note is added; also the
-	 * README table's "What it does") and action.
-	 */
+export type VoiceAiOperation<Input = unknown> = (
+	| { changesData: false | ChangesData; repeatable: true; mayHaveApplied?: never }
+	| { changesData: ChangesData; repeatable: false; mayHaveApplied: string }
+) & {
+	/** The Operation dropdown's option; `hint` is its description and the README's "What it does". */
 	name: string;
 	hint: string;
 	action: string;
@@ -107,12 +87,9 @@ export type VoiceAiOperation<Input = unknown> = Effect & {
 	description: INodeProperties[];
 	/** Names what a 404 is about, e.g. `Chatbot "cb_1"`. */
 	target?(input: Input): string;
-	/**
-	 * For an operation that reads a record and then writes it (or reads it to judge its write): the
-	 * record, e.g. the phone number. Items of one execution on one record run one at a time, in input order.
-	 */
+	/** The record it reads and then writes: items on one record run one at a time, in input order. */
 	recordOf?(input: Input): string;
-	/** Its records are the input item's json passed on: the output item is then the whole input item (binary too). */
+	/** The output item is the whole input item (binary too): its records are the item's json. */
 	passesItemOn?: true;
 	/** A result that is a failure for an error branch ("Continue (using error output)"), or undefined. */
 	failureIn?(records: IDataObject[]): { message: string; description: string } | undefined;
@@ -127,27 +104,22 @@ export type VoiceAiOperation<Input = unknown> = Effect & {
 	): Promise<IDataObject[]>;
 };
 
-export function defineOperation<Input>(
-	operation: VoiceAiOperation<Input>,
-): VoiceAiOperation<unknown> {
-	return operation as VoiceAiOperation<unknown>;
-}
+export const defineOperation = <Input>(operation: VoiceAiOperation<Input>) =>
+	operation as VoiceAiOperation;
 
 /** A list answer (see `listIn`) becomes one item per element, up to `limit`; any other answer is one item. */
-export function toListRecords(body: unknown, limit?: number): IDataObject[] {
-	return toRecords(listIn(body) ?? body, limit);
-}
+export const toListRecords = (body: unknown, limit?: number) =>
+	toRecords(listIn(body) ?? body, limit);
 
 /** Arrays become one object per element; an object passes through unchanged as one item. */
-export function toRecords(body: unknown, limit?: number): IDataObject[] {
-	const list = Array.isArray(body) ? body : [body];
-	const records = list.map((entry) =>
-		entry !== null && typeof entry === 'object' && !Array.isArray(entry)
-			? (entry as IDataObject)
-			: { value: entry as IDataObject[string] },
-	);
-	return limit === undefined ? records : records.slice(0, limit);
-}
+export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
+	(Array.isArray(body) ? body : [body])
+		.slice(0, limit)
+		.map((entry) =>
+			entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+				? (entry as IDataObject)
+				: { value: entry as IDataObject[string] },
+		);
 
 /** Return All and Limit as n8n list operations offer them (read by readListLimit). */
 export const RETURN_ALL = {
@@ -165,64 +137,63 @@ export const LIMIT = {
 	default: 50,
 	description: 'Max number of results to return',
 } satisfies INodeProperties;
-export const returnAllFields = (
+export function returnAllFields(
 	resource: string,
 	operation: string,
 	noun: string,
-): INodeProperties[] => [
-	{ ...RETURN_ALL, displayOptions: { show: { resource: [resource], operation: [operation] } } },
-	{
-		...LIMIT,
-		hint: `At most this many ${noun}`,
-		displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
-	},
-];
-
-/**
- * A phone number picked from the numbers the agents list shows ("From List", method searchPhoneNumbers of
- * the node) or typed ("By Number"). Read it with `readString(..., { locator: true })`.
- */
-export function phoneNumberLocator(description: string): INodeProperties {
-	return {
-		displayName: 'Phone Number',
-		name: 'phoneNumber',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		description,
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select a number used by an agent...',
-				typeOptions: { searchListMethod: 'searchPhoneNumbers', searchable: true },
-			},
-			{
-				displayName: 'By Number',
-				name: 'id',
-				type: 'string',
-				placeholder: '+14155550101',
-				hint: 'E.164: a plus sign, the country code and the number, digits only',
-			},
-		],
-	};
+): INodeProperties[] {
+	const show = { resource: [resource], operation: [operation] };
+	return [
+		{ ...RETURN_ALL, displayOptions: { show } },
+		{
+			...LIMIT,
+			hint: `At most this many ${noun}`,
+			displayOptions: { show: { ...show, returnAll: [false] } },
+		},
+	];
 }
 
-/** An id the spec offers no list endpoint for: typed "By ID" only. */
-export function idLocator(
+/** A resource locator of one "By ID" mode, typed: for an id the spec offers no list endpoint for. */
+export const idLocator = (
 	displayName: string,
 	name: string,
 	placeholder: string,
 	description: string,
-): INodeProperties {
-	return {
-		displayName,
-		name,
-		type: 'resourceLocator',
-		default: { mode: 'id', value: '' },
-		required: true,
-		description,
-		modes: [{ displayName: 'By ID', name: 'id', type: 'string', placeholder }],
-	};
-}
+): INodeProperties => ({
+	displayName,
+	name,
+	type: 'resourceLocator',
+	default: { mode: 'id', value: '' },
+	required: true,
+	description,
+	modes: [{ displayName: 'By ID', name: 'id', type: 'string', placeholder }],
+});
+
+/**
+ * A phone number picked from the numbers the agents list shows (the node's searchPhoneNumbers) or
+ * typed. Read it with `readString(..., { locator: true })`.
+ */
+export const phoneNumberLocator = (description: string): INodeProperties => ({
+	displayName: 'Phone Number',
+	name: 'phoneNumber',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description,
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a number used by an agent...',
+			typeOptions: { searchListMethod: 'searchPhoneNumbers', searchable: true },
+		},
+		{
+			displayName: 'By Number',
+			name: 'id',
+			type: 'string',
+			placeholder: '+14155550101',
+			hint: 'E.164: a plus sign, the country code and the number, digits only',
+		},
+	],
+});

@@ -1,7 +1,5 @@
-// Reading and checking the fields of an item, by kind of value: the error naming field and item, the
-// readers (text, true/false, whole numbers, Return All / Limit, a set of fields), then the checks of a
-// text value (ids and paths, phone numbers, URLs, SIP URIs, colours). Every check runs before the
-// item's request is built: a bad value never reaches the service.
+// Reading and checking an item's fields before its request is built: a bad value never reaches the
+// service, and the error names the field (as its property labels it) and the item.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -20,17 +18,16 @@ import {
 } from '../transport';
 import { LIMIT, RETURN_ALL } from './types';
 
+/** `name`: the parameter's path (`updateFields.header_color`); `label`: what the editor shows. */
 export interface FieldRef {
-	/** The parameter's name in the node, e.g. `updateFields.header_color`. */
 	name: string;
-	/** What the user sees in the editor, e.g. `Header Color`. */
 	label: string;
 }
 
 /**
- * The label of the property `name`: its displayName. The option of a collection is named with a dot
- * (`updateFields.header_color`: "Header Color"); a field of a fixedCollection's group carries the
- * group's name too (`directions.inbound.port`: "Inbound Port").
+ * The displayName of the property `name`. A collection's option is named with a dot
+ * (`updateFields.header_color`: "Header Color"); a fixedCollection's field carries its group's name
+ * too (`directions.inbound.port`: "Inbound Port").
  */
 function labelOf(properties: readonly INodeProperties[], name: string): string | undefined {
 	const [first, ...rest] = name.split('.');
@@ -41,31 +38,24 @@ function labelOf(properties: readonly INodeProperties[], name: string): string |
 		const label = group && 'values' in group && labelOf(group.values, rest.slice(1).join('.'));
 		return label ? `${group.displayName} ${label}` : undefined;
 	}
-	const options = (property.options ?? []).filter(
-		(option): option is INodeProperties => 'type' in option,
-	);
-	return labelOf(options, rest.join('.'));
+	return labelOf((property.options ?? []) as INodeProperties[], rest.join('.'));
 }
 
-/**
- * The fields an operation reads, each labelled by its property (`labelOf`), so a label is written
- * once, in the property. A name without a property throws when the operation's module loads.
- */
-export function fieldsIn<Name extends string>(
+/** A field labelled by its property; a name without one throws as the operation's module loads. */
+export function fieldIn(properties: readonly INodeProperties[], name: string): FieldRef {
+	const label = labelOf(properties, name);
+	if (label === undefined) throw new Error(`No property named ${name}`);
+	return { name, label };
+}
+
+export const fieldsIn = <Name extends string>(
 	properties: readonly INodeProperties[],
 	names: readonly Name[],
-): Record<Name, FieldRef> {
-	const fields = {} as Record<Name, FieldRef>;
-	for (const name of names) {
-		const label = labelOf(properties, name);
-		if (label === undefined) throw new Error(`No property named ${name}`);
-		fields[name] = { name, label };
-	}
-	return fields;
-}
-
-export const fieldIn = (properties: readonly INodeProperties[], name: string): FieldRef =>
-	fieldsIn(properties, [name])[name];
+) =>
+	Object.fromEntries(names.map((name) => [name, fieldIn(properties, name)])) as Record<
+		Name,
+		FieldRef
+	>;
 
 function show(value: unknown): string {
 	const text =
@@ -92,6 +82,10 @@ export function invalidField(
 ): NodeOperationError {
 	return invalidValue(ctx.getNode(), itemIndex, field, problem, hint);
 }
+
+/** "expected <what>, got a number (42)"; `shown` false leaves the value out (a secret). */
+const expected = (what: string, raw: unknown, shown = true) =>
+	`expected ${what}, got ${typeName(raw)}${shown ? ` (${show(raw)})` : ''}`;
 
 /** A check of one text value: returns the value to send, or throws the error naming field and item. */
 export type TextCheck = (
@@ -123,54 +117,38 @@ export function readString(
 		required?: boolean;
 		fallback?: string;
 		secret?: boolean;
+		/** A resource locator: the value of whichever mode is chosen. */
 		locator?: boolean;
 		/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
 		asTyped?: boolean;
-		/**
-		 * A field the user added to a collection: its value is sent, so an expression that yields nothing
-		 * (undefined or null, e.g. a misspelt field name) is refused rather than sent empty. An explicit
-		 * empty text still clears.
-		 */
+		/** Added to a collection, so sent: nothing (a misspelt expression?) is refused, not sent empty. */
 		added?: boolean;
 		/** What a value given must also pass (checkE164, checkPathId ...); an empty optional one skips it. */
 		check?: TextCheck;
 	} = {},
 ): string {
-	// A resource locator gives the value of whichever mode is chosen; a plain text value passes through.
-	const raw = ctx.getNodeParameter(
-		field.name,
-		itemIndex,
-		options.fallback ?? '',
-		options.locator ? { extractValue: true } : {},
-	) as unknown;
-	if (raw === undefined || raw === null) {
-		if (options.added) {
-			throw invalidField(
-				ctx,
-				itemIndex,
-				field,
-				`its value is ${raw === null ? 'null' : 'undefined'} (an expression that yields nothing?)`,
-				`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
-			);
-		}
-		if (options.required) throw invalidField(ctx, itemIndex, field, 'a value is required');
-		return '';
-	}
-	if (typeof raw !== 'string') {
+	const raw = ctx.getNodeParameter(field.name, itemIndex, options.fallback ?? '', {
+		extractValue: options.locator,
+	}) as unknown;
+	if ((raw === undefined || raw === null) && options.added) {
 		throw invalidField(
 			ctx,
 			itemIndex,
 			field,
-			`expected text, got ${typeName(raw)}${options.secret ? '' : ` (${show(raw)})`}`,
+			`its value is ${raw} (an expression that yields nothing?)`,
+			`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
 		);
 	}
+	const text = raw ?? '';
+	if (typeof text !== 'string')
+		throw invalidField(ctx, itemIndex, field, expected('text', raw, !options.secret));
 	// A secret is redacted in its URL-encoded form too, which text with half a character does not have.
-	if (options.secret && LONE_SURROGATE.test(raw))
+	if (options.secret && LONE_SURROGATE.test(text))
 		throw invalidField(ctx, itemIndex, field, `it ${HALF_CHARACTER}`);
-	const value = raw.trim();
+	const value = text.trim();
 	if (options.required && value === '')
 		throw invalidField(ctx, itemIndex, field, 'a value is required');
-	const read = options.asTyped ? raw : value;
+	const read = options.asTyped ? text : value;
 	return options.check && value !== '' ? options.check(ctx, itemIndex, field, read) : read;
 }
 
@@ -183,12 +161,7 @@ export function readBoolean(
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
 	if (typeof raw === 'boolean') return raw;
 	if (raw === 'true' || raw === 'false') return raw === 'true';
-	throw invalidField(
-		ctx,
-		itemIndex,
-		field,
-		`expected true or false, got ${typeName(raw)} (${show(raw)})`,
-	);
+	throw invalidField(ctx, itemIndex, field, expected('true or false', raw));
 }
 
 export function checkOneOf<T extends string>(
@@ -198,10 +171,8 @@ export function checkOneOf<T extends string>(
 	value: string,
 	allowed: readonly T[],
 ): T {
-	if (!(allowed as readonly string[]).includes(value)) {
-		throw invalidField(ctx, itemIndex, field, `${show(value)} is not one of ${allowed.join(', ')}`);
-	}
-	return value as T;
+	if ((allowed as readonly string[]).includes(value)) return value as T;
+	throw invalidField(ctx, itemIndex, field, `${show(value)} is not one of ${allowed.join(', ')}`);
 }
 
 /** Reads a collection parameter (e.g. Update Fields) and refuses anything that is not an object. */
@@ -211,45 +182,34 @@ export function readCollection(
 	field: FieldRef,
 ): IDataObject {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, {}) as unknown;
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-		throw invalidField(ctx, itemIndex, field, `expected a set of fields, got ${typeName(raw)}`);
-	}
-	return raw as IDataObject;
+	if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) return raw as IDataObject;
+	throw invalidField(ctx, itemIndex, field, expected('a set of fields', raw, false));
 }
-
-const WHOLE_NUMBER = /^-?\d+$/;
-const DECIMAL_NUMBER = /^-?\d+(?:\.\d+)?$/;
 
 /**
- * A number given as text counts only in decimal digits: Number() would also read 0x13C4, 0b1010, 0o7
- * and 1e3, which nobody types as a port or a limit.
+ * A number within `min` to `max`, whole unless `decimals`. Given as text it counts only in decimal
+ * digits: Number() would also read 0x13C4, 0b1010, 0o7 and 1e3, which nobody types as a port or a limit.
  */
-export function decimalText(raw: unknown, wholeOnly: boolean): unknown {
-	if (typeof raw !== 'string') return raw;
-	const text = raw.trim();
-	return (wholeOnly ? WHOLE_NUMBER : DECIMAL_NUMBER).test(text) ? Number(text) : raw;
-}
-
 export function readInteger(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
 	fallback: number,
-	range: { min: number; max: number },
+	{ min, max, decimals }: { min: number; max: number; decimals?: true },
 ): number {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
-	const value = decimalText(raw, true);
-	if (typeof value !== 'number' || !Number.isInteger(value)) {
+	const text = typeof raw === 'string' ? raw.trim() : undefined;
+	const digits = decimals ? /^-?\d+(?:\.\d+)?$/ : /^-?\d+$/;
+	const value = text !== undefined && digits.test(text) ? Number(text) : raw;
+	if (typeof value !== 'number' || !(decimals ? Number.isFinite(value) : Number.isInteger(value)))
 		throw invalidField(
 			ctx,
 			itemIndex,
 			field,
-			`expected a whole number, got ${typeName(raw)} (${show(raw)})`,
+			expected(decimals ? 'a number' : 'a whole number', raw),
 		);
-	}
-	if (value < range.min || value > range.max) {
-		throw invalidField(ctx, itemIndex, field, `${value} is outside ${range.min} to ${range.max}`);
-	}
+	if (value < min || value > max)
+		throw invalidField(ctx, itemIndex, field, `${value} is outside ${min} to ${max}`);
 	return value;
 }
 
@@ -317,11 +277,8 @@ const E164 = /^\+[1-9]\d{1,14}$/;
 const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
 /** sip:<host> as the spec writes it: a DNS name or an IPv4 address, no user part, port or parameters. */
-const SIP_URI = new RegExp(
-	`^sip:(?:(?:${HOST_LABEL}\\.)*${HOST_LABEL}|(?:${OCTET}\\.){3}${OCTET})$`,
-);
+const SIP_HOST = new RegExp(`^sip:(?:${HOST_LABEL}\\.)*${HOST_LABEL}$`);
 /** A host of digits and dots only must be a real IPv4 address, not a DNS name such as 999.1.1.1. */
-const NUMERIC_HOST = /^sip:[\d.]+$/;
 const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
 
 export const checkE164 = patternCheck(
@@ -330,12 +287,7 @@ export const checkE164 = patternCheck(
 	'Use the international E.164 form: a plus sign, the country code and the number, digits only, for example +14155550101.',
 );
 
-export function checkHttpUrl(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-): string {
+export const checkHttpUrl: TextCheck = (ctx, itemIndex, field, value) => {
 	const url = httpUrl(value);
 	if (!url) {
 		// User info may hold a password, a query or fragment a token, and a value cut to its start would
@@ -352,29 +304,25 @@ export function checkHttpUrl(
 	const problem = destinationProblem(value, url);
 	if (problem) throw invalidField(ctx, itemIndex, field, `it ${problem}`);
 	return value;
-}
+};
 
 export const checkSipUri = patternCheck(
 	{
-		test: (value) => SIP_URI.test(value) && !(NUMERIC_HOST.test(value) && !SIP_IPV4.test(value)),
+		test: (value) => SIP_HOST.test(value) && (!/^sip:[\d.]+$/.test(value) || SIP_IPV4.test(value)),
 	},
 	'is not a SIP URI',
 	'Use the form sip:<host>, for example sip:pbx.example.com.',
 );
 
-const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
-/** The hex notations of CSS Color 4: #RGB, #RGBA, #RRGGBB, #RRGGBBAA. */
-const ANY_HEX_COLOUR = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
-
 export const checkHexColour = patternCheck(
-	HEX_COLOUR,
+	/^#[0-9a-fA-F]{6}$/,
 	'is not a #RRGGBB colour',
 	'Use a hex colour such as #1A73E8.',
 );
 
-/** A colour the spec calls only "hex colour": every hex form goes on as written, anything else is refused. */
+/** A colour the spec calls only "hex colour": any hex form of CSS Color 4 goes on as written. */
 export const checkAnyHexColour = patternCheck(
-	ANY_HEX_COLOUR,
+	/^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/,
 	'is not a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA)',
 	'Use a hex colour such as #1A73E8 or #FFF; colour names and rgb() are not hex colours.',
 );
