@@ -56,9 +56,7 @@ export class VoiceAi implements INodeType {
 		],
 	};
 
-	methods = {
-		listSearch: { searchAgents, searchPhoneNumbers },
-	};
+	methods = { listSearch: { searchAgents, searchPhoneNumbers } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);
