@@ -31,27 +31,15 @@ const field = (
 	name: string,
 	description: string | undefined,
 	rest: Pick<INodeProperties, 'type' | 'default' | 'options' | 'typeOptions'>,
-): INodeProperties => ({
-	displayName,
-	name,
-	...(description === undefined ? {} : { description }),
-	...rest,
-});
-const text = (displayName: string, name: string, description?: string, rows?: number) =>
-	field(displayName, name, description, {
-		type: 'string',
-		...(rows ? { typeOptions: { rows } } : {}),
-		default: '',
-	});
+): INodeProperties => ({ displayName, name, ...(description ? { description } : {}), ...rest });
+const text = (displayName: string, name: string, description?: string) =>
+	field(displayName, name, description, { type: 'string', default: '' });
+const ANY_HEX = ': a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA), sent as written';
 const colour = (displayName: string, name: string, description: string) =>
-	field(
-		displayName,
-		name,
-		name === RRGGBB
-			? `${description}, as #RRGGBB`
-			: `${description}: a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA), sent as written`,
-		{ type: 'color', default: '#000000' },
-	);
+	field(displayName, name, description + (name === RRGGBB ? ', as #RRGGBB' : ANY_HEX), {
+		type: 'color',
+		default: '#000000',
+	});
 /** Options named from their values: "bottom-right" shows as "Bottom Right". */
 const choice = (
 	displayName: string,
@@ -63,10 +51,7 @@ const choice = (
 	field(displayName, name, description, {
 		type: 'options',
 		options: values.map((option) => ({
-			name: option.replace(
-				/(^|-)(\w)/g,
-				(_m, dash: string, c: string) => (dash ? ' ' : '') + c.toUpperCase(),
-			),
+			name: option.replace(/\b\w/g, (c) => c.toUpperCase()).replace(/-/g, ' '),
 			value: option,
 		})),
 		default: value,
@@ -116,7 +101,10 @@ export const FORM_FIELDS: INodeProperties[] = [
 	choice('Template', 'template', ['classic', 'modern', 'glassmorphism']),
 	colour('Text Color', 'text_color', 'Text colour of the widget'),
 	colour('User Message Color', 'user_message_color', 'Colour of the user message bubbles'),
-	text('Welcome Message', 'welcome_message', 'Message shown when a chat starts', 2),
+	{
+		...text('Welcome Message', 'welcome_message', 'Message shown when a chat starts'),
+		typeOptions: { rows: 2 },
+	},
 ];
 
 /** The value of an added field: a text part of the form, or a file. */
