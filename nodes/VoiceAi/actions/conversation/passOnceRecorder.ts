@@ -33,7 +33,9 @@ const STEP_ASIDE_MS = 3 * POLL_MS[1];
 
 const poll = async () =>
 	await sleep(POLL_MS[0] + Math.floor(Math.random() * (POLL_MS[1] - POLL_MS[0] + 1)));
-const lockEntries = async (store: Store) => await store.getProcessedDataCount('node', ENTRIES);
+/** How many entries the lock record holds; 0 when there is none or it cannot be read. */
+const lockEntries = async (store: Store) =>
+	await store.getProcessedDataCount('node', ENTRIES).catch(() => 0);
 
 /** Per workflow and history size: the conversations waiting for the next write. */
 const queues = new Map<string, Waiting[]>();
@@ -81,10 +83,7 @@ async function drain(key: string, historySize: number): Promise<void> {
 			// Not retried: a write that landed before its answer was lost would drop the conversations.
 			fresh = { error };
 		}
-		othersWaiting = await lockEntries(store).then(
-			(entries) => entries > 2,
-			() => false,
-		);
+		othersWaiting = (await lockEntries(store)) > 2;
 		// Released before the callers go on: a process that exits after its last execution leaves no lock.
 		await release(store);
 		for (const waiting of batch) {
@@ -124,13 +123,7 @@ async function acquire(store: Store): Promise<void> {
 			// Another caller created the record at the same moment (unique key), or the database failed:
 			// three failures in a row with no record there fail the conversations.
 			lastError = error;
-			if (
-				!(await lockEntries(store).then(
-					(entries) => entries > 0,
-					() => false,
-				))
-			)
-				failures++;
+			if ((await lockEntries(store)) === 0) failures++;
 			raced = true;
 		}
 		if (failures >= ATTEMPTS) {
@@ -157,7 +150,7 @@ async function whileHeld(store: Store): Promise<void> {
 	let last = 0;
 	while (Date.now() - since < RECHECK_MS) {
 		await poll();
-		const entries = await lockEntries(store).catch(() => 0);
+		const entries = await lockEntries(store);
 		if (entries < 3 || entries < last) return;
 		last = entries;
 	}
