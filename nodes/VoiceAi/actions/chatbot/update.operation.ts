@@ -1,4 +1,4 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkPathId, fieldsIn, readCollection, readString } from '../validation';
@@ -69,11 +69,8 @@ export const update = defineOperation<UpdateChatbotInput>({
 	},
 	async execute({ chatbotId, fields, images }, api, itemIndex) {
 		const { body, contentType } = await multipartBody(this, itemIndex, fields, images);
-		const result = await send(api, UPDATE, {
-			values: { id: { field: CHATBOT, value: chatbotId } },
-			body,
-			extra: { headers: { 'Content-Type': contentType } },
-		});
-		return toRecords(result) as IDataObject[];
+		const values = { id: { field: CHATBOT, value: chatbotId } };
+		const extra = { headers: { 'Content-Type': contentType } };
+		return toRecords(await send(api, UPDATE, { values, body, extra }));
 	},
 });
