@@ -3,17 +3,12 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { invalidField, readInteger } from '../validation';
 import { defineOperation } from '../types';
-import { recordOnce, type Store } from './passOnceRecorder';
+import { recordOnce } from './passOnceRecorder';
 
 const show = { resource: ['conversation'], operation: ['passOnce'] };
 const ID_FIELD = { name: 'conversationId', label: 'Conversation ID' };
 const HISTORY_FIELD = { name: 'historySize', label: 'History Size' };
 const HISTORY_SIZE = 10_000;
-const STORE: Array<keyof Store> = [
-	'checkProcessedAndRecord',
-	'clearAllProcessedItems',
-	'getProcessedDataCount',
-];
 
 export const passOnce = defineOperation<{ id: string; historySize: number }>({
 	name: 'Pass Once',
@@ -76,7 +71,8 @@ export const passOnce = defineOperation<{ id: string; historySize: number }>({
 		};
 	},
 	async execute({ id, historySize }, _api, itemIndex) {
-		if (STORE.some((helper) => typeof this.helpers[helper] !== 'function')) {
+		// n8n adds its processed-data helpers as one set (DeduplicationHelperFunctions).
+		if (typeof this.helpers.checkProcessedAndRecord !== 'function') {
 			throw new NodeOperationError(
 				this.getNode(),
 				'This n8n has no processed-data store, so Pass Once cannot work here',
