@@ -27,13 +27,9 @@ export class VoiceAi implements INodeType {
 		defaults: { name: 'Voice AI' },
 		usableAsTool: true,
 		// Where SIP Get, Update and Compare put SIP passwords; the node itself hides them (docs/sip-credentials.md).
-		sensitiveOutputFields: [
-			'directions[*].options.sip_password',
-			'data.directions[*].options.sip_password',
-			'sip.directions[*].options.sip_password',
-			'wouldSend.directions[*].options.sip_password',
-			'current.directions[*].options.sip_password',
-		],
+		sensitiveOutputFields: ['', 'data.', 'sip.', 'wouldSend.', 'current.'].map(
+			(at) => `${at}directions[*].options.sip_password`,
+		),
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		// One credential at a time, chosen by Authentication; literal values, as n8n's lint reads them.
@@ -56,9 +52,7 @@ export class VoiceAi implements INodeType {
 		],
 	};
 
-	methods = {
-		listSearch: { searchAgents, searchPhoneNumbers },
-	};
+	methods = { listSearch: { searchAgents, searchPhoneNumbers } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

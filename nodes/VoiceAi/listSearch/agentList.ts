@@ -11,49 +11,31 @@ import {
 } from '../transport';
 
 /**
- * The agent list answers the editor's pickers and tells organizations apart (accountOwnership): one
- * retry, short waits, no minute-long rate-limit pause.
- */
-const AGENT_LIST_RETRY = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 };
-
-/**
- * The organization's agents (GET /callback/standardCampaign). The spec does not show the answer's
- * shape: a bare array and a list wrapped in an object (`{"data":[…]}`) are both read, entries that are
- * not objects are skipped; undefined when the answer is not a list.
+ * The organization's agents (GET /callback/standardCampaign), for the editor's pickers and to tell
+ * organizations apart (accountOwnership): one retry, short waits, no minute-long rate-limit pause.
+ * Undefined when the answer is not a list (see `agentsIn`).
  */
 export async function requestAgents(
 	this: VoiceAiContext,
 	policy: { itemIndex?: number; credential?: VoiceAiCredential } = {},
 ): Promise<IDataObject[] | undefined> {
+	const retry = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 };
+	const path = '/callback/standardCampaign';
 	return agentsIn(
-		await voiceAiApiRequest.call(
-			this,
-			'GET',
-			'/callback/standardCampaign',
-			undefined,
-			{},
-			{ retry: AGENT_LIST_RETRY, ...policy },
-		),
+		await voiceAiApiRequest.call(this, 'GET', path, undefined, {}, { retry, ...policy }),
 	);
 }
 
-/** The agents in an answer of GET /callback/standardCampaign (see `requestAgents`). */
+/** The spec does not show the answer's shape: a list as `listIn` reads it, entries that are not objects skipped. */
 export function agentsIn(answer: unknown): IDataObject[] | undefined {
 	return listIn(answer)?.filter(isPlainObject);
 }
 
-interface AgentEntry {
-	id: string;
-	agentName: string;
-	phoneNumber: string;
-}
+const text = (value: unknown) =>
+	typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 
-function text(value: unknown): string {
-	return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-}
-
-/** The organization's agents for the editor's lists (see `requestAgents`). */
-export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry[]> {
+/** The agents as id, name and phone number (each '' when missing), and the filter lower-cased. */
+async function agentList(this: ILoadOptionsFunctions, filter?: string) {
 	const credential = await voiceAiCredential.call(this);
 	const agents = await requestAgents.call(this, { credential });
 	if (!agents) {
@@ -65,57 +47,49 @@ export async function agentList(this: ILoadOptionsFunctions): Promise<AgentEntry
 			},
 		);
 	}
-	return agents.map((agent) => ({
-		id: text(agent.id),
-		agentName: text(agent.agentName),
-		phoneNumber: text(agent.phoneNumber),
+	const list = agents.map(({ id, agentName, phoneNumber }) => ({
+		id: text(id),
+		name: text(agentName),
+		phone: text(phoneNumber),
 	}));
+	return { list, wanted: (filter ?? '').trim().toLowerCase() };
 }
 
 /**
- * The organization's agents for a resource locator: shown as "agentName (phoneNumber)", valued by agent
- * id, sorted by name. The filter matches agentName, case-insensitive. The spec shows no paging, so every
- * match comes in one page.
+ * For a resource locator: "agentName (phoneNumber)", valued by agent id, sorted by name; the filter
+ * matches agentName, case-insensitive. The spec shows no paging, so every match comes in one page.
  */
 export async function searchAgents(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const wanted = (filter ?? '').trim().toLowerCase();
-	const results = (await agentList.call(this))
-		.filter((agent) => agent.id !== '')
-		.filter((agent) => wanted === '' || agent.agentName.toLowerCase().includes(wanted))
-		.map((agent) => {
-			const name = agent.agentName || agent.id;
-			return { name: agent.phoneNumber ? `${name} (${agent.phoneNumber})` : name, value: agent.id };
-		})
+	const { list, wanted } = await agentList.call(this, filter);
+	const results = list
+		.filter(({ id, name }) => id !== '' && name.toLowerCase().includes(wanted))
+		.map(({ id, name, phone }) => ({
+			name: phone ? `${name || id} (${phone})` : name || id,
+			value: id,
+		}))
 		.sort((a, b) => a.name.localeCompare(b.name));
 	return { results };
 }
 
 /**
- * Phone numbers for a resource locator: the distinct numbers of the organization's agents (the only list
- * endpoint the spec shows that carries phone numbers), shown as "+14155550101 (Reception)". The filter
- * matches the number or the agent's name.
+ * For a resource locator: the distinct numbers of the agents (the only list the spec shows that carries
+ * phone numbers), as "+14155550101 (Reception)"; the filter matches the number or an agent's name.
  */
 export async function searchPhoneNumbers(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const wanted = (filter ?? '').trim().toLowerCase();
+	const { list, wanted } = await agentList.call(this, filter);
 	const byNumber = new Map<string, string[]>();
-	for (const agent of await agentList.call(this)) {
-		if (!agent.phoneNumber) continue;
-		const names = byNumber.get(agent.phoneNumber) ?? [];
-		if (agent.agentName) names.push(agent.agentName);
-		byNumber.set(agent.phoneNumber, names);
+	for (const { name, phone } of list) {
+		if (phone) byNumber.set(phone, [...(byNumber.get(phone) ?? []), ...(name ? [name] : [])]);
 	}
 	const results = [...byNumber]
-		.filter(
-			([number, names]) =>
-				wanted === '' ||
-				number.includes(wanted) ||
-				names.some((name) => name.toLowerCase().includes(wanted)),
+		.filter(([number, names]) =>
+			[number, ...names].some((shown) => shown.toLowerCase().includes(wanted)),
 		)
 		.sort(([a], [b]) => a.localeCompare(b))
 		.map(([number, names]) => ({

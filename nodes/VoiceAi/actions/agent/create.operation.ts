@@ -49,14 +49,7 @@ const CREATE = request('POST', '/callback/standardCampaign');
 
 const FIELDS = fieldsIn(properties, ['phoneNumber', 'agentName', 'task', 'selectedVoice']);
 
-interface CreateAgentInput {
-	phoneNumber: string;
-	agentName: string;
-	task: string;
-	selectedVoice: string;
-}
-
-export const create = defineOperation<CreateAgentInput>({
+export const create = defineOperation({
 	name: 'Create',
 	hint: 'Create a calling agent',
 	action: 'Create an agent',

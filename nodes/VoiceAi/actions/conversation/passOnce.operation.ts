@@ -1,24 +1,16 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { invalidField, readInteger } from '../validation';
 import { defineOperation } from '../types';
-import { recordOnce, type Store } from './passOnceRecorder';
+import { recordOnce } from './passOnceRecorder';
 
-const RESOURCE = 'conversation';
-const OPERATION = 'passOnce';
-const show = { resource: [RESOURCE], operation: [OPERATION] };
-
+const show = { resource: ['conversation'], operation: ['passOnce'] };
 const ID_FIELD = { name: 'conversationId', label: 'Conversation ID' };
 const HISTORY_FIELD = { name: 'historySize', label: 'History Size' };
-const DEFAULT_HISTORY_SIZE = 10_000;
+const HISTORY_SIZE = 10_000;
 
-interface PassOnceInput {
-	id: string;
-	historySize: number;
-}
-
-export const passOnce = defineOperation<PassOnceInput>({
+export const passOnce = defineOperation<{ id: string; historySize: number }>({
 	name: 'Pass Once',
 	hint: 'Pass each conversation on once; drop items whose conversation this workflow has already passed',
 	action: 'Pass each conversation once',
@@ -50,7 +42,7 @@ export const passOnce = defineOperation<PassOnceInput>({
 			name: HISTORY_FIELD.name,
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 1_000_000 },
-			default: DEFAULT_HISTORY_SIZE,
+			default: HISTORY_SIZE,
 			description:
 				'How many conversation IDs this workflow remembers; the oldest are forgotten first',
 			displayOptions: { show },
@@ -70,19 +62,17 @@ export const passOnce = defineOperation<PassOnceInput>({
 				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.",
 			);
 		}
-		const historySize = readInteger(this, itemIndex, HISTORY_FIELD, DEFAULT_HISTORY_SIZE, {
-			min: 1,
-			max: 1_000_000,
-		});
-		return { id: id.trim(), historySize };
+		return {
+			id: id.trim(),
+			historySize: readInteger(this, itemIndex, HISTORY_FIELD, HISTORY_SIZE, {
+				min: 1,
+				max: 1_000_000,
+			}),
+		};
 	},
 	async execute({ id, historySize }, _api, itemIndex) {
-		const helpers = this.helpers as Partial<IExecuteFunctions['helpers']>;
-		if (
-			typeof helpers.checkProcessedAndRecord !== 'function' ||
-			typeof helpers.clearAllProcessedItems !== 'function' ||
-			typeof helpers.getProcessedDataCount !== 'function'
-		) {
+		// n8n adds its processed-data helpers as one set (DeduplicationHelperFunctions).
+		if (typeof this.helpers.checkProcessedAndRecord !== 'function') {
 			throw new NodeOperationError(
 				this.getNode(),
 				'This n8n has no processed-data store, so Pass Once cannot work here',
@@ -93,15 +83,8 @@ export const passOnce = defineOperation<PassOnceInput>({
 				},
 			);
 		}
-		const store: Store = {
-			checkProcessedAndRecord: helpers.checkProcessedAndRecord.bind(this.helpers),
-			clearAllProcessedItems: helpers.clearAllProcessedItems.bind(this.helpers),
-			getProcessedDataCount: helpers.getProcessedDataCount.bind(this.helpers),
-		};
-		let isNew: boolean;
-		try {
-			isNew = await recordOnce(store, String(this.getWorkflow().id), id, historySize);
-		} catch (error) {
+		const workflowId = String(this.getWorkflow().id);
+		const isNew = await recordOnce(this.helpers, workflowId, id, historySize).catch((error) => {
 			throw new NodeOperationError(
 				this.getNode(),
 				`Could not read or record conversation "${id}" in n8n's processed-data store: ${(error as Error).message}`,
@@ -110,8 +93,7 @@ export const passOnce = defineOperation<PassOnceInput>({
 					description: 'The item was not passed on. Run it again once n8n can reach its database.',
 				},
 			);
-		}
-		if (!isNew) return [];
-		return [this.getInputData()[itemIndex].json as IDataObject];
+		});
+		return isNew ? [this.getInputData()[itemIndex].json as IDataObject] : [];
 	},
 });

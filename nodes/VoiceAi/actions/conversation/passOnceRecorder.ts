@@ -2,14 +2,10 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 /**
- * n8n's processed-data store keeps one record per workflow and scope (key: workflow id and context,
- * "" or "n:<node id>"); checking a list reads the record and writes it back whole, with no lock, so
- * two overlapping checks can both find a conversation new or overwrite each other's entries. Its one
- * atomic step is creating a record, whose key is unique; it offers no per-value key and no
- * compare-and-set. So the history (scope "workflow") can only be written by one caller at a time,
- * and Pass Once makes that caller's write carry as much as it can: the node's own record (scope
- * "node") is a lock across processes; in a process, every conversation waiting when the lock is
- * taken goes into that one write. docs/scaling.md says why this is correct and what it costs.
+ * n8n's processed-data store writes a workflow's list whole, with no lock, and its one atomic step is
+ * creating a record (unique key). So the history (scope "workflow") has one writer at a time: the
+ * node's own record (scope "node") is a lock across processes, and in a process every conversation
+ * waiting when the lock is taken goes into that one write. docs/scaling.md says why this is correct.
  */
 export type Store = Pick<
 	IExecuteFunctions['helpers'],
@@ -19,7 +15,8 @@ export type Store = Pick<
 interface Waiting {
 	id: string;
 	store: Store;
-	settle: (outcome: { isNew: boolean } | { error: unknown }) => void;
+	resolve: (isNew: boolean) => void;
+	reject: (error: unknown) => void;
 }
 
 const ENTRIES = { mode: 'entries' } as const;
@@ -34,6 +31,12 @@ const POLL_MS = [2, 5] as const;
 /** A holder that saw waiters leaves the lock free this long before taking it again: a few polls. */
 const STEP_ASIDE_MS = 3 * POLL_MS[1];
 
+const poll = async () =>
+	await sleep(POLL_MS[0] + Math.floor(Math.random() * (POLL_MS[1] - POLL_MS[0] + 1)));
+/** How many entries the lock record holds; 0 when there is none or it cannot be read. */
+const lockEntries = async (store: Store) =>
+	await store.getProcessedDataCount('node', ENTRIES).catch(() => 0);
+
 /** Per workflow and history size: the conversations waiting for the next write. */
 const queues = new Map<string, Waiting[]>();
 
@@ -45,21 +48,12 @@ export async function recordOnce(
 	historySize: number,
 ): Promise<boolean> {
 	const key = `${workflowId}\n${historySize}`;
-	const outcome = await new Promise<{ isNew: boolean } | { error: unknown }>((settle) => {
+	return await new Promise<boolean>((resolve, reject) => {
 		const queue = queues.get(key);
-		if (queue) {
-			queue.push({ id, store, settle });
-			return;
-		}
-		queues.set(key, [{ id, store, settle }]);
+		if (queue) return void queue.push({ id, store, resolve, reject });
+		queues.set(key, [{ id, store, resolve, reject }]);
 		void drain(key, historySize);
 	});
-	if ('error' in outcome) throw outcome.error;
-	return outcome.isNew;
-}
-
-function jittered([low, high]: readonly [number, number]): number {
-	return low + Math.floor(Math.random() * (high - low + 1));
 }
 
 async function drain(key: string, historySize: number): Promise<void> {
@@ -71,45 +65,41 @@ async function drain(key: string, historySize: number): Promise<void> {
 		try {
 			await acquire(store);
 		} catch (error) {
-			for (const waiting of queue.splice(0)) waiting.settle({ error });
+			for (const waiting of queue.splice(0)) waiting.reject(error);
 			othersWaiting = false;
 			continue;
 		}
 		// Taken after the lock, not before: what arrived while this process waited goes in this write.
 		const batch = queue.splice(0);
-		let outcome: { fresh: Set<string> } | { error: unknown };
+		let fresh: Set<string> | { error: unknown };
 		try {
 			const ids = [...new Set(batch.map((waiting) => waiting.id))];
 			const result = await store.checkProcessedAndRecord(ids, 'workflow', {
 				mode: 'entries',
 				maxEntries: historySize,
 			});
-			outcome = { fresh: new Set(result.new.map(String)) };
+			fresh = new Set(result.new.map(String));
 		} catch (error) {
 			// Not retried: a write that landed before its answer was lost would drop the conversations.
-			outcome = { error };
+			fresh = { error };
 		}
-		othersWaiting = await store.getProcessedDataCount('node', ENTRIES).then(
-			(entries) => entries > 2,
-			() => false,
-		);
+		othersWaiting = (await lockEntries(store)) > 2;
 		// Released before the callers go on: a process that exits after its last execution leaves no lock.
 		await release(store);
 		for (const waiting of batch) {
 			// A conversation twice in one write is new once: the first of its callers passes it on.
-			if ('fresh' in outcome) waiting.settle({ isNew: outcome.fresh.delete(waiting.id) });
-			else waiting.settle({ error: outcome.error });
+			if (fresh instanceof Set) waiting.resolve(fresh.delete(waiting.id));
+			else waiting.reject(fresh.error);
 		}
 	}
 	queues.delete(key);
 }
 
 /**
- * Takes the lock: creates the node's record [LOCK, a token of this caller]. Creating succeeds for one
- * caller only; a caller that finds the record adds its token, so a record that still holds the token
- * on its next try is the same record, held by the same holder, and one held that long
- * (LOCK_LAPSES_AFTER_MS) was left by a process that died: it is cleared. Between tries a waiter only
- * reads; it tries again when the record is gone, or is another one without its token.
+ * Takes the lock: creates the node's record [LOCK, this caller's token]; creating succeeds for one
+ * caller only. A caller that finds the record adds its token, so a record that still holds the token
+ * on its next try is the same one, and one held that long (LOCK_LAPSES_AFTER_MS) was left by a dead
+ * process: it is cleared. Between tries a waiter only reads (whileHeld).
  */
 async function acquire(store: Store): Promise<void> {
 	const token = `${LOCK} ${Date.now()} ${Math.random()}`;
@@ -130,14 +120,10 @@ async function acquire(store: Store): Promise<void> {
 				heldSince = Date.now();
 			}
 		} catch (error) {
-			// Another caller created the record at the same moment (unique key): the record is there. Or
-			// the database failed: three failures in a row fail the conversations now.
+			// Another caller created the record at the same moment (unique key), or the database failed:
+			// three failures in a row with no record there fail the conversations.
 			lastError = error;
-			const held = await store.getProcessedDataCount('node', ENTRIES).then(
-				(entries) => entries > 0,
-				() => false,
-			);
-			if (!held) failures++;
+			if ((await lockEntries(store)) === 0) failures++;
 			raced = true;
 		}
 		if (failures >= ATTEMPTS) {
@@ -149,29 +135,23 @@ async function acquire(store: Store): Promise<void> {
 			);
 		}
 		// After a lost race the next try finds the winner's record and puts this caller's token in it.
-		if (raced) await sleep(jittered(POLL_MS));
+		if (raced) await poll();
 		else await whileHeld(store);
 	}
 }
 
 /**
- * Reads the lock record until it is worth another try: it is gone, or it has fewer than 3 entries
- * (the lock, its holder's token and this caller's) or fewer than last read, so it is another record,
- * which the next try marks so that its holder steps aside. After RECHECK_MS a try also tells whether
- * the same holder still has it.
+ * Reads the lock record until it is worth another try: it is gone, or it has fewer than 3 entries (the
+ * lock, its holder's token and this caller's) or fewer than last read, so it is another record. After
+ * RECHECK_MS a try also tells whether the same holder still has it.
  */
 async function whileHeld(store: Store): Promise<void> {
 	const since = Date.now();
-	let last: number | undefined;
+	let last = 0;
 	while (Date.now() - since < RECHECK_MS) {
-		await sleep(jittered(POLL_MS));
-		let entries: number;
-		try {
-			entries = await store.getProcessedDataCount('node', ENTRIES);
-		} catch {
-			return;
-		}
-		if (entries < 3 || (last !== undefined && entries < last)) return;
+		await poll();
+		const entries = await lockEntries(store);
+		if (entries < 3 || entries < last) return;
 		last = entries;
 	}
 }
@@ -180,8 +160,7 @@ async function whileHeld(store: Store): Promise<void> {
 async function release(store: Store): Promise<void> {
 	for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
 		try {
-			await store.clearAllProcessedItems('node', ENTRIES);
-			return;
+			return await store.clearAllProcessedItems('node', ENTRIES);
 		} catch {
 			await sleep(50 * attempt);
 		}

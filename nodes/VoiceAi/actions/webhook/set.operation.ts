@@ -41,12 +41,7 @@ const properties: INodeProperties[] = [
 
 const { webhookUrl: WEBHOOK_URL } = fieldsIn(properties, ['webhookUrl']);
 
-interface SetInput {
-	webhook: string;
-	takeOver: boolean;
-}
-
-export const set = defineOperation<SetInput>({
+export const set = defineOperation({
 	name: 'Set',
 	hint: "Register the account's webhook URL, replacing the current one",
 	action: 'Set the account webhook',
