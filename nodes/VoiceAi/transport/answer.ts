@@ -1,17 +1,14 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-// Reading what HTTP carries, in one place for the action node and the trigger: headers as Node's http
-// module hands them over, percent-encoded text, a byte-order mark, text cut to fit a message, and data
-// as JSON gives it.
-// http(s) URLs are read in one place too, next to the Base URL rule (credentials/voiceAiBaseUrl.ts
-// `httpUrl`), which the credential also uses.
+// Reading what HTTP carries, for the action node and the trigger: headers, percent-encoded text, a
+// byte-order mark, answers and data as JSON gives it. http(s) URLs: credentials/voiceAiBaseUrl.ts.
 
 /** A header's value; a repeated header comes as a list, of which the first counts. */
 export function headerValue(value: string | string[] | undefined): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
 }
 
-/** A byte-order mark is not part of the text (n8n 2.x drops it from JSON and form bodies too). */
+/** A byte-order mark is not part of the text (n8n 2.x drops it too). */
 export function withoutBom(text: string): string {
 	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
@@ -38,8 +35,7 @@ export function formDecoded(text: string): string {
 
 /**
  * The user info of a URL the parser refused: what stands before the last `@` of its authority (after
- * the scheme's `:` and any slashes, as the parser reads `https:user:pw@host` too; up to the first `/`,
- * `\\`, `?` or `#`), or undefined.
+ * the scheme's `:` and any slashes; up to the first `/`, `\\`, `?` or `#`), or undefined.
  */
 export function refusedUserInfo(text: string): string | undefined {
 	const colon = text.indexOf(':');
@@ -51,12 +47,7 @@ export function refusedUserInfo(text: string): string | undefined {
 	return at > 0 ? authority.slice(0, at) : undefined;
 }
 
-// Data as JSON gives it (the service's answers, a delivery's body), handled so that keys such as
-// `__proto__` or `constructor` stay data: one place for the transport, the operations and the trigger.
-/**
- * An object as JSON or a form parser makes it: its prototype is an `Object.prototype` (of any realm)
- * or null. Arrays, buffers, dates and class instances are not.
- */
+/** An object as JSON or a form parser makes it: its prototype is an `Object.prototype` (any realm) or null. */
 export function isPlainObject(value: unknown): value is IDataObject {
 	if (value === null || typeof value !== 'object') return false;
 	const prototype = Object.getPrototypeOf(value) as object | null;
@@ -73,15 +64,14 @@ export function setOwn(target: object, key: string, value: unknown): void {
 	});
 }
 
-/** Larger answers are refused rather than turned into one enormous item; the transfer stops at the limit. */
+/** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
 export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
-/** Of an error answer only the start is read: the message shows 500 characters of it at most. */
 export const MAX_ERROR_BYTES = 64 * 1024;
 
 export interface FullResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
-	/** A readable stream (the request asks for `encoding: 'stream'`); text or parsed JSON from other helpers. */
+	/** A readable stream (`encoding: 'stream'`); text or parsed JSON from other helpers. */
 	body: unknown;
 }
 
@@ -91,7 +81,7 @@ interface BodyStream extends AsyncIterable<Buffer | string> {
 	off(event: string, listener: (...args: never[]) => void): void;
 }
 
-/** What was read of an answer: its text, or a value the HTTP helper already parsed, or that it was too large. */
+/** What was read of an answer: its text, a value the HTTP helper parsed, or that it was too large. */
 export type Answer =
 	| { text: string }
 	| { value: unknown }
@@ -106,24 +96,19 @@ function isStream(body: unknown): body is BodyStream {
 }
 
 /**
- * Leaving a loop over the body closes the connection. Only a loop: n8n's HTTP client hands out a
- * wrapper stream that closes the connection under it only once reading has started, so a body is
- * never dropped unread (it would hold the connection until the service gives up).
+ * Drops an answer (a redirect's) without waiting. Leaving a loop over it closes the connection: n8n's
+ * wrapper stream closes the one under it only once reading has started.
  */
-async function close(body: BodyStream): Promise<void> {
-	for await (const chunk of body) {
-		void chunk;
-		break;
-	}
-}
-
-/** Drops an answer without waiting for it (a redirect's body is of no use). */
 export function discard(body: unknown): void {
 	if (!isStream(body)) return;
-	close(body).catch((error: unknown) => {
-		// Only the connection of an answer already refused could fail here: nothing to report.
-		void error;
-	});
+	const close = async () => {
+		for await (const chunk of body) {
+			void chunk;
+			break;
+		}
+	};
+	// Only the connection of an answer already refused could fail here: nothing to report.
+	close().catch(() => undefined);
 }
 
 function textOf(chunks: Buffer[], bytes: number): { text: string } {
@@ -132,11 +117,9 @@ function textOf(chunks: Buffer[], bytes: number): { text: string } {
 }
 
 /**
- * Reads an answer up to `limit` bytes. Past the limit (or when the declared length is already past it)
- * reading stops and the connection is closed, so memory stays bounded whatever the service sends.
- * `truncate` keeps the first `limit` bytes instead of refusing (error answers: only their start is shown).
- * Stream events rather than `for await`: the async iterator cost more CPU per request than the rest of
- * the transport together (docs/benchmark.md).
+ * Reads an answer up to `limit` bytes; past it (or a declared length past it) reading stops and the
+ * connection is closed. `truncate` keeps the first `limit` bytes instead of refusing. Stream events,
+ * not `for await`: the async iterator cost more CPU than the rest of the transport (docs/benchmark.md).
  */
 export async function readAnswer(
 	response: FullResponse,
@@ -196,9 +179,9 @@ export async function readAnswer(
 }
 
 /**
- * A 2xx answer as the operation gets it. JSON is parsed. An empty body says the call succeeded and
- * with which status. A write (anything but GET) succeeded whatever it answered, so a body that is not
- * JSON comes back as text; a read needs JSON, so for a GET that is not a usable answer (`undefined`).
+ * A 2xx answer as the operation gets it: JSON parsed, an empty body as `{ success, status }`. A write
+ * succeeded whatever it answered (text that is not JSON comes back as `body`); a GET needs JSON, so
+ * anything else is not a usable answer (`undefined`).
  */
 export function successValue(
 	answer: { text: string } | { value: unknown },
@@ -216,9 +199,8 @@ export function successValue(
 }
 
 /**
- * The list in a list answer whose shape the spec does not show: the answer itself when it is an array, or
- * the one array of an object that holds exactly one array-valued field (`{"data":[…]}`, `{"agents":[…]}`,
- * `{"agents":[…],"total":2}`). Anything else is not recognisably a list: undefined.
+ * The list in a list answer whose shape the spec does not show: the answer itself when it is an array,
+ * or the one array-valued field of an object (`{"agents":[…],"total":2}`); otherwise undefined.
  */
 export function listIn(body: unknown): unknown[] | undefined {
 	if (Array.isArray(body)) return body;
