@@ -66,7 +66,7 @@ export function setOwn(target: object, key: string, value: unknown): void {
 
 /** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
 export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
-export const MAX_ERROR_BYTES = 64 * 1024;
+const MAX_ERROR_BYTES = 64 * 1024;
 
 export interface FullResponse {
 	statusCode: number;
@@ -78,7 +78,6 @@ export interface FullResponse {
 interface BodyStream extends AsyncIterable<Buffer | string> {
 	destroy(error?: Error): void;
 	on(event: string, listener: (...args: never[]) => void): void;
-	off(event: string, listener: (...args: never[]) => void): void;
 }
 
 /** What was read of an answer: its text, a value the HTTP helper parsed, or that it was too large. */
@@ -87,94 +86,70 @@ export type Answer =
 	| { value: unknown }
 	| { tooLarge: true; bytes: number; declared: boolean };
 
-function isStream(body: unknown): body is BodyStream {
-	return (
-		body !== null &&
-		typeof body === 'object' &&
-		typeof (body as { pipe?: unknown }).pipe === 'function'
-	);
-}
-
-/**
- * Drops an answer (a redirect's) without waiting. Leaving a loop over it closes the connection: n8n's
- * wrapper stream closes the one under it only once reading has started.
- */
-export function discard(body: unknown): void {
-	if (!isStream(body)) return;
-	const close = async () => {
-		for await (const chunk of body) {
-			void chunk;
-			break;
-		}
-	};
-	// Only the connection of an answer already refused could fail here: nothing to report.
-	close().catch(() => undefined);
-}
-
 function textOf(chunks: Buffer[], bytes: number): { text: string } {
 	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
 	return { text: withoutBom(text) };
 }
 
 /**
- * Reads an answer up to `limit` bytes; past it (or a declared length past it) reading stops and the
- * connection is closed. `truncate` keeps the first `limit` bytes instead of refusing. Stream events,
- * not `for await`: the async iterator cost more CPU than the rest of the transport (docs/benchmark.md).
+ * Reads an answer: a redirect's not at all (undefined), a 2xx up to MAX_ANSWER_BYTES (past it, or a
+ * declared length past it, reading stops and the connection is closed), an error's first
+ * MAX_ERROR_BYTES. Stream events, not `for await`: the async iterator cost more CPU than the rest of
+ * the transport (docs/benchmark.md).
  */
-export async function readAnswer(
-	response: FullResponse,
-	limit: number,
-	truncate: boolean,
-): Promise<Answer> {
-	const { body } = response;
-	if (!isStream(body)) {
-		if (typeof body === 'string') return { text: body };
-		if (Buffer.isBuffer(body)) return { text: body.toString('utf8') };
-		return { value: body };
+export async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
+	const { body, statusCode: status } = response;
+	const isStream = typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
+	if (status >= 300 && status < 400) {
+		// Leaving a loop over it closes the connection: n8n's wrapper stream closes the one under it
+		// only once reading has started. Nothing to report if that fails: the answer is refused anyway.
+		const drop = async () => {
+			for await (const chunk of body as BodyStream) {
+				void chunk;
+				break;
+			}
+		};
+		if (isStream) drop().catch(() => undefined);
+		return undefined;
 	}
+	if (!isStream) {
+		if (typeof body === 'string') return { text: body };
+		return Buffer.isBuffer(body) ? { text: body.toString('utf8') } : { value: body };
+	}
+	const stream = body as BodyStream;
+	const truncate = status >= 300;
+	const limit = truncate ? MAX_ERROR_BYTES : MAX_ANSWER_BYTES;
 	const declared = Number(headerValue(response.headers['content-length']));
 	return await new Promise<Answer>((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let bytes = 0;
-		const stop = () => {
-			body.off('data', onData);
-			body.off('end', onEnd);
-			body.off('error', onError);
-			body.off('close', onClose);
+		let settled = false;
+		// Reading has started once a chunk arrived, so destroying the stream closes the connection.
+		const settle = (answer: Answer | Error, destroy = false) => {
+			if (settled) return;
+			settled = true;
+			if (destroy) stream.destroy();
+			if (answer instanceof Error) reject(answer);
+			else resolve(answer);
 		};
-		// Reading has started when a chunk arrives, so destroying the stream closes the connection.
-		const finish = (answer: Answer) => {
-			stop();
-			body.destroy();
-			resolve(answer);
-		};
-		const onData = (chunk: Buffer | string) => {
+		stream.on('data', (chunk: Buffer | string) => {
+			if (settled) return;
 			if (!truncate && declared > limit)
-				return finish({ tooLarge: true, bytes: declared, declared: true });
+				return settle({ tooLarge: true, bytes: declared, declared: true }, true);
 			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 			if (bytes + data.length <= limit) {
 				chunks.push(data);
 				bytes += data.length;
-				return;
-			}
-			if (!truncate) return finish({ tooLarge: true, bytes: bytes + data.length, declared: false });
-			chunks.push(data.subarray(0, limit - bytes));
-			finish(textOf(chunks, limit));
-		};
-		const onEnd = () => {
-			stop();
-			resolve(textOf(chunks, bytes));
-		};
-		const onError = (error: Error) => {
-			stop();
-			reject(error);
-		};
-		const onClose = () =>
-			onError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-		body.on('data', onData);
-		body.on('end', onEnd);
-		body.on('error', onError);
-		body.on('close', onClose);
+			} else if (truncate) {
+				chunks.push(data.subarray(0, limit - bytes));
+				settle(textOf(chunks, limit), true);
+			} else settle({ tooLarge: true, bytes: bytes + data.length, declared: false }, true);
+		});
+		stream.on('end', () => settle(textOf(chunks, bytes)));
+		stream.on('error', (error: Error) => settle(error));
+		stream.on('close', () =>
+			settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
+		);
 	});
 }
 

@@ -1,12 +1,10 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import type { FullResponse } from './answer';
+import type { Answer, FullResponse } from './answer';
 import {
 	MAX_ANSWER_BYTES,
-	MAX_ERROR_BYTES,
 	decoded,
-	discard,
 	headerValue,
 	readAnswer,
 	shortened,
@@ -63,20 +61,26 @@ function backoffMs(attempt: number, capMs: number): number {
 	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-/** Connection errors where the request certainly never reached the service, so any request may be repeated. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-/** Failures worth another attempt; anything else (a bad URL, a blocked host, a cancelled run) is final. */
-const TRANSIENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ECONNRESET',
-	'ECONNABORTED',
-	'ETIMEDOUT',
-	'ESOCKETTIMEDOUT',
-	'EPIPE',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-]);
+const TIMEOUT = 'Voice AI did not answer in time';
+const UNRESOLVED = 'The Voice AI host name could not be resolved';
+const DROPPED = 'The connection to Voice AI was dropped';
+/**
+ * System error codes of a failed request: what the message says, whether another attempt is worth it
+ * (`retry`), whether the request certainly never reached the service (`unsent`: any request may be
+ * repeated). Other codes (a bad URL, a blocked host, a cancelled run) are final.
+ */
+const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
+	ECONNREFUSED: { says: 'Voice AI refused the connection', retry: true, unsent: true },
+	ENOTFOUND: { says: UNRESOLVED, unsent: true },
+	EAI_AGAIN: { says: UNRESOLVED, retry: true, unsent: true },
+	ECONNABORTED: { says: TIMEOUT, retry: true },
+	ETIMEDOUT: { says: TIMEOUT, retry: true },
+	ECONNRESET: { says: DROPPED, retry: true },
+	EPIPE: { says: DROPPED, retry: true },
+	ESOCKETTIMEDOUT: { retry: true },
+	EHOSTUNREACH: { retry: true },
+	ENETUNREACH: { retry: true },
+};
 
 /**
  * The system error code of a failed request (ECONNRESET, ...). n8n-core 2.x keeps the HTTP client's
@@ -91,15 +95,6 @@ function errorCode(error: unknown): string | undefined {
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
-}
-
-function describeCode(code: string | undefined): string {
-	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return 'Voice AI did not answer in time';
-	if (code === 'ECONNREFUSED') return 'Voice AI refused the connection';
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-		return 'The Voice AI host name could not be resolved';
-	if (code === 'ECONNRESET' || code === 'EPIPE') return 'The connection to Voice AI was dropped';
-	return `The request to Voice AI failed${code ? ` (${code})` : ''}`;
 }
 
 /**
@@ -140,7 +135,7 @@ export async function voiceAiApiRequest(
 	policy: RequestPolicy = {},
 ): Promise<unknown> {
 	const credential = policy.credential ?? (await voiceAiCredential.call(this, policy.itemIndex));
-	const { itemIndex, gate } = policy;
+	const { itemIndex, gate, target } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	// Named in an error only where the request may have arrived and was not repeated.
@@ -167,23 +162,18 @@ export async function voiceAiApiRequest(
 	// Waits end early when the execution is stopped, or when another item failed and the gate closed.
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 	const waitSignal = gate ? gate.signalWith(signal) : signal;
-	const fail = (problem: string, context: FailureContext) =>
-		transportError(this.getNode(), problem, context);
+	const context: FailureContext = { itemIndex, target, attempts: 1, origin, mayHaveApplied };
+	const fail = (problem: string) => transportError(this.getNode(), problem, context);
 
-	for (let attempt = 1; ; attempt++) {
-		const { target } = policy;
-		const context: FailureContext = {
-			itemIndex,
-			target,
-			attempts: attempt,
-			origin,
-			mayHaveApplied,
-		};
-		const canRetry = attempt < Math.max(1, retry.maxAttempts);
-		const backoff = async () => await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
+	for (; ; context.attempts++) {
+		const { attempts } = context;
+		const canRetry = attempts < Math.max(1, retry.maxAttempts);
+		// 5xx, a timeout or reset, or a 2xx read without JSON: repeated where that is safe.
+		const repeat = canRetry && retry.serverErrors && repeatable;
+		const backoff = async () => await sleep(backoffMs(attempts, retry.maxWaitMs), waitSignal);
 		await gate?.turn(signal);
 		let response: FullResponse;
-		let answer;
+		let answer: Answer | undefined;
 		try {
 			response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,
@@ -191,29 +181,22 @@ export async function voiceAiApiRequest(
 				{ ...options, headers: { ...options.headers } },
 				{ credentialsDecrypted: credential.decrypted },
 			)) as FullResponse;
-			const status = response.statusCode;
-			if (status >= 300 && status < 400) discard(response.body);
-			else
-				answer = await readAnswer(
-					response,
-					status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BYTES,
-					status >= 300,
-				);
+			answer = await readAnswer(response);
 		} catch (error) {
 			const code = errorCode(error);
-			const transient = code !== undefined && TRANSIENT_CODES.has(code);
-			if (transient && canRetry && retry.serverErrors && (repeatable || code === 'ECONNREFUSED')) {
+			const known = code === undefined ? undefined : CODES[code];
+			if (known?.retry && (repeat || (canRetry && retry.serverErrors && code === 'ECONNREFUSED'))) {
 				await backoff();
 				continue;
 			}
-			const problem = code
-				? describeCode(code)
-				: `The request to Voice AI failed: ${secrets.redact(String((error as Error).message))}`;
-			throw fail(problem, {
-				...context,
-				code,
-				mayHaveApplied: code && NOT_SENT_CODES.has(code) ? undefined : mayHaveApplied,
-			});
+			if (known?.unsent) context.mayHaveApplied = undefined;
+			context.code = code;
+			throw fail(
+				known?.says ??
+					(code
+						? `The request to Voice AI failed (${code})`
+						: `The request to Voice AI failed: ${secrets.redact(String((error as Error).message))}`),
+			);
 		}
 
 		const status = response.statusCode;
@@ -230,31 +213,27 @@ export async function voiceAiApiRequest(
 					: `more than ${limit} MiB`;
 				throw fail(
 					`Voice AI answered with ${size}, too large for the node (limit ${limit} MiB); the transfer was stopped`,
-					context,
 				);
 			}
 			const value = successValue(answer, method, status);
 			if (value !== undefined) return value;
-			if (canRetry && retry.serverErrors && repeatable) {
-				await backoff();
-				continue;
-			}
-			throw fail(`Voice AI answered ${status} with a body that is not JSON`, context);
+			if (!repeat) throw fail(`Voice AI answered ${status} with a body that is not JSON`);
+			await backoff();
+			continue;
 		}
 
 		const said = 'text' in answer ? answer.text : 'value' in answer ? answer.value : undefined;
 		const contentType = headerValue(response.headers['content-type']);
 		const failure = parseServiceFailure(status, said, contentType, secrets);
-		const failed = () => serviceError(this.getNode(), failure, context);
 		if (status === 429) {
 			const asked = parseRetryAfter(headerValue(response.headers['retry-after']));
-			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempt, retry.maxWaitMs));
+			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempts, retry.maxWaitMs));
 			gate?.rateLimited(wait);
-			if (!canRetry || !retry.rateLimit) throw failed();
+			if (!canRetry || !retry.rateLimit) throw serviceError(this.getNode(), failure, context);
 			await (gate ? gate.requeue() : sleep(wait, signal));
 			continue;
 		}
-		if (status >= 500 && canRetry && retry.serverErrors && repeatable) {
+		if (status >= 500 && repeat) {
 			await backoff();
 			continue;
 		}
@@ -272,7 +251,7 @@ export async function voiceAiApiRequest(
 			}
 			if (await check) throw baseUrlNotFoundError(this.getNode(), failure.message, context);
 		}
-		throw failed();
+		throw serviceError(this.getNode(), failure, context);
 	}
 }
 
