@@ -3,11 +3,11 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { readRequestOptions } from './requestOptions';
 import {
-	RequestGate,
 	RequestsStopped,
 	Secrets,
 	isPlainObject,
 	isUnusableCredentialError,
+	requestGate,
 	voiceAiApiRequest,
 	voiceAiCredential,
 } from '../transport';
@@ -37,7 +37,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const { concurrency, retry } = readRequestOptions(this);
-	const gate = new RequestGate(concurrency);
+	const gate = requestGate(concurrency, this.getExecutionCancelSignal());
 	const continueOnFail = this.continueOnFail();
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const secrets = new Secrets();

@@ -24,6 +24,6 @@ export {
 } from './answer';
 export type { ApiPath, RetrySettings } from './request';
 export { pathValueProblem, voiceAiApiRequest } from './request';
-export { RequestGate, RequestsStopped } from './concurrency';
+export { RequestsStopped, requestGate } from './concurrency';
 export { invalidValue, isRouteUnknown } from './errors';
 export { Secrets } from './secrets';

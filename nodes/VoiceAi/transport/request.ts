@@ -161,7 +161,7 @@ export async function voiceAiApiRequest(
 	if (body !== undefined) options.body = body;
 	// Waits end early when the execution is stopped, or when another item failed and the gate closed.
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
-	const waitSignal = gate ? gate.signalWith(signal) : signal;
+	const waitSignal = gate?.signal ?? signal;
 	const context: FailureContext = { itemIndex, target, attempts: 1, origin, mayHaveApplied };
 	const fail = (problem: string) => transportError(this.getNode(), problem, context);
 
@@ -171,7 +171,7 @@ export async function voiceAiApiRequest(
 		// 5xx, a timeout or reset, or a 2xx read without JSON: repeated where that is safe.
 		const repeat = canRetry && retry.serverErrors && repeatable;
 		const backoff = async () => await sleep(backoffMs(attempts, retry.maxWaitMs), waitSignal);
-		await gate?.turn(signal);
+		await gate?.turn();
 		let response: FullResponse;
 		let answer: Answer | undefined;
 		try {
