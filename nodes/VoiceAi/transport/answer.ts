@@ -30,7 +30,7 @@ export function decoded(text: string): string {
 
 /** Text of a query string as a form decodes it (`+` is a space). */
 export function formDecoded(text: string): string {
-	return decoded(text.split('+').join(' '));
+	return decoded(text.replaceAll('+', ' '));
 }
 
 /**
@@ -38,11 +38,7 @@ export function formDecoded(text: string): string {
  * the scheme's `:` and any slashes; up to the first `/`, `\\`, `?` or `#`), or undefined.
  */
 export function refusedUserInfo(text: string): string | undefined {
-	const colon = text.indexOf(':');
-	if (colon < 0) return undefined;
-	const rest = text.slice(colon + 1).replace(/^[/\\]*/, '');
-	const ends = ['/', '\\', '?', '#'].map((mark) => rest.indexOf(mark)).filter((at) => at >= 0);
-	const authority = rest.slice(0, ends.length ? Math.min(...ends) : rest.length);
+	const authority = /^[^:]*:[/\\]*([^/\\?#]*)/.exec(text)?.[1] ?? '';
 	const at = authority.lastIndexOf('@');
 	return at > 0 ? authority.slice(0, at) : undefined;
 }

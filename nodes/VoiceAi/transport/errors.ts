@@ -5,7 +5,7 @@ import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-/** What the service said: the fields of its error body (never the request, so never the key). */
+/** The fields of the service's error body (never the request, so never the key). */
 interface ServiceFailure {
 	status: number;
 	code?: string;
@@ -26,7 +26,6 @@ export interface FailureContext {
 	code?: string;
 }
 
-const contacted = (context: FailureContext) => ` (${context.origin})`;
 const tried = (context: FailureContext) =>
 	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
 const NOT_REPEATED =
@@ -61,15 +60,12 @@ export function parseServiceFailure(
 			return failure;
 		}
 	}
-	const error = (data as { error?: unknown } | null)?.error ?? data;
-	if (error && typeof error === 'object' && !Array.isArray(error)) {
-		const { code, message, field } = error as Record<string, unknown>;
-		if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
-		if (typeof message === 'string') failure.message = shown(message, secrets);
-		if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
-	} else if (typeof error === 'string') {
-		failure.message = shown(error, secrets);
-	}
+	const error = (data as { error?: unknown } | null)?.error ?? data ?? {};
+	const said = typeof error === 'string' ? { message: error } : error;
+	const { code, message, field } = said as Record<string, unknown>;
+	if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
+	if (typeof message === 'string') failure.message = shown(message, secrets);
+	if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
 	return failure;
 }
 
@@ -119,7 +115,7 @@ export function serviceError(
 	const said = failure.message ? `: ${failure.message}` : '';
 	const known = CLIENT_ERRORS[status];
 	let message = `Voice AI answered with status ${status}${said}`;
-	let description = `An answer the node does not expect. Check the base URL in the credential${contacted(context)}.`;
+	let description = `An answer the node does not expect. Check the base URL in the credential (${context.origin}).`;
 	if (status >= 500) {
 		message = `The Voice AI service failed (${status})${said}${tried(context)}`;
 		description = context.mayHaveApplied
@@ -165,10 +161,10 @@ export function redirectError(
 	}
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
 	const description =
-		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential${contacted(context)}. ` +
+		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential (${context.origin}). ` +
 		(where
 			? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
-			: `Check the base URL of the credential${contacted(context)}.`);
+			: `Check the base URL of the credential (${context.origin}).`);
 	const { itemIndex } = context;
 	return new NodeApiError(
 		node,
@@ -186,7 +182,7 @@ export function transportError(
 	const code = context.code ? ` (${context.code})` : '';
 	const description = context.mayHaveApplied
 		? `${context.mayHaveApplied} ${NOT_REPEATED}${code}`
-		: `Check that the base URL in the credential${contacted(context)} is right and the service is reachable, then run again.${code}`;
+		: `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
 	return new NodeApiError(
 		node,

@@ -97,10 +97,7 @@ function errorCode(error: unknown): string | undefined {
 	return undefined;
 }
 
-/**
- * Whether the base URL answers 404 to API_CHECK_PATH too (then a 404 is about the base URL, not the
- * record): asked once per credential read, i.e. once per execution, as the credential test does.
- */
+/** Does the base URL answer 404 to API_CHECK_PATH too (a 404 is then not the record's)? Once per credential read. */
 const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 
 interface RequestPolicy {
@@ -267,9 +264,9 @@ export interface ApiPath {
 }
 
 /**
- * The longest value that goes into a request path. Real ids are a few dozen characters; 512,
- * percent-encoded at worst, stay within the 8 KB request line servers and proxies accept, so a longer
- * value is refused as a mistake rather than met with a 414/431 that would read as a base-URL problem.
+ * Real ids are a few dozen characters; 512, percent-encoded at worst, stay within the 8 KB request
+ * line servers accept, so a longer one is refused rather than met with a 414/431 that reads as a
+ * base-URL problem.
  */
 const MAX_PATH_VALUE = 512;
 
@@ -290,9 +287,9 @@ export function pathValueProblem(value: string): string | undefined {
 }
 
 /**
- * The path a request goes to. Values of an `ApiPath` are checked and encoded; a plain path (built by an
- * operation with encodeURIComponent) is checked segment by segment, so no id can turn into `.`, `..`,
- * an empty segment or extra segments whatever way the path was built. Throws before anything is sent.
+ * The path a request goes to: the values of an `ApiPath` checked and encoded, each segment of a plain
+ * path checked, so no id turns into `.`, `..`, an empty segment or more segments however the path was
+ * built. Throws before anything is sent.
  */
 export function buildPath(
 	node: INode | (() => INode),
@@ -310,9 +307,7 @@ export function buildPath(
 		});
 		return text;
 	}
-	const end = path.search(/[?#]/);
-	const segments = (end === -1 ? path : path.slice(0, end)).split('/');
-	for (const segment of segments.slice(1)) {
+	for (const segment of path.split(/[?#]/, 1)[0].split('/').slice(1)) {
 		const problem = pathValueProblem(decoded(segment));
 		if (problem)
 			throw refused(
