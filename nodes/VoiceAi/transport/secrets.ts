@@ -19,8 +19,6 @@ const KEY_SHAPE = /^ct_\S+$/;
 const MASK = '***';
 /** From this length a random secret does not occur in ordinary data: removed inside output values too. */
 const LONG_SECRET = 16;
-/** Body fields whose values are secrets (SIP options in the spec). */
-const SECRET_FIELDS = new Set(['sip_password']);
 /** Query parameters of URLs the node sends (webhook URLs) whose values are secrets, in any case. */
 const SECRET_QUERY_PARAMETER =
 	/^(token|key|apikey|api_key|secret|password|signature|sig|access_token)$/;
@@ -144,11 +142,6 @@ export class Secrets {
 	/** The sets above as lists, longest first, made when first needed after a change. */
 	private sorted: { known?: string[]; long?: string[]; all?: string[] } = {};
 
-	/** Adds the API key or a secret of a URL: removed from free text, and a value wholly equal to it. */
-	add(value: unknown): void {
-		this.addForms(value, true);
-	}
-
 	/**
 	 * The user info of an http(s) URL as the URL parser reads it (so `host\@` is a host, not user info)
 	 * and the values of secret query parameters. A URL the parser refuses too, since its refusal shows
@@ -182,8 +175,9 @@ export class Secrets {
 	/** Walks a request body (or an item's input): `sip_password` fields and secrets in URLs. */
 	collect(value: unknown): void {
 		mapStrings(value, (text, key) => {
-			// A SIP password: free text only; output items hide it by its field (sip/configuration.ts).
-			if (key !== undefined && SECRET_FIELDS.has(key)) this.addForms(text, false);
+			// A SIP password (the spec's one secret field): free text only; output items hide it by its
+			// field (sip/configuration.ts).
+			if (key === 'sip_password') this.add(text, false);
 			// Every text the URL parser reads as an http(s) URL (`https:host` too).
 			else if (/^https?:/i.test(text.trim())) this.addFromUrl(text.trim());
 			return text;
@@ -239,10 +233,11 @@ export class Secrets {
 	}
 
 	/**
-	 * One secret in the forms it may take: as is, trimmed, URL-encoded, form-encoded, JSON-escaped. Text
-	 * with a lone surrogate has no URL-encoded form (the fields that carry secrets refuse it before).
+	 * A secret in the forms it may take: as is, trimmed, URL-encoded, form-encoded, JSON-escaped (text
+	 * with a lone surrogate has no URL-encoded form). `wholeValue`: the key or a URL's secret, which
+	 * also hides an output value wholly equal to it.
 	 */
-	private addForms(value: unknown, wholeValue: boolean): void {
+	add(value: unknown, wholeValue = true): void {
 		if (typeof value !== 'string') return;
 		for (const text of new Set([value, value.trim()])) {
 			if (text === '') continue;
