@@ -13,6 +13,7 @@ import {
 	destinationProblem,
 	httpUrl,
 	invalidValue,
+	pathValueProblem,
 	refusedUserInfo,
 	shortened,
 } from '../transport';
@@ -223,13 +224,6 @@ export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/**
- * The longest id that goes into a request path. The spec shows no limit; real ids are a few dozen
- * characters (cb_…, UUIDs, carrier names). 512 characters, percent-encoded at worst (3-byte UTF-8),
- * make about 4.6 KB of path: within the 8 KB request line common servers and proxies accept, so a
- * longer value is a mistake refused here rather than a 414/431 that would read as a base-URL problem.
- */
-const MAX_PATH_ID_LENGTH = 512;
 
 const uuidCheck = patternCheck(
 	UUID,
@@ -240,30 +234,12 @@ const uuidCheck = patternCheck(
 export const checkUuid: TextCheck = (ctx, itemIndex, field, value) =>
 	uuidCheck(ctx, itemIndex, field, value).toLowerCase();
 
-/**
- * Any id that goes into a request path (Chatbot, Carrier; a phone number is E.164, 16 characters at
- * most): whole characters only, and at most MAX_PATH_ID_LENGTH of them. The path builder then refuses
- * `/`, `.` and `..` and encodes the rest.
- */
-export function checkPathId(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-): string {
-	if (LONE_SURROGATE.test(value)) {
-		throw invalidField(ctx, itemIndex, field, `it ${HALF_CHARACTER}`);
-	}
-	if (value.length > MAX_PATH_ID_LENGTH) {
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
-			`it has ${value.length} characters, more than ${MAX_PATH_ID_LENGTH} (the longest id this node sends)`,
-		);
-	}
+/** Any id that goes into a request path, refused now as the path builder would refuse it when sending. */
+export const checkPathId: TextCheck = (ctx, itemIndex, field, value) => {
+	const problem = pathValueProblem(value);
+	if (problem) throw invalidField(ctx, itemIndex, field, problem);
 	return value;
-}
+};
 
 const pathSegmentCheck = patternCheck(
 	PATH_SEGMENT,

@@ -1,17 +1,14 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-// Reading what HTTP carries, in one place for the action node and the trigger: headers as Node's http
-// module hands them over, percent-encoded text, a byte-order mark, text cut to fit a message, and data
-// as JSON gives it.
-// http(s) URLs are read in one place too, next to the Base URL rule (credentials/voiceAiBaseUrl.ts
-// `httpUrl`), which the credential also uses.
+// Reading what HTTP carries, for the action node and the trigger: headers, percent-encoded text, a
+// byte-order mark, answers and data as JSON gives it. http(s) URLs: credentials/voiceAiBaseUrl.ts.
 
 /** A header's value; a repeated header comes as a list, of which the first counts. */
 export function headerValue(value: string | string[] | undefined): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
 }
 
-/** A byte-order mark is not part of the text (n8n 2.x drops it from JSON and form bodies too). */
+/** A byte-order mark is not part of the text (n8n 2.x drops it too). */
 export function withoutBom(text: string): string {
 	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
@@ -33,30 +30,20 @@ export function decoded(text: string): string {
 
 /** Text of a query string as a form decodes it (`+` is a space). */
 export function formDecoded(text: string): string {
-	return decoded(text.split('+').join(' '));
+	return decoded(text.replaceAll('+', ' '));
 }
 
 /**
  * The user info of a URL the parser refused: what stands before the last `@` of its authority (after
- * the scheme's `:` and any slashes, as the parser reads `https:user:pw@host` too; up to the first `/`,
- * `\\`, `?` or `#`), or undefined.
+ * the scheme's `:` and any slashes; up to the first `/`, `\\`, `?` or `#`), or undefined.
  */
 export function refusedUserInfo(text: string): string | undefined {
-	const colon = text.indexOf(':');
-	if (colon < 0) return undefined;
-	const rest = text.slice(colon + 1).replace(/^[/\\]*/, '');
-	const ends = ['/', '\\', '?', '#'].map((mark) => rest.indexOf(mark)).filter((at) => at >= 0);
-	const authority = rest.slice(0, ends.length ? Math.min(...ends) : rest.length);
+	const authority = /^[^:]*:[/\\]*([^/\\?#]*)/.exec(text)?.[1] ?? '';
 	const at = authority.lastIndexOf('@');
 	return at > 0 ? authority.slice(0, at) : undefined;
 }
 
-// Data as JSON gives it (the service's answers, a delivery's body), handled so that keys such as
-// `__proto__` or `constructor` stay data: one place for the transport, the operations and the trigger.
-/**
- * An object as JSON or a form parser makes it: its prototype is an `Object.prototype` (of any realm)
- * or null. Arrays, buffers, dates and class instances are not.
- */
+/** An object as JSON or a form parser makes it: its prototype is an `Object.prototype` (any realm) or null. */
 export function isPlainObject(value: unknown): value is IDataObject {
 	if (value === null || typeof value !== 'object') return false;
 	const prototype = Object.getPrototypeOf(value) as object | null;
@@ -73,58 +60,27 @@ export function setOwn(target: object, key: string, value: unknown): void {
 	});
 }
 
-/** Larger answers are refused rather than turned into one enormous item; the transfer stops at the limit. */
+/** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
 export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
-/** Of an error answer only the start is read: the message shows 500 characters of it at most. */
-export const MAX_ERROR_BYTES = 64 * 1024;
+const MAX_ERROR_BYTES = 64 * 1024;
 
 export interface FullResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
-	/** A readable stream (the request asks for `encoding: 'stream'`); text or parsed JSON from other helpers. */
+	/** A readable stream (`encoding: 'stream'`); text or parsed JSON from other helpers. */
 	body: unknown;
 }
 
 interface BodyStream extends AsyncIterable<Buffer | string> {
 	destroy(error?: Error): void;
 	on(event: string, listener: (...args: never[]) => void): void;
-	off(event: string, listener: (...args: never[]) => void): void;
 }
 
-/** What was read of an answer: its text, or a value the HTTP helper already parsed, or that it was too large. */
+/** What was read of an answer: its text, a value the HTTP helper parsed, or that it was too large. */
 export type Answer =
 	| { text: string }
 	| { value: unknown }
 	| { tooLarge: true; bytes: number; declared: boolean };
-
-function isStream(body: unknown): body is BodyStream {
-	return (
-		body !== null &&
-		typeof body === 'object' &&
-		typeof (body as { pipe?: unknown }).pipe === 'function'
-	);
-}
-
-/**
- * Leaving a loop over the body closes the connection. Only a loop: n8n's HTTP client hands out a
- * wrapper stream that closes the connection under it only once reading has started, so a body is
- * never dropped unread (it would hold the connection until the service gives up).
- */
-async function close(body: BodyStream): Promise<void> {
-	for await (const chunk of body) {
-		void chunk;
-		break;
-	}
-}
-
-/** Drops an answer without waiting for it (a redirect's body is of no use). */
-export function discard(body: unknown): void {
-	if (!isStream(body)) return;
-	close(body).catch((error: unknown) => {
-		// Only the connection of an answer already refused could fail here: nothing to report.
-		void error;
-	});
-}
 
 function textOf(chunks: Buffer[], bytes: number): { text: string } {
 	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
@@ -132,73 +88,71 @@ function textOf(chunks: Buffer[], bytes: number): { text: string } {
 }
 
 /**
- * Reads an answer up to `limit` bytes. Past the limit (or when the declared length is already past it)
- * reading stops and the connection is closed, so memory stays bounded whatever the service sends.
- * `truncate` keeps the first `limit` bytes instead of refusing (error answers: only their start is shown).
- * Stream events rather than `for await`: the async iterator cost more CPU per request than the rest of
- * the transport together (docs/benchmark.md).
+ * Reads an answer: a redirect's not at all (undefined), a 2xx up to MAX_ANSWER_BYTES (past it, or a
+ * declared length past it, reading stops and the connection is closed), an error's first
+ * MAX_ERROR_BYTES. Stream events, not `for await`: the async iterator cost more CPU than the rest of
+ * the transport (docs/benchmark.md).
  */
-export async function readAnswer(
-	response: FullResponse,
-	limit: number,
-	truncate: boolean,
-): Promise<Answer> {
-	const { body } = response;
-	if (!isStream(body)) {
-		if (typeof body === 'string') return { text: body };
-		if (Buffer.isBuffer(body)) return { text: body.toString('utf8') };
-		return { value: body };
+export async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
+	const { body, statusCode: status } = response;
+	const isStream = typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
+	if (status >= 300 && status < 400) {
+		// Leaving a loop over it closes the connection: n8n's wrapper stream closes the one under it
+		// only once reading has started. Nothing to report if that fails: the answer is refused anyway.
+		const drop = async () => {
+			for await (const chunk of body as BodyStream) {
+				void chunk;
+				break;
+			}
+		};
+		if (isStream) drop().catch(() => undefined);
+		return undefined;
 	}
+	if (!isStream) {
+		if (typeof body === 'string') return { text: body };
+		return Buffer.isBuffer(body) ? { text: body.toString('utf8') } : { value: body };
+	}
+	const stream = body as BodyStream;
+	const truncate = status >= 300;
+	const limit = truncate ? MAX_ERROR_BYTES : MAX_ANSWER_BYTES;
 	const declared = Number(headerValue(response.headers['content-length']));
 	return await new Promise<Answer>((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let bytes = 0;
-		const stop = () => {
-			body.off('data', onData);
-			body.off('end', onEnd);
-			body.off('error', onError);
-			body.off('close', onClose);
+		let settled = false;
+		// Reading has started once a chunk arrived, so destroying the stream closes the connection.
+		const settle = (answer: Answer | Error, destroy = false) => {
+			if (settled) return;
+			settled = true;
+			if (destroy) stream.destroy();
+			if (answer instanceof Error) reject(answer);
+			else resolve(answer);
 		};
-		// Reading has started when a chunk arrives, so destroying the stream closes the connection.
-		const finish = (answer: Answer) => {
-			stop();
-			body.destroy();
-			resolve(answer);
-		};
-		const onData = (chunk: Buffer | string) => {
+		stream.on('data', (chunk: Buffer | string) => {
+			if (settled) return;
 			if (!truncate && declared > limit)
-				return finish({ tooLarge: true, bytes: declared, declared: true });
+				return settle({ tooLarge: true, bytes: declared, declared: true }, true);
 			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 			if (bytes + data.length <= limit) {
 				chunks.push(data);
 				bytes += data.length;
-				return;
-			}
-			if (!truncate) return finish({ tooLarge: true, bytes: bytes + data.length, declared: false });
-			chunks.push(data.subarray(0, limit - bytes));
-			finish(textOf(chunks, limit));
-		};
-		const onEnd = () => {
-			stop();
-			resolve(textOf(chunks, bytes));
-		};
-		const onError = (error: Error) => {
-			stop();
-			reject(error);
-		};
-		const onClose = () =>
-			onError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-		body.on('data', onData);
-		body.on('end', onEnd);
-		body.on('error', onError);
-		body.on('close', onClose);
+			} else if (truncate) {
+				chunks.push(data.subarray(0, limit - bytes));
+				settle(textOf(chunks, limit), true);
+			} else settle({ tooLarge: true, bytes: bytes + data.length, declared: false }, true);
+		});
+		stream.on('end', () => settle(textOf(chunks, bytes)));
+		stream.on('error', (error: Error) => settle(error));
+		stream.on('close', () =>
+			settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
+		);
 	});
 }
 
 /**
- * A 2xx answer as the operation gets it. JSON is parsed. An empty body says the call succeeded and
- * with which status. A write (anything but GET) succeeded whatever it answered, so a body that is not
- * JSON comes back as text; a read needs JSON, so for a GET that is not a usable answer (`undefined`).
+ * A 2xx answer as the operation gets it: JSON parsed, an empty body as `{ success, status }`. A write
+ * succeeded whatever it answered (text that is not JSON comes back as `body`); a GET needs JSON, so
+ * anything else is not a usable answer (`undefined`).
  */
 export function successValue(
 	answer: { text: string } | { value: unknown },
@@ -216,9 +170,8 @@ export function successValue(
 }
 
 /**
- * The list in a list answer whose shape the spec does not show: the answer itself when it is an array, or
- * the one array of an object that holds exactly one array-valued field (`{"data":[…]}`, `{"agents":[…]}`,
- * `{"agents":[…],"total":2}`). Anything else is not recognisably a list: undefined.
+ * The list in a list answer whose shape the spec does not show: the answer itself when it is an array,
+ * or the one array-valued field of an object (`{"agents":[…],"total":2}`); otherwise undefined.
  */
 export function listIn(body: unknown): unknown[] | undefined {
 	if (Array.isArray(body)) return body;

@@ -18,10 +18,7 @@ export type VoiceAiContext =
 	| ILoadOptionsFunctions
 	| IWebhookFunctions;
 
-/**
- * The Voice AI node's Authentication parameter: each value names the one credential type the node then
- * uses (n8n's rule: one credential at a time). The trigger has no such parameter and uses Voice AI API.
- */
+/** The node's Authentication parameter: each value names the one credential type used (the trigger: Voice AI API). */
 export const AUTHENTICATION = {
 	apiKey: 'voiceAiApi',
 	apiKeyAndSipLogin: 'voiceAiWithSipLoginApi',
@@ -30,10 +27,7 @@ export const AUTHENTICATION = {
 export type VoiceAiAuthentication = keyof typeof AUTHENTICATION;
 export type VoiceAiCredentialType = (typeof AUTHENTICATION)[VoiceAiAuthentication];
 
-/**
- * The Authentication the node is set to. Read from the node rather than as a parameter: the trigger and
- * list searches have no item to evaluate it for, and its options take no expression.
- */
+/** Read from the node, not as a parameter: the trigger and list searches have no item to evaluate it for. */
 export function authenticationOf(node: INode): VoiceAiAuthentication {
 	return node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
 }
@@ -43,19 +37,13 @@ export function credentialTypeOf(node: INode): VoiceAiCredentialType {
 }
 
 export interface VoiceAiCredential {
-	/** What every API path is appended to, as the URL parser reads the credential's Base URL (parseBaseUrl). */
+	/** What every API path is appended to, as the URL parser reads the Base URL (parseBaseUrl). */
 	baseUrl: string;
 	/** Scheme, host and port actually contacted: what messages show as the base URL. */
 	origin: string;
-	/**
-	 * The credential the node selected (its type names the credential's `authenticate`). Handed to every request, so n8n does not load and decrypt the credential again each time (in n8n
-	 * that is a database read per request); the credential's authenticate function still applies it.
-	 */
+	/** Handed to every request, so n8n does not read and decrypt the credential again each time. */
 	decrypted: ICredentialsDecrypted;
-	/**
-	 * The key, the base URL's user info, and every secret a request of this execution sent: removed from
-	 * every error and (by the router) every output item.
-	 */
+	/** The key, the base URL's user info, and every secret a request of this execution sent. */
 	secrets: Secrets;
 }
 
@@ -66,21 +54,7 @@ export function isUnusableCredentialError(error: unknown): boolean {
 	return error instanceof Error && unusableCredentialErrors.has(error);
 }
 
-function unusableCredential(
-	context: VoiceAiContext,
-	message: string,
-	description: string,
-	itemIndex?: number,
-): NodeOperationError {
-	const error = new NodeOperationError(context.getNode(), message, { itemIndex, description });
-	unusableCredentialErrors.add(error);
-	return error;
-}
-
-/**
- * Reads the credential and checks it before anything is sent. `secrets`: the execution's collection,
- * which gets the key (a new one when not given).
- */
+/** Reads the credential and checks it before anything is sent; `secrets` gets the key. */
 export async function voiceAiCredential(
 	this: VoiceAiContext,
 	itemIndex?: number,
@@ -89,27 +63,27 @@ export async function voiceAiCredential(
 	const node = this.getNode();
 	const type = credentialTypeOf(node);
 	const credentials = await this.getCredentials(type, itemIndex);
+	const unusable = (message: string, description: string) => {
+		const error = new NodeOperationError(node, message, { itemIndex, description });
+		unusableCredentialErrors.add(error);
+		return error;
+	};
 	// A Base URL with user info is refused; its password is still hidden wherever it could show.
 	if (typeof credentials.baseUrl === 'string') secrets.addFromUrl(credentials.baseUrl.trim());
 	const baseUrl = parseBaseUrl(credentials.baseUrl);
 	if (!baseUrl.ok) {
-		throw unusableCredential(
-			this,
+		throw unusable(
 			`The Voice AI credential has no valid base URL: the Base URL ${baseUrl.problem}`,
 			`Open the Voice AI credential. ${BASE_URL_RULE} Nothing was sent.`,
-			itemIndex,
 		);
 	}
 	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim())) {
-		throw unusableCredential(
-			this,
+		throw unusable(
 			'The API key in the Voice AI credential does not start with ct_',
 			'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
-			itemIndex,
 		);
 	}
-	// Held from here on: a value that is not a key is never sent, and hiding it (a space, "ct_") would
-	// cut the refusal's own words apart.
+	// Held only now: hiding a value that is not a key (a space, "ct_") would cut the refusal's words apart.
 	secrets.add(credentials.apiKey);
 	const id = node.credentials?.[type]?.id ?? '';
 	return {

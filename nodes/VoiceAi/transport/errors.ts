@@ -5,7 +5,7 @@ import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-/** What the service said, reduced to the fields of its error body (never the request, so never the key). */
+/** The fields of the service's error body (never the request, so never the key). */
 interface ServiceFailure {
 	status: number;
 	code?: string;
@@ -13,45 +13,32 @@ interface ServiceFailure {
 	field?: string;
 }
 
-interface FailureContext {
+export interface FailureContext {
 	itemIndex?: number;
-	/** e.g. `Chatbot "cb_123"`, used in 404 messages. */
+	/** e.g. `Chatbot "cb_123"`, named in 404 messages. */
 	target?: string;
-	/** Set when the request may have created something: the message then says to check before repeating. */
+	/** Set when the request may have changed something: the message says to check before repeating. */
 	mayHaveApplied?: string;
 	attempts: number;
-	/** The base URL's scheme, host and port as parsed (parseBaseUrl): the address actually contacted. */
-	origin?: string;
+	/** The base URL's scheme, host and port: the address actually contacted. */
+	origin: string;
+	/** The system error code of a request that got no answer. */
+	code?: string;
 }
 
-/** ` (https://api.example.com)` after "the base URL": messages name the host contacted. */
-const contacted = (context: FailureContext) => (context.origin ? ` (${context.origin})` : '');
 const tried = (context: FailureContext) =>
 	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
-/** After the message that it may have applied (`mayHaveApplied`, only for a 5xx or no clear answer). */
 const NOT_REPEATED =
 	'It was not repeated automatically so nothing gets duplicated: check before running it again.';
 
-const MAX_SHOWN = 500;
-
-/**
- * One line of at most 500 characters: a service's text is shown, not its layout. Secrets go first, so
- * a cut never leaves part of one behind.
- */
+/** One line of at most 500 characters; secrets go first, so a cut never leaves part of one behind. */
 function shown(text: string, secrets: Secrets): string {
-	return shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), MAX_SHOWN);
-}
-
-/** The title of an HTML page (e.g. a proxy's error page): its markup would say nothing useful. */
-function htmlTitle(text: string): string | undefined {
-	const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
-	return title && title.trim() ? title : undefined;
+	return shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
 }
 
 /**
- * Reads what an error answer said. JSON: the shared shape `{ error: { status, code, message, field } }`,
- * or `{ message }`, or a JSON string. Any other text (text/plain and the like) is shown as the message;
- * an HTML page by its title. `secrets` are removed before anything is cut short.
+ * Reads what an error answer said. JSON: `{ error: { status, code, message, field } }`, `{ message }`
+ * or a string. Any other text is shown as the message; an HTML page (a proxy's) by its title.
  */
 export function parseServiceFailure(
 	status: number,
@@ -67,21 +54,18 @@ export function parseServiceFailure(
 		try {
 			data = JSON.parse(text);
 		} catch {
-			const message =
-				/html/i.test(contentType) || /^<(!doctype|html)/i.test(text) ? htmlTitle(text) : text;
-			if (message) failure.message = shown(message, secrets);
+			const html = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text);
+			const message = html ? /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] : text;
+			if (message?.trim()) failure.message = shown(message, secrets);
 			return failure;
 		}
 	}
-	const error = (data as { error?: unknown } | null)?.error ?? data;
-	if (error && typeof error === 'object' && !Array.isArray(error)) {
-		const { code, message, field } = error as Record<string, unknown>;
-		if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
-		if (typeof message === 'string') failure.message = shown(message, secrets);
-		if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
-	} else if (typeof error === 'string') {
-		failure.message = shown(error, secrets);
-	}
+	const error = (data as { error?: unknown } | null)?.error ?? data ?? {};
+	const said = typeof error === 'string' ? { message: error } : error;
+	const { code, message, field } = said as Record<string, unknown>;
+	if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
+	if (typeof message === 'string') failure.message = shown(message, secrets);
+	if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
 	return failure;
 }
 
@@ -121,71 +105,46 @@ const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	],
 };
 
-function explain(
-	failure: ServiceFailure,
-	context: FailureContext,
-): { message: string; description: string } {
-	const { status, field } = failure;
-	const said = failure.message ? `: ${failure.message}` : '';
-	if (status >= 500) {
-		return {
-			message: `The Voice AI service failed (${status})${said}${tried(context)}`,
-			description: context.mayHaveApplied
-				? `${context.mayHaveApplied} ${NOT_REPEATED}`
-				: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
-		};
-	}
-	const known = CLIENT_ERRORS[status];
-	if (!known) {
-		return {
-			message: `Voice AI answered with status ${status}${said}`,
-			description: `An answer the node does not expect. Check the base URL in the credential${contacted(context)}.`,
-		};
-	}
-	const [start, description] = known;
-	const then = status === 429 ? tried(context) : status === 401 ? '' : said;
-	return {
-		message: `${status === 404 ? `${context.target ?? 'The resource'} ` : ''}${start}${then}`,
-		description:
-			status === 400 && field
-				? `The service refused the field '${field}'. Correct it in the node and run again.`
-				: description,
-	};
-}
-
-/** A `NodeApiError` for a failed response, with a message a workflow builder can act on. */
+/** A failed answer as a `NodeApiError` whose message and description a workflow builder can act on. */
 export function serviceError(
 	node: INode,
 	failure: ServiceFailure,
 	context: FailureContext,
 ): NodeApiError {
-	const { message, description } = explain(failure, context);
-	const response: JsonObject = { status: failure.status, message };
+	const { status, field } = failure;
+	const said = failure.message ? `: ${failure.message}` : '';
+	const known = CLIENT_ERRORS[status];
+	let message = `Voice AI answered with status ${status}${said}`;
+	let description = `An answer the node does not expect. Check the base URL in the credential (${context.origin}).`;
+	if (status >= 500) {
+		message = `The Voice AI service failed (${status})${said}${tried(context)}`;
+		description = context.mayHaveApplied
+			? `${context.mayHaveApplied} ${NOT_REPEATED}`
+			: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.';
+	} else if (known) {
+		const then = status === 429 ? tried(context) : status === 401 ? '' : said;
+		message = `${status === 404 ? `${context.target ?? 'The resource'} ` : ''}${known[0]}${then}`;
+		description =
+			status === 400 && field
+				? `The service refused the field '${field}'. Correct it in the node and run again.`
+				: known[1];
+	}
+	const response: JsonObject = { status, message };
 	if (failure.code) response.code = failure.code;
 	if (failure.message) response.serviceMessage = failure.message;
-	if (failure.field) response.field = failure.field;
+	if (field) response.field = field;
+	const { itemIndex } = context;
 	return new NodeApiError(node, response, {
 		message,
 		description,
-		httpCode: String(failure.status),
-		itemIndex: context.itemIndex,
+		httpCode: `${status}`,
+		itemIndex,
 	});
 }
 
-/** Where a redirect pointed, as scheme, host and port only: a path or query may carry anything. */
-function originOf(location: string | undefined, requestUrl: string): string | undefined {
-	if (!location) return undefined;
-	try {
-		const url = new URL(location, requestUrl);
-		return url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`;
-	} catch {
-		return undefined;
-	}
-}
-
 /**
- * A 3xx answer. The node never follows one: n8n would send the credential's headers (and, for 307/308,
- * the body) on to whatever the service names, another origin included.
+ * A 3xx answer, never followed: n8n would send the credential's headers (and, for 307/308, the body)
+ * on to whatever the service names. Only the origin it names is shown: a path or query may carry anything.
  */
 export function redirectError(
 	node: INode,
@@ -193,30 +152,37 @@ export function redirectError(
 	location: string | undefined,
 	context: FailureContext & { requestUrl: string },
 ): NodeApiError {
-	const where = originOf(location, context.requestUrl);
+	let where: string | undefined;
+	try {
+		const url = new URL(location ?? '', context.requestUrl);
+		if (location) where = url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`;
+	} catch {
+		where = undefined;
+	}
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
 	const description =
-		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential${contacted(context)}. ` +
+		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential (${context.origin}). ` +
 		(where
 			? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
-			: `Check the base URL of the credential${contacted(context)}.`);
+			: `Check the base URL of the credential (${context.origin}).`);
+	const { itemIndex } = context;
 	return new NodeApiError(
 		node,
 		{ status, message },
-		{ message, description, httpCode: String(status), itemIndex: context.itemIndex },
+		{ message, description, httpCode: String(status), itemIndex },
 	);
 }
 
-/** A `NodeApiError` for a request that got no usable answer (refused connection, timeout, reset, garbage). */
+/** A request that got no usable answer (refused connection, timeout, reset, garbage). */
 export function transportError(
 	node: INode,
 	problem: string,
-	context: FailureContext & { code?: string; origin: string },
+	context: FailureContext,
 ): NodeApiError {
 	const code = context.code ? ` (${context.code})` : '';
 	const description = context.mayHaveApplied
 		? `${context.mayHaveApplied} ${NOT_REPEATED}${code}`
-		: `Check that the base URL in the credential${contacted(context)} is right and the service is reachable, then run again.${code}`;
+		: `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
 	return new NodeApiError(
 		node,
@@ -230,12 +196,12 @@ const ROUTE_UNKNOWN = 'routeUnknown';
 /** The 404 of a base URL whose path is not the API's: about the base URL, never about a record. */
 export function baseUrlNotFoundError(
 	node: INode,
-	context: { itemIndex?: number; origin?: string; target?: string },
 	said: string | undefined,
+	context: FailureContext,
 ): NodeApiError {
 	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
 	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
-	const description = `Check the Base URL in the Voice AI credential${context.origin ? ` (${context.origin}, with its path)` : ''} against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
+	const description = `Check the Base URL in the Voice AI credential (${context.origin}, with its path) against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
 	return new NodeApiError(
 		node,
 		{ status: 404, message, [ROUTE_UNKNOWN]: true },
@@ -249,9 +215,8 @@ export function isRouteUnknown(error: unknown): boolean {
 }
 
 /**
- * The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`, naming the
- * field (its label, and its parameter name when there is one). The validation of fields and the path
- * builder both build it here.
+ * The refusal of a value before anything is sent, by the fields' validation and the path builder:
+ * `Invalid '<label>' in item <n>: <problem>`, naming the field (and its parameter name if it has one).
  */
 export function invalidValue(
 	node: INode,

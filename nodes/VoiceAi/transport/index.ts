@@ -22,9 +22,8 @@ export {
 	shortened,
 	withoutBom,
 } from './answer';
-export type { ApiPath } from './request';
-export { RequestGate, RequestsStopped, forEachIndex } from './concurrency';
-export type { RetrySettings } from './request';
-export { voiceAiApiRequest } from './request';
+export type { ApiPath, RetrySettings } from './request';
+export { pathValueProblem, voiceAiApiRequest } from './request';
+export { RequestsStopped, requestGate } from './concurrency';
 export { invalidValue, isRouteUnknown } from './errors';
 export { Secrets } from './secrets';

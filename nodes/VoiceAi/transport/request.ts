@@ -1,12 +1,10 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
 
 import type { Answer, FullResponse } from './answer';
 import {
 	MAX_ANSWER_BYTES,
-	MAX_ERROR_BYTES,
 	decoded,
-	discard,
 	headerValue,
 	readAnswer,
 	shortened,
@@ -15,6 +13,7 @@ import {
 import type { RequestGate } from './concurrency';
 import type { VoiceAiContext, VoiceAiCredential } from './credential';
 import { voiceAiCredential } from './credential';
+import type { FailureContext } from './errors';
 import {
 	baseUrlNotFoundError,
 	invalidValue,
@@ -23,18 +22,21 @@ import {
 	serviceError,
 	transportError,
 } from './errors';
-import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
+import {
+	API_CHECK_PATH,
+	HALF_CHARACTER,
+	LONE_SURROGATE,
+} from '../../../credentials/voiceAiBaseUrl';
 
 export interface RetrySettings {
 	/** Wait for Retry-After and repeat after a 429 (never harmful: the service did nothing). */
 	rateLimit: boolean;
 	/** Repeat after 5xx, timeouts and dropped connections, only where `repeatable` says it is safe. */
 	serverErrors: boolean;
-	/** Attempts per request including the first; 1 turns retries off. */
+	/** Attempts per request including the first. */
 	maxAttempts: number;
 	/** Upper bound of one wait, whatever Retry-After asks for. */
 	maxWaitMs: number;
-	/** Time allowed for one attempt. */
 	timeoutMs: number;
 }
 
@@ -59,100 +61,67 @@ function backoffMs(attempt: number, capMs: number): number {
 	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-/** Connection errors where the request certainly never reached the service, so any request may be repeated. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-/** Failures worth another attempt; anything else (a bad URL, a blocked host, a cancelled run) is final. */
-const TRANSIENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ECONNRESET',
-	'ECONNABORTED',
-	'ETIMEDOUT',
-	'ESOCKETTIMEDOUT',
-	'EPIPE',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-]);
-
-const SYSTEM_ERROR_CODE = /^E[A-Z_]+$/;
+const TIMEOUT = 'Voice AI did not answer in time';
+const UNRESOLVED = 'The Voice AI host name could not be resolved';
+const DROPPED = 'The connection to Voice AI was dropped';
+/**
+ * System error codes of a failed request: what the message says, whether another attempt is worth it
+ * (`retry`), whether the request certainly never reached the service (`unsent`: any request may be
+ * repeated). Other codes (a bad URL, a blocked host, a cancelled run) are final.
+ */
+const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
+	ECONNREFUSED: { says: 'Voice AI refused the connection', retry: true, unsent: true },
+	ENOTFOUND: { says: UNRESOLVED, unsent: true },
+	EAI_AGAIN: { says: UNRESOLVED, retry: true, unsent: true },
+	ECONNABORTED: { says: TIMEOUT, retry: true },
+	ETIMEDOUT: { says: TIMEOUT, retry: true },
+	ECONNRESET: { says: DROPPED, retry: true },
+	EPIPE: { says: DROPPED, retry: true },
+	ESOCKETTIMEDOUT: { retry: true },
+	EHOSTUNREACH: { retry: true },
+	ENETUNREACH: { retry: true },
+};
 
 /**
- * The system error code of a failed request (ECONNRESET, ECONNABORTED, ...), in each n8n line's shape.
- * n8n-core 2.x keeps the HTTP client's error as the `cause` of the NodeApiError it throws. n8n-workflow
- * 1.x loses that cause (a class field resets it) and keeps the code only as the error's `httpCode`.
+ * The system error code of a failed request (ECONNRESET, ...). n8n-core 2.x keeps the HTTP client's
+ * error as the `cause`; n8n-workflow 1.x loses it and keeps the code only as `httpCode`.
  */
 function errorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
 		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
 		for (const candidate of [code, httpCode])
-			if (typeof candidate === 'string' && SYSTEM_ERROR_CODE.test(candidate)) return candidate;
+			if (typeof candidate === 'string' && /^E[A-Z_]+$/.test(candidate)) return candidate;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
 }
 
-function describeCode(code: string | undefined): string {
-	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return 'Voice AI did not answer in time';
-	if (code === 'ECONNREFUSED') return 'Voice AI refused the connection';
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-		return 'The Voice AI host name could not be resolved';
-	if (code === 'ECONNRESET' || code === 'EPIPE') return 'The connection to Voice AI was dropped';
-	return `The request to Voice AI failed${code ? ` (${code})` : ''}`;
-}
-
-// A 404 means "this record does not exist" only if the base URL reaches the API: a base URL whose path
-// the service does not have answers 404 to every route. The node then reads API_CHECK_PATH once per
-// execution (the credential is read once per execution), as the credential test does.
-
-const checks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
-
-/**
- * Does the base URL answer 404 to API_CHECK_PATH too? `read` sends that GET; a 404 from it means yes,
- * any answer or other failure means the base URL reaches something that serves the API (or the node
- * cannot tell), and the 404 stays the record's.
- */
-async function baseUrlAnswers404(
-	credential: VoiceAiCredential,
-	read: () => Promise<unknown>,
-): Promise<boolean> {
-	let check = checks.get(credential);
-	if (!check) {
-		check = read().then(
-			() => false,
-			(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
-		);
-		checks.set(credential, check);
-	}
-	return await check;
-}
+/** Does the base URL answer 404 to API_CHECK_PATH too (a 404 is then not the record's)? Once per credential read. */
+const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 
 interface RequestPolicy {
 	itemIndex?: number;
-	/**
-	 * May the request be sent again after a 5xx, timeout or reset, i.e. would a repeat not duplicate an
-	 * effect? Defaults to true for GET, PUT, PATCH and DELETE and false for POST.
-	 */
+	/** Would a repeat after a 5xx, timeout or reset not duplicate an effect? Default: not for POST. */
 	repeatable?: boolean;
 	retry?: Partial<RetrySettings>;
-	/** Shared by the requests of one execution: bounds requests in flight and backs off on 429. */
+	/** The execution's one limit on items in flight, which backs off on 429. */
 	gate?: RequestGate;
 	/** Named in a 404 message, e.g. `Chatbot "cb_1"`. */
 	target?: string;
 	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
-	/** The credential as `voiceAiCredential` returned it, so it is read and checked once per execution. */
+	/** As `voiceAiCredential` returned it, so it is read and checked once per execution. */
 	credential?: VoiceAiCredential;
-	/** This request is the check of the base URL after a 404 (baseUrlAnswers404): its own 404 is not checked. */
+	/** This request is the check of the base URL after a 404: its own 404 is not checked. */
 	routeCheck?: boolean;
 }
 
 /**
- * One call to the Voice AI API with the credential the node selected (voiceAiCredential); returns the parsed JSON body (or, for a
- * write answered with no JSON, `{ success, status, body }`). The key travels only in a header (the
- * credential's authenticate block) and only to the base URL: redirects are never followed. Failures
- * become NodeApiError without any secret in them. 429 is retried after Retry-After; 5xx, timeouts and
- * resets only when the policy says repeating is safe.
+ * One call to the Voice AI API; returns the parsed JSON body (a write answered without JSON:
+ * `{ success, status, body }`). The key travels only in the credential's header and only to the base
+ * URL: redirects are never followed. 429 is retried after Retry-After; 5xx, timeouts and resets only
+ * when repeating is safe. What the service said is shown without the execution's secrets.
  */
 export async function voiceAiApiRequest(
 	this: VoiceAiContext,
@@ -163,37 +132,15 @@ export async function voiceAiApiRequest(
 	policy: RequestPolicy = {},
 ): Promise<unknown> {
 	const credential = policy.credential ?? (await voiceAiCredential.call(this, policy.itemIndex));
-	try {
-		return await send.call(this, method, path, body, extra, policy, credential);
-	} catch (error) {
-		// The one place the transport's errors lose every secret of the execution (the key, the base URL's
-		// user info, what the requests carried), whoever called: the node, the trigger, list searches.
-		// Other errors (a stop, a cancelled wait) carry none and go on as they are.
-		throw error instanceof NodeApiError || error instanceof NodeOperationError
-			? credential.secrets.redactError(error)
-			: error;
-	}
-}
-
-async function send(
-	this: VoiceAiContext,
-	method: IHttpRequestMethods,
-	path: string | ApiPath,
-	body: IDataObject | IDataObject[] | Buffer | undefined,
-	extra: Partial<IHttpRequestOptions>,
-	policy: RequestPolicy,
-	credential: VoiceAiCredential,
-): Promise<unknown> {
-	const { itemIndex, gate } = policy;
+	const { itemIndex, gate, target } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	// Named in an error only where the request may have arrived and was not repeated.
 	const mayHaveApplied = repeatable ? undefined : policy.mayHaveApplied;
 	const { baseUrl, origin, secrets } = credential;
-	// Before anything is sent: a path value that would change the path is refused, and what the body
-	// carries (SIP passwords, tokens in URLs) is known to the redaction of everything shown later.
 	// n8n's getNode() deep-copies the node: only a refusal needs it.
 	const url = `${baseUrl}${buildPath(() => this.getNode(), path, itemIndex)}`;
+	// What the body carries (SIP passwords, tokens in URLs) is hidden in everything shown later.
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
 		method,
@@ -209,15 +156,19 @@ async function send(
 		encoding: 'stream',
 	};
 	if (body !== undefined) options.body = body;
-	const maxAttempts = Math.max(1, retry.maxAttempts);
 	// Waits end early when the execution is stopped, or when another item failed and the gate closed.
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
-	const waitSignal = gate ? gate.signalWith(signal) : signal;
+	const waitSignal = gate?.signal ?? signal;
+	const context: FailureContext = { itemIndex, target, attempts: 1, origin, mayHaveApplied };
+	const fail = (problem: string) => transportError(this.getNode(), problem, context);
 
-	for (let attempt = 1; ; attempt++) {
-		const context = { itemIndex, target: policy.target, attempts: attempt, origin, mayHaveApplied };
-		const canRetry = attempt < maxAttempts;
-		if (gate) await gate.acquire(signal);
+	for (; ; context.attempts++) {
+		const { attempts } = context;
+		const canRetry = attempts < Math.max(1, retry.maxAttempts);
+		// 5xx, a timeout or reset, or a 2xx read without JSON: repeated where that is safe.
+		const repeat = canRetry && retry.serverErrors && repeatable;
+		const backoff = async () => await sleep(backoffMs(attempts, retry.maxWaitMs), waitSignal);
+		await gate?.turn();
 		let response: FullResponse;
 		let answer: Answer | undefined;
 		try {
@@ -227,105 +178,75 @@ async function send(
 				{ ...options, headers: { ...options.headers } },
 				{ credentialsDecrypted: credential.decrypted },
 			)) as FullResponse;
-			const status = response.statusCode;
-			if (status >= 300 && status < 400) discard(response.body);
-			else
-				answer = await readAnswer(
-					response,
-					status < 300 ? MAX_ANSWER_BYTES : MAX_ERROR_BYTES,
-					status >= 300,
-				);
+			answer = await readAnswer(response);
 		} catch (error) {
-			gate?.release('other');
 			const code = errorCode(error);
-			const neverSent = code !== undefined && NOT_SENT_CODES.has(code);
-			const transient = code !== undefined && TRANSIENT_CODES.has(code);
-			if (transient && canRetry && retry.serverErrors && (repeatable || code === 'ECONNREFUSED')) {
-				await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
+			const known = code === undefined ? undefined : CODES[code];
+			if (known?.retry && (repeat || (canRetry && retry.serverErrors && code === 'ECONNREFUSED'))) {
+				await backoff();
 				continue;
 			}
-			const problem =
-				transient || code
-					? describeCode(code)
-					: `The request to Voice AI failed: ${String((error as Error).message)}`;
-			throw transportError(this.getNode(), problem, {
-				...context,
-				code,
-				mayHaveApplied: neverSent ? undefined : mayHaveApplied,
-			});
+			if (known?.unsent) context.mayHaveApplied = undefined;
+			context.code = code;
+			throw fail(
+				known?.says ??
+					(code
+						? `The request to Voice AI failed (${code})`
+						: `The request to Voice AI failed: ${secrets.redact(String((error as Error).message))}`),
+			);
 		}
 
 		const status = response.statusCode;
 		if (answer === undefined) {
-			gate?.release('other');
-			throw redirectError(this.getNode(), status, headerValue(response.headers.location), {
-				...context,
-				requestUrl: url,
-			});
+			const location = headerValue(response.headers.location);
+			throw redirectError(this.getNode(), status, location, { ...context, requestUrl: url });
 		}
-
-		if (status >= 200 && status < 300) {
-			gate?.release('success');
+		if (status < 300) {
+			gate?.succeeded();
 			if ('tooLarge' in answer) {
+				const limit = MAX_ANSWER_BYTES / 1048576;
 				const size = answer.declared
 					? `${(answer.bytes / 1048576).toFixed(1)} MiB`
-					: `more than ${MAX_ANSWER_BYTES / 1048576} MiB`;
-				throw transportError(
-					this.getNode(),
-					`Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_BYTES / 1048576} MiB); the transfer was stopped`,
-					context,
+					: `more than ${limit} MiB`;
+				throw fail(
+					`Voice AI answered with ${size}, too large for the node (limit ${limit} MiB); the transfer was stopped`,
 				);
 			}
 			const value = successValue(answer, method, status);
 			if (value !== undefined) return value;
-			if (canRetry && retry.serverErrors && repeatable) {
-				await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
-				continue;
-			}
-			throw transportError(
-				this.getNode(),
-				`Voice AI answered ${status} with a body that is not JSON`,
-				context,
-			);
+			if (!repeat) throw fail(`Voice AI answered ${status} with a body that is not JSON`);
+			await backoff();
+			continue;
 		}
 
 		const said = 'text' in answer ? answer.text : 'value' in answer ? answer.value : undefined;
-		const failure = parseServiceFailure(
-			status,
-			said,
-			headerValue(response.headers['content-type']),
-			secrets,
-		);
+		const contentType = headerValue(response.headers['content-type']);
+		const failure = parseServiceFailure(status, said, contentType, secrets);
 		if (status === 429) {
 			const asked = parseRetryAfter(headerValue(response.headers['retry-after']));
-			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempt, retry.maxWaitMs));
-			// Pause the others before freeing this slot, so no waiting request slips out in between.
+			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempts, retry.maxWaitMs));
 			gate?.rateLimited(wait);
-			gate?.release('rateLimited');
-			if (canRetry && retry.rateLimit) {
-				if (!gate) await sleep(wait, signal);
-				continue;
-			}
-			throw serviceError(this.getNode(), failure, context);
+			if (!canRetry || !retry.rateLimit) throw serviceError(this.getNode(), failure, context);
+			await (gate ? gate.requeue() : sleep(wait, signal));
+			continue;
 		}
-
-		gate?.release('other');
-		if (status >= 500 && canRetry && retry.serverErrors && repeatable) {
-			await sleep(backoffMs(attempt, retry.maxWaitMs), waitSignal);
+		if (status >= 500 && repeat) {
+			await backoff();
 			continue;
 		}
 		if (status === 404 && !policy.routeCheck) {
-			const check = async () =>
-				await voiceAiApiRequest.call(
-					this,
-					'GET',
-					API_CHECK_PATH,
-					undefined,
-					{},
-					{ ...policy, credential, repeatable: true, routeCheck: true, target: undefined },
-				);
-			if (await baseUrlAnswers404(credential, check))
-				throw baseUrlNotFoundError(this.getNode(), context, failure.message);
+			let check = routeChecks.get(credential);
+			if (!check) {
+				const checkPolicy = { ...policy, credential, repeatable: true, routeCheck: true };
+				check = voiceAiApiRequest
+					.call(this, 'GET', API_CHECK_PATH, undefined, {}, { ...checkPolicy, target: undefined })
+					.then(
+						() => false,
+						(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
+					);
+				routeChecks.set(credential, check);
+			}
+			if (await check) throw baseUrlNotFoundError(this.getNode(), failure.message, context);
 		}
 		throw serviceError(this.getNode(), failure, context);
 	}
@@ -342,20 +263,33 @@ export interface ApiPath {
 	readonly values: readonly PathValue[];
 }
 
-/** Why a value cannot be one path segment, or undefined when it can. */
-function segmentProblem(value: string): string | undefined {
+/**
+ * Real ids are a few dozen characters; 512, percent-encoded at worst, stay within the 8 KB request
+ * line servers accept, so a longer one is refused rather than met with a 414/431 that reads as a
+ * base-URL problem.
+ */
+const MAX_PATH_VALUE = 512;
+
+/**
+ * Why a value cannot be one path segment, or undefined when it can: the one check of what goes into a
+ * path, run by the fields' validation (before any item is sent) and by the path builder.
+ */
+export function pathValueProblem(value: string): string | undefined {
 	if (value === '') return 'it is empty';
 	if (value === '.' || value === '..')
 		return `${JSON.stringify(value)} would address another resource than the one meant`;
 	if (value.includes('/'))
 		return `${JSON.stringify(shortened(value, 60))} contains a slash, which would change the request path`;
+	if (LONE_SURROGATE.test(value)) return `it ${HALF_CHARACTER}`;
+	if (value.length > MAX_PATH_VALUE)
+		return `it has ${value.length} characters, more than ${MAX_PATH_VALUE} (the longest id this node sends)`;
 	return undefined;
 }
 
 /**
- * The path a request goes to. Values of an `ApiPath` are checked and encoded; a plain path (built by an
- * operation with encodeURIComponent) is checked segment by segment, so no id can turn into `.`, `..`, an
- * empty segment or extra segments whatever way the path was built. Throws before anything is sent.
+ * The path a request goes to: the values of an `ApiPath` checked and encoded, each segment of a plain
+ * path checked, so no id turns into `.`, `..`, an empty segment or more segments however the path was
+ * built. Throws before anything is sent.
  */
 export function buildPath(
 	node: INode | (() => INode),
@@ -367,16 +301,14 @@ export function buildPath(
 	if (typeof path !== 'string') {
 		let text = path.pieces[0];
 		path.values.forEach(({ field, value }, index) => {
-			const problem = segmentProblem(String(value));
+			const problem = pathValueProblem(String(value));
 			if (problem) throw refused(field, problem);
 			text += encodeURIComponent(String(value)) + path.pieces[index + 1];
 		});
 		return text;
 	}
-	const end = path.search(/[?#]/);
-	const segments = (end === -1 ? path : path.slice(0, end)).split('/');
-	for (let index = 1; index < segments.length; index++) {
-		const problem = segmentProblem(decoded(segments[index]));
+	for (const segment of path.split(/[?#]/, 1)[0].split('/').slice(1)) {
+		const problem = pathValueProblem(decoded(segment));
 		if (problem)
 			throw refused(
 				{ label: 'request path' },

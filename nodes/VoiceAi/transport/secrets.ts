@@ -1,47 +1,27 @@
 /**
  * Every secret the node holds or sends in one execution (the API key, user info of the base URL, SIP
- * passwords and tokens in URLs it sends), and the two ways it is hidden (docs/security.md):
- * - free text a person reads (error messages, descriptions, stacks, so n8n's log): every held secret is
- *   removed wherever it appears, and a key the node never held where it stands as a whole key would;
- * - output items: a held secret of LONG_SECRET characters or more is removed wherever it appears in a
- *   value (a SIP password unless the item asks to show SIP passwords); a value wholly equal to the key
- *   or a secret of a URL is hidden; every other value and every key stays as the service sent it. SIP
- *   passwords are hidden by their field, by the SIP operations, because SIP data holds short values a
- *   password may equal (`udp`, `1234`).
- * Walks have no depth limit (iterative, cycle-safe), so nothing deep escapes.
+ * passwords, secrets in URLs it sends) and how it is hidden (docs/security.md). Free text (messages,
+ * stacks): every held secret wherever it appears, and a key the node never held as a whole token.
+ * Output items: a value wholly equal to the key or a URL's secret, and a held secret of LONG_SECRET
+ * characters or more wherever it appears; every other value and key stays as the service sent it. SIP
+ * passwords (short values such as `1234` may equal one) are hidden in output by their field.
  */
 
 import { LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
 import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
 
 /**
- * A key the node never held, in free text: `ct_` and at least 20 characters of letters, digits, `_` and
- * `-`, as one whole token. The spec fixes only the prefix; the length is the shortest random part that
- * is still a secret, so words and names such as `ct_leads` or `Direct_Sales` never match.
+ * A key the node never held, in free text: `ct_` and 20 or more of letters, digits, `_` and `-` as one
+ * whole token, so words such as `ct_leads` or `Direct_Sales` never match.
  */
 const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const KEY_SHAPE = /^ct_\S+$/;
 const MASK = '***';
-/**
- * From this length a held secret is removed from inside output values too: a random secret this long
- * does not occur in ordinary data, and one echoed inside a longer value (a URL) is a leak.
- */
+/** From this length a random secret does not occur in ordinary data: removed inside output values too. */
 const LONG_SECRET = 16;
-
-/** Body fields whose values are secrets wherever they occur (SIP options in the spec). */
-const SECRET_FIELDS = new Set(['sip_password']);
-/** Query parameters of URLs the node sends (webhook URLs) whose values are secrets. */
-const SECRET_QUERY_PARAMETERS = [
-	'token',
-	'key',
-	'apikey',
-	'api_key',
-	'secret',
-	'password',
-	'signature',
-	'sig',
-	'access_token',
-];
+/** Query parameters of URLs the node sends (webhook URLs) whose values are secrets, in any case. */
+const SECRET_QUERY_PARAMETER =
+	/^(token|key|apikey|api_key|secret|password|signature|sig|access_token)$/;
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -148,50 +128,42 @@ function masked(text: string, forms: readonly string[]): string {
 const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.length - a.length);
 
 export class Secrets {
-	/** Every form of every secret, longest first: for free text. */
-	private forms: string[] = [];
-
+	/** Every form of every secret: for free text. */
 	private readonly known = new Set<string>();
 
-	/**
-	 * Forms of the secrets of LONG_SECRET characters or more, longest first, for output values: without
-	 * and with the secrets of fields (SIP passwords), which an item may ask to show.
-	 */
-	private longForms: string[] = [];
+	/** Forms of secrets of LONG_SECRET characters or more: the key and URL secrets, and field secrets. */
+	private readonly long = new Set<string>();
 
-	private longFormsWithFields: string[] = [];
-
-	private readonly knownLong = new Set<string>();
-
-	private readonly knownLongFields = new Set<string>();
+	private readonly longOfFields = new Set<string>();
 
 	/** Forms of the secrets an output value is hidden for when it is wholly one of them. */
 	private readonly wholeValues = new Set<string>();
 
-	/** Adds the API key or a secret of a URL: removed from free text, and hides an output value wholly equal to it. */
-	add(value: unknown): void {
-		this.addForms(value, true);
-	}
+	/** The sets above as lists, longest first, made when first needed after a change. */
+	private sorted: { known?: string[]; long?: string[]; all?: string[] } = {};
 
 	/**
-	 * The user info of an http(s) URL (`user:pass@`) as the URL parser reads it (so `host\@` is a host,
-	 * not user info) and the values of secret query parameters; of a URL the parser refuses too, since
-	 * its refusal shows it back: there the user info is what stands before the authority's last `@`.
+	 * The user info of an http(s) URL as the URL parser reads it (so `host\@` is a host, not user info)
+	 * and the values of secret query parameters. A URL the parser refuses too, since its refusal shows
+	 * it back: there the user info is what stands before the authority's last `@`.
 	 */
 	addFromUrl(text: string): void {
-		const queryAt = text.indexOf('?');
-		if (queryAt >= 0) this.addQuerySecrets(text.slice(queryAt + 1).split('#', 1)[0]);
-		let url: URL | undefined;
-		try {
-			url = new URL(text);
-		} catch {
-			url = undefined;
+		const query = text.split('?').slice(1).join('?').split('#', 1)[0];
+		for (const pair of query ? query.split('&') : []) {
+			const equals = pair.indexOf('=');
+			const value = pair.slice(equals + 1);
+			if (equals < 0 || !value) continue;
+			if (!SECRET_QUERY_PARAMETER.test(formDecoded(pair.slice(0, equals)).toLowerCase())) continue;
+			this.add(value);
+			this.add(formDecoded(value));
 		}
-		const userInfo = url
-			? url.password === ''
-				? url.username
-				: `${url.username}:${url.password}`
-			: refusedUserInfo(text);
+		let userInfo: string | undefined;
+		try {
+			const url = new URL(text);
+			userInfo = url.password === '' ? url.username : `${url.username}:${url.password}`;
+		} catch {
+			userInfo = refusedUserInfo(text);
+		}
 		if (!userInfo) return;
 		const colon = userInfo.indexOf(':');
 		for (const secret of colon < 0 ? [userInfo] : [userInfo, userInfo.slice(colon + 1)]) {
@@ -200,33 +172,14 @@ export class Secrets {
 		}
 	}
 
-	/** Values of the secret parameters of a query string (names in any case), as they stand and decoded. */
-	private addQuerySecrets(query: string): void {
-		for (const pair of query.split('&')) {
-			const equals = pair.indexOf('=');
-			if (equals < 0) continue;
-			const value = pair.slice(equals + 1);
-			if (
-				!value ||
-				!SECRET_QUERY_PARAMETERS.includes(formDecoded(pair.slice(0, equals)).toLowerCase())
-			)
-				continue;
-			this.add(value);
-			this.add(formDecoded(value));
-		}
-	}
-
-	/** Walks a request body (or an operation's input), at any depth: `sip_password` fields and secrets in URLs. */
+	/** Walks a request body (or an item's input): `sip_password` fields and secrets in URLs. */
 	collect(value: unknown): void {
 		mapStrings(value, (text, key) => {
-			// A SIP password: free text only; output items hide it by its field (sip/configuration.ts).
-			if (key !== undefined && SECRET_FIELDS.has(key)) this.addForms(text, false);
-			else {
-				// Every text an http(s) URL may be read from, as the parser reads schemes (`https:host` too).
-				const trimmed = text.trim();
-				const scheme = trimmed.slice(0, 6).toLowerCase();
-				if (scheme.startsWith('http:') || scheme.startsWith('https:')) this.addFromUrl(trimmed);
-			}
+			// A SIP password (the spec's one secret field): free text only; output items hide it by its
+			// field (sip/configuration.ts).
+			if (key === 'sip_password') this.add(text, false);
+			// Every text the URL parser reads as an http(s) URL (`https:host` too).
+			else if (/^https?:/i.test(text.trim())) this.addFromUrl(text.trim());
 			return text;
 		});
 	}
@@ -234,22 +187,26 @@ export class Secrets {
 	/** Free text without any held secret (each occurrence becomes ***) and without a key it never held. */
 	redact(text: string): string {
 		// Key-shaped tokens first: a short held secret inside one (a SIP password `p`) must not split it.
-		return masked(text.replace(UNHELD_KEY, `ct_${MASK}`), this.forms);
+		return masked(
+			text.replace(UNHELD_KEY, `ct_${MASK}`),
+			(this.sorted.known ??= longestFirst(this.known)),
+		);
 	}
 
-	/** Every string of `value` as free text (`redact`), at any depth: for error items of Continue On Fail. */
+	/** Every string of `value` as free text (`redact`): for error items of Continue On Fail. */
 	redactText<T>(value: T): T {
 		return mapStrings(value, (text) => this.redact(text));
 	}
 
 	/**
-	 * An output item as the user gets it: a string wholly equal to the key or a secret of a URL (in any
-	 * of its forms) becomes ***, and each occurrence of a long secret inside a string becomes ***; every
-	 * other character and every key is unchanged. Unchanged parts (and a clean value) keep their identity.
-	 * `fieldSecretsShown`: the item asked to show SIP passwords, so a long one stays too.
+	 * An output item as the user gets it: a string wholly equal to the key or a URL's secret (in any of
+	 * its forms) becomes ***, and so does each occurrence of a long secret inside a string. Unchanged
+	 * parts keep their identity. `fieldSecretsShown`: the item asked to show SIP passwords.
 	 */
 	redactValue<T>(value: T, fieldSecretsShown = false): T {
-		const long = fieldSecretsShown ? this.longForms : this.longFormsWithFields;
+		const long = fieldSecretsShown
+			? (this.sorted.long ??= longestFirst(this.long))
+			: (this.sorted.all ??= longestFirst([...this.long, ...this.longOfFields]));
 		if (this.wholeValues.size === 0 && long.length === 0) return value;
 		return mapStrings(value, (text) =>
 			this.wholeValues.has(text) || this.wholeValues.has(text.trim()) ? MASK : masked(text, long),
@@ -257,72 +214,46 @@ export class Secrets {
 	}
 
 	/**
-	 * Redacts an error in place before anyone shows, stores or logs it: message, description, stack, and
-	 * what n8n keeps of it in execution data (messages, context, the answer it was made from, the errors
-	 * it wraps, however many).
+	 * Redacts an error in place, with every error it wraps: message, description, stack, and what n8n
+	 * keeps of it in execution data (messages, context, the answer it was made from).
 	 */
 	redactError<E extends Error>(error: E): E {
-		const pending: Error[] = [error];
 		const seen = new Set<Error>();
 		const freeText = (text: string) => this.redact(text);
-		while (pending.length > 0) {
-			const target = pending.pop() as Error & {
-				description?: unknown;
-				messages?: unknown;
-				context?: unknown;
-				errorResponse?: unknown;
-				cause?: unknown;
-			};
-			if (seen.has(target)) continue;
+		for (let target: Error | undefined = error; target && !seen.has(target); ) {
 			seen.add(target);
+			const fields = target as unknown as Record<string, unknown>;
 			target.message = this.redact(String(target.message));
-			if (typeof target.description === 'string')
-				target.description = this.redact(target.description);
-			if (typeof target.stack === 'string') target.stack = this.redact(target.stack);
-			if (target.messages !== undefined) target.messages = mapStrings(target.messages, freeText);
-			if (target.context !== undefined) target.context = mapStrings(target.context, freeText);
-			if (target.errorResponse !== undefined)
-				target.errorResponse = mapStrings(target.errorResponse, freeText);
-			if (target.cause instanceof Error) pending.push(target.cause);
-			else if (target.cause !== undefined) target.cause = mapStrings(target.cause, freeText);
+			for (const name of ['description', 'stack', 'messages', 'context', 'errorResponse', 'cause'])
+				if (fields[name] !== undefined && !(fields[name] instanceof Error))
+					fields[name] = mapStrings(fields[name], freeText);
+			target = fields.cause instanceof Error ? fields.cause : undefined;
 		}
 		return error;
 	}
 
 	/**
-	 * One secret in the forms it may take: as is, trimmed, URL-encoded, form-encoded, JSON-escaped. Text
-	 * with a lone surrogate has no URL-encoded form (the fields that carry secrets refuse it before).
+	 * A secret in the forms it may take: as is, trimmed, URL-encoded, form-encoded, JSON-escaped (text
+	 * with a lone surrogate has no URL-encoded form). `wholeValue`: the key or a URL's secret, which
+	 * also hides an output value wholly equal to it.
 	 */
-	private addForms(value: unknown, wholeValue: boolean): void {
+	add(value: unknown, wholeValue = true): void {
 		if (typeof value !== 'string') return;
-		let changed = false;
 		for (const text of new Set([value, value.trim()])) {
 			if (text === '') continue;
-			const forms = [
+			// An output value may also be the key as the header value that carries it.
+			if (wholeValue && KEY_SHAPE.test(text)) this.wholeValues.add(`Bearer ${text}`);
+			for (const form of [
 				text,
 				...(LONE_SURROGATE.test(text) ? [] : [encodeURIComponent(text)]),
 				new URLSearchParams({ v: text }).toString().slice(2),
 				JSON.stringify(text).slice(1, -1),
-			];
-			// An output value may also be the key as the header value that carries it.
-			if (wholeValue && KEY_SHAPE.test(text)) this.wholeValues.add(`Bearer ${text}`);
-			const long = text.length >= LONG_SECRET;
-			const knownLong = wholeValue ? this.knownLong : this.knownLongFields;
-			for (const form of forms) {
-				if (wholeValue) this.wholeValues.add(form);
-				if (long && !knownLong.has(form)) {
-					knownLong.add(form);
-					changed = true;
-				}
-				if (this.known.has(form)) continue;
+			]) {
 				this.known.add(form);
-				changed = true;
+				if (wholeValue) this.wholeValues.add(form);
+				if (text.length >= LONG_SECRET) (wholeValue ? this.long : this.longOfFields).add(form);
 			}
 		}
-		if (changed) {
-			this.forms = longestFirst(this.known);
-			this.longForms = longestFirst(this.knownLong);
-			this.longFormsWithFields = longestFirst([...this.knownLong, ...this.knownLongFields]);
-		}
+		this.sorted = {};
 	}
 }
