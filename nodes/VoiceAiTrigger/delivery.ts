@@ -10,20 +10,17 @@ import type {
 import { headerValue, isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
 import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './properties';
 
-// At most this many deliveries per request (more: 413, nothing starts), and this deep a body (n8n
-// cannot open an execution 100,000 levels deep; extracted variables nest a few levels).
+// Deliveries per request (more: 413), and depth of a body (n8n cannot store one 100,000 levels deep).
 const MAX_DELIVERIES = 1_000;
 const MAX_DEPTH = 1_000;
 
 /**
- * The deliveries (one object, or an array: a batch) of the request n8n hands to webhook(), its
- * content type checked before a byte is read. n8n has parsed JSON, text and form bodies; from
- * version 1.1 it leaves application/*+json and no content type unread, and it is read here within
- * n8n's size limit. Every body but form fields is JSON, decoded once: a JSON string is a string.
+ * The deliveries (an object, or a batch) of the request webhook() gets, its content type checked first.
+ * What n8n left unread (from 1.1: application/*+json, no content type) is read within n8n's size limit.
  */
 export async function readRequestDeliveries(
 	contentType: string | undefined,
-	request: { rawBody?: Buffer; readRawBody(): Promise<void> },
+	request: { rawBody?: Buffer; readRawBody?(): Promise<void> },
 	parsedBody: () => unknown,
 ): Promise<{ deliveries: IDataObject[] } | { problem: string; status: number }> {
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -37,7 +34,7 @@ export async function readRequestDeliveries(
 		};
 	}
 	// n8n's own form parser has consumed a multipart body: it cannot be read again.
-	if (request.rawBody === undefined && type !== 'multipart/form-data') {
+	if (request.rawBody === undefined && request.readRawBody && type !== 'multipart/form-data') {
 		try {
 			await request.readRawBody();
 		} catch (error) {
@@ -51,9 +48,14 @@ export async function readRequestDeliveries(
 			};
 		}
 	}
+	// Every body but form fields is JSON, decoded once. An empty object or a Buffer is not a parse.
 	let body = parsedBody();
+	if (Buffer.isBuffer(body) || (isPlainObject(body) && Object.keys(body).length === 0))
+		body = undefined;
+	if (form && body === undefined && request.rawBody !== undefined)
+		body = Object.fromEntries(new URLSearchParams(withoutBom(String(request.rawBody))));
 	// n8n 1.x's form parser keeps a byte-order mark in the first field's name.
-	if (form && isPlainObject(body))
+	else if (form && isPlainObject(body))
 		body = Object.fromEntries(Object.entries(body).map(([k, v], i) => [i ? k : withoutBom(k), v]));
 	else if (!form && !(json && body !== undefined)) {
 		const text = withoutBom(typeof body === 'string' ? body : String(request.rawBody ?? ''));
@@ -99,8 +101,7 @@ function parseJson(text: string): { value: unknown } | undefined {
 
 /** Whether objects and arrays nest deeper than `limit` in `value` (iterative: any depth is safe). */
 function nestsDeeperThan(value: unknown, limit: number): boolean {
-	const pending: Array<[unknown, number]> = [[value, 1]];
-	while (pending.length > 0) {
+	for (const pending: Array<[unknown, number]> = [[value, 1]]; pending.length > 0; ) {
 		const [current, depth] = pending.pop()!;
 		if (current === null || typeof current !== 'object') continue;
 		if (depth > limit) return true;
@@ -202,10 +203,7 @@ function fieldAt(delivery: IDataObject, path: string): string | undefined {
 	return scalar && value !== '' ? String(value) : undefined;
 }
 
-/**
- * Ids from a node option: comma- or newline-separated, or a resource locator's value (workflows saved
- * before the agent filter became one hold the plain text).
- */
+/** Ids from an option: comma- or newline-separated text (older workflows), or a locator's value. */
 function idList(option: unknown): string[] {
 	const value = isPlainObject(option) ? option.value : option;
 	return (Array.isArray(value) ? value : [value])

@@ -956,6 +956,18 @@ describe('a body is read only once its content type is known', () => {
 		});
 	});
 
+	// Only a parse counts: nothing, an empty object or a Buffer from getBodyData() means the bytes are read.
+	test.each([
+		['nothing', undefined],
+		['an empty object', {}],
+		['a Buffer', Buffer.from('{}')],
+	])('application/*+json with getBodyData() giving %s reads the raw body', async (_, parsed) => {
+		const rawBody = Buffer.from('{"conversation_id":"c1","variables":{"a":"1"}}');
+		const request = { rawBody, readRawBody: async () => undefined };
+		const read = await readRequestDeliveries('application/vnd.voiceai+json', request, () => parsed);
+		expect(read).toEqual({ deliveries: [{ conversation_id: 'c1', variables: { a: '1' } }] });
+	});
+
 	test('a body within the limit is read', async () => {
 		const body = Buffer.from(JSON.stringify(payload({ conversation_id: 'read_1' })));
 		const outcome = await readThroughServer('', body, 1024);
