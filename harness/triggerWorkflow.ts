@@ -17,6 +17,8 @@
  * - a resource locator's list in the editor: DynamicNodeParametersService.getResourceLocatorResults
  *   builds a one-node workflow ('Temp-Node') from the node's current parameters and credentials and
  *   calls the listSearch method in a LoadOptionsContext, with the expression isolate held.
+ * test/e2e/harness-fidelity.e2e.test.ts runs the same deliveries, publish, test listen and unpublish
+ * through this harness and a real n8n of every line, and compares what the caller and the sandbox see.
  */
 import 'reflect-metadata';
 
