@@ -17,6 +17,8 @@
  * - a resource locator's list in the editor: DynamicNodeParametersService.getResourceLocatorResults
  *   builds a one-node workflow ('Temp-Node') from the node's current parameters and credentials and
  *   calls the listSearch method in a LoadOptionsContext, with the expression isolate held.
+ * test/e2e/harness-fidelity.e2e.test.ts runs the same deliveries, publish, test listen and unpublish
+ * through this harness and a real n8n of every line, and compares what the caller and the sandbox see.
  */
 import 'reflect-metadata';
 
@@ -25,6 +27,7 @@ import express from 'express';
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
 import { parse as parseQuery } from 'querystring';
+import { createGunzip, createInflate } from 'zlib';
 import {
 	ExecutionLifecycleHooks,
 	HookContext,
@@ -49,7 +52,13 @@ import type {
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { createRunExecutionData, jsonParse, NodeHelpers, Workflow } from 'n8n-workflow';
+import {
+	createRunExecutionData,
+	jsonParse,
+	NodeHelpers,
+	sanitizeXmlName,
+	Workflow,
+} from 'n8n-workflow';
 
 import { VoiceAiTrigger } from '../nodes/VoiceAiTrigger/VoiceAiTrigger.node';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox';
@@ -384,20 +393,42 @@ export class WebhookReceiver {
 	}
 }
 
+/** rawBodyReader: a gzip or deflate body (Content-Encoding) is read decompressed. */
 async function readRawBody(req: express.Request): Promise<Buffer> {
+	const encoding = req.headers['content-encoding'];
+	const stream =
+		encoding === 'gzip'
+			? req.pipe(createGunzip())
+			: encoding === 'deflate'
+				? req.pipe(createInflate())
+				: req;
 	const chunks: Buffer[] = [];
-	for await (const chunk of req) chunks.push(chunk as Buffer);
+	for await (const chunk of stream) chunks.push(chunk as Buffer);
 	return Buffer.concat(chunks);
 }
+
+// xml2js comes with n8n-workflow and has no types of its own; n8n's parser, with its options.
+const { Parser } = require('xml2js') as {
+	Parser: new (options: object) => { parseStringPromise(text: string): Promise<unknown> };
+};
+const xmlParser = new Parser({
+	async: true,
+	normalize: true,
+	normalizeTags: true,
+	explicitArray: false,
+	tagNameProcessors: [sanitizeXmlName],
+	attrNameProcessors: [sanitizeXmlName],
+});
 
 const stripBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 /**
  * n8n's body handling before the node (middlewares/body-parser.ts, webhook-helpers.ts
  * parseRequestBody): readRawBody reads the body once, on demand; a start node of version 1 has every
- * body read, from 1.1 on only JSON, text, form and XML ones; a JSON, form or text body is parsed into
- * `body` (JSON and form without a byte-order mark), one n8n cannot parse answered 422. Not mirrored:
- * XML (n8n parses it; the trigger refuses it with 415 either way) and multipart (n8n's form parser).
+ * body read, from 1.1 on only JSON, text, form and XML ones; a JSON, form, XML or text body is parsed
+ * into `body` (JSON and form without a byte-order mark), one n8n cannot parse answered 422 as
+ * ResponseHelper.sendErrorResponse answers an UnprocessableRequestError. Not mirrored: multipart
+ * (n8n's form parser). test/e2e/harness-fidelity.e2e.test.ts holds this to the real n8n.
  * Returns false when n8n answered.
  */
 async function parseRequestBody(
@@ -429,8 +460,12 @@ async function parseRequestBody(
 		else if (contentType === 'application/x-www-form-urlencoded')
 			req.body = parseQuery(stripBom(text), undefined, undefined, { maxKeys: 1000 });
 		else if (contentType === 'text/plain') req.body = text;
-	} catch {
-		res.status(422).json({ message: 'Failed to parse request body' });
+		else if (contentType.endsWith('/xml') || contentType.endsWith('+xml'))
+			req.body = await xmlParser.parseStringPromise(text);
+	} catch (error) {
+		// UnprocessableRequestError as ResponseHelper.sendErrorResponse serializes it.
+		const hint = (error as Error).message;
+		res.status(422).json({ code: 422, message: 'Failed to parse request body', hint });
 		return false;
 	}
 	return true;

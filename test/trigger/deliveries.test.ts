@@ -254,7 +254,13 @@ describe('malformed bodies start nothing', () => {
 			() => 'not json',
 		],
 		['plain text', 'text/plain', 400, () => 'hello'],
-		['JSON with an unknown content type', 'application/xml', 415, () => JSON.stringify(payload())],
+		[
+			"JSON sent as XML (n8n's XML parser rejects it before the node)",
+			'application/xml',
+			422,
+			() => JSON.stringify(payload()),
+		],
+		['XML, a content type the trigger refuses', 'application/xml', 415, () => '<delivery/>'],
 		[
 			'more than 1,000 deliveries in one request',
 			'application/json',
