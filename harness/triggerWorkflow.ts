@@ -407,8 +407,11 @@ async function readRawBody(req: express.Request): Promise<Buffer> {
 	return Buffer.concat(chunks);
 }
 
-// xml2js comes with n8n-workflow and has no types of its own; n8n's parser, with its options.
-const { Parser } = require('xml2js') as {
+// xml2js comes with n8n-workflow (resolved from it: not a dependency of ours) and has no types of its
+// own; n8n's parser, with its options.
+const { Parser } = require(
+	require.resolve('xml2js', { paths: [require.resolve('n8n-workflow')] }),
+) as {
 	Parser: new (options: object) => { parseStringPromise(text: string): Promise<unknown> };
 };
 const xmlParser = new Parser({

@@ -12,7 +12,7 @@
  * last, n8n's one XML parser per process, which the harness shares. The harness copies n8n 2.40: the
  * one difference asserted as such is n8n 1.x refusing JSON after a byte-order mark (422).
  */
-import './engineEnv';
+import '../../harness/engineEnv';
 
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
