@@ -6,10 +6,9 @@ import { agent } from './agent';
 import { chatbot } from './chatbot';
 import { contact } from './contact';
 import { conversation } from './conversation';
-import type { VoiceAiResource } from './resource';
 import { sip } from './sip';
 import { trustProduct } from './trustProduct';
-import type { VoiceAiOperation } from './types';
+import type { VoiceAiOperation, VoiceAiResource } from './types';
 import { webhook } from './webhook';
 
 /** In the Resource dropdown's order (alphabetical by name). */

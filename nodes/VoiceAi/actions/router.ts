@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteData,
+	IExecuteFunctions,
+	INodeExecutionData,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { readRequestOptions } from './requestOptions';
@@ -11,10 +16,8 @@ import {
 	voiceAiApiRequest,
 	voiceAiCredential,
 } from '../transport';
-import { earlierTries } from './earlierTries';
-import { failedItem, unusableResult } from './failedItem';
 import { operationOf } from './registry';
-import type { ApiCall } from './types';
+import type { ApiCall, VoiceAiOperation } from './types';
 
 const causeOf = (error: unknown): unknown => (error as { cause?: unknown })?.cause;
 
@@ -131,4 +134,74 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}),
 		),
 	];
+}
+
+/**
+ * The output item of an item that failed while the node continues on errors: `{ error, description?,
+ * httpCode? }`. With "Continue (using error output)" the same fields go inside `error`: n8n routes an
+ * item there only when its json holds nothing but `error` (1.x also allows `message`; 2.x `message` and
+ * `details`), then merges it over the input item's json.
+ */
+function failedItem(
+	ctx: IExecuteFunctions,
+	error: Error & { description?: unknown; httpCode?: unknown },
+	itemIndex: number,
+): INodeExecutionData {
+	const { message, description, httpCode } = error;
+	const rest: IDataObject = {};
+	if (typeof description === 'string' && description) rest.description = description;
+	if (typeof httpCode === 'string' && httpCode) rest.httpCode = httpCode;
+	const json =
+		ctx.getNode().onError === 'continueErrorOutput'
+			? { error: { message, ...rest } }
+			: { error: message, ...rest };
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * With "Continue (using error output)", a result the operation's `failureIn` calls a failure (SIP
+ * Compare's "could not read": a scheduled audit's error branch must hear of it); otherwise undefined.
+ */
+function unusableResult(
+	ctx: IExecuteFunctions,
+	operation: VoiceAiOperation,
+	records: IDataObject[],
+	itemIndex: number,
+): NodeOperationError | undefined {
+	const failure = ctx.getNode().onError === 'continueErrorOutput' && operation.failureIn?.(records);
+	if (!failure) return undefined;
+	const { message, description } = failure;
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+}
+
+/**
+ * n8n's Retry On Fail runs the node again within one run of it, handing every try the same IExecuteData
+ * and input array (WorkflowExecute's try loop, 1.x and 2.x, main process and queue worker alike). A new
+ * run, execution or AI tool call gets new ones, so shares nothing, and an entry goes with its data.
+ */
+const triesOfRun = new WeakMap<
+	INodeExecutionData[],
+	{ executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> }
+>();
+
+/** What earlier tries of this run of the node sent successfully: per input item, its output items. */
+interface EarlierTries {
+	success(itemIndex: number): INodeExecutionData[] | undefined;
+	record(itemIndex: number, output: INodeExecutionData[]): void;
+}
+const nothingKept: EarlierTries = { success: () => undefined, record: () => {} };
+
+function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): EarlierTries {
+	const executeData = typeof ctx.getExecuteData === 'function' ? ctx.getExecuteData() : undefined;
+	if (ctx.getNode().retryOnFail !== true || !executeData) return nothingKept;
+	let tries = triesOfRun.get(items);
+	if (tries?.executeData !== executeData || tries.successes.length !== items.length) {
+		tries = { executeData, successes: new Array(items.length) };
+		triesOfRun.set(items, tries);
+	}
+	const { successes } = tries;
+	return {
+		success: (itemIndex) => successes[itemIndex],
+		record: (itemIndex, output) => (successes[itemIndex] = output),
+	};
 }

@@ -107,6 +107,17 @@ export type VoiceAiOperation<Input = unknown> = (
 export const defineOperation = <Input>(operation: VoiceAiOperation<Input>) =>
 	operation as VoiceAiOperation;
 
+/** One resource of the Voice AI node: its dropdown entry and its operations. */
+export interface VoiceAiResource {
+	/** Stored in users' workflows, like each operation's key: never change one. */
+	value: string;
+	name: string;
+	/** By value; the first is the one a new node shows, and their fields come in this order. */
+	operations: Record<string, VoiceAiOperation>;
+}
+
+export const defineResource = (resource: VoiceAiResource) => resource;
+
 /** A list answer (see `listIn`) becomes one item per element, up to `limit`; any other answer is one item. */
 export const toListRecords = (body: unknown, limit?: number) =>
 	toRecords(listIn(body) ?? body, limit);
