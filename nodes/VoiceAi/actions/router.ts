@@ -17,16 +17,16 @@ import {
 	voiceAiCredential,
 } from '../transport';
 import { operationOf } from './registry';
-import type { ApiCall, VoiceAiOperation } from './types';
+import type { ApiCall } from './types';
 
 const causeOf = (error: unknown): unknown => (error as { cause?: unknown })?.cause;
 
 /**
  * Validates every item first (nothing is sent while any item is invalid, unless Continue On Fail turns
- * it into an error item), then sends up to Concurrency items at once (RequestGate); items on one record
- * (recordOf) run one at a time. Output keeps input order. A hard failure closes the gate: requests not
- * yet started are not sent. With n8n's Retry On Fail, a later try sends only the items that did not
- * succeed. The one place secrets leave: every error and output item goes out through `secrets` here.
+ * it into an error item), then sends up to Concurrency items at once (RequestGate, recordOf). Output
+ * keeps input order. A hard failure closes the gate: requests not yet started are not sent. With n8n's
+ * Retry On Fail, a later try sends only the items that did not succeed. The one place secrets leave:
+ * every error and output item goes out through `secrets` here.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -45,6 +45,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const secrets = new Secrets();
 	const earlier = earlierTries(this, items);
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const failedItems = new Set<INodeExecutionData>();
 	/** Throws the error (without secrets) or, with Continue On Fail, makes it the item's output. */
 	const fail = (caught: unknown, itemIndex: number, stops = false) => {
@@ -56,7 +57,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			gate.close();
 			throw secrets.redactError(error);
 		}
-		const item = failedItem(this, error, itemIndex);
+		const item = failedItem(error, itemIndex, errorOutput);
 		failedItems.add(item);
 		results[itemIndex] = [item];
 	};
@@ -79,8 +80,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			);
 			fail(caught, itemIndex);
 		}
-		// Sent successfully by an earlier try of this run (Retry On Fail): not sent again.
-		results[itemIndex] ??= earlier.success(itemIndex) as INodeExecutionData[];
+		results[itemIndex] ??= earlier[itemIndex] as INodeExecutionData[];
 	}
 
 	// Read and checked when the first request is about to go: an operation that sends nothing
@@ -101,15 +101,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			});
 		try {
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
-			const unusable = unusableResult(this, operation, records, itemIndex);
-			if (unusable) throw unusable;
+			const failure = errorOutput ? operation.failureIn?.(records) : undefined;
+			if (failure) {
+				const { message, description } = failure;
+				throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
+			}
 			const whole = operation.passesItemOn ? items[itemIndex] : undefined;
 			results[itemIndex] = records.map((json) => ({
 				...whole,
 				json,
 				pairedItem: { item: itemIndex },
 			}));
-			earlier.record(itemIndex, results[itemIndex]);
+			earlier[itemIndex] = results[itemIndex];
 		} catch (caught) {
 			// Stopped because another item failed (an operation may have wrapped that): that one is reported.
 			if (caught instanceof RequestsStopped || causeOf(caught) instanceof RequestsStopped) return;
@@ -143,35 +146,16 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
  * `details`), then merges it over the input item's json.
  */
 function failedItem(
-	ctx: IExecuteFunctions,
 	error: Error & { description?: unknown; httpCode?: unknown },
 	itemIndex: number,
+	errorOutput: boolean,
 ): INodeExecutionData {
 	const { message, description, httpCode } = error;
 	const rest: IDataObject = {};
 	if (typeof description === 'string' && description) rest.description = description;
 	if (typeof httpCode === 'string' && httpCode) rest.httpCode = httpCode;
-	const json =
-		ctx.getNode().onError === 'continueErrorOutput'
-			? { error: { message, ...rest } }
-			: { error: message, ...rest };
+	const json = errorOutput ? { error: { message, ...rest } } : { error: message, ...rest };
 	return { json, pairedItem: { item: itemIndex } };
-}
-
-/**
- * With "Continue (using error output)", a result the operation's `failureIn` calls a failure (SIP
- * Compare's "could not read": a scheduled audit's error branch must hear of it); otherwise undefined.
- */
-function unusableResult(
-	ctx: IExecuteFunctions,
-	operation: VoiceAiOperation,
-	records: IDataObject[],
-	itemIndex: number,
-): NodeOperationError | undefined {
-	const failure = ctx.getNode().onError === 'continueErrorOutput' && operation.failureIn?.(records);
-	if (!failure) return undefined;
-	const { message, description } = failure;
-	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
 
 /**
@@ -184,24 +168,17 @@ const triesOfRun = new WeakMap<
 	{ executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> }
 >();
 
-/** What earlier tries of this run of the node sent successfully: per input item, its output items. */
-interface EarlierTries {
-	success(itemIndex: number): INodeExecutionData[] | undefined;
-	record(itemIndex: number, output: INodeExecutionData[]): void;
-}
-const nothingKept: EarlierTries = { success: () => undefined, record: () => {} };
-
-function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): EarlierTries {
+/** Per input item, what earlier tries of this run sent successfully (kept with Retry On Fail only). */
+function earlierTries(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Array<INodeExecutionData[] | undefined> {
 	const executeData = typeof ctx.getExecuteData === 'function' ? ctx.getExecuteData() : undefined;
-	if (ctx.getNode().retryOnFail !== true || !executeData) return nothingKept;
+	if (ctx.getNode().retryOnFail !== true || !executeData) return new Array(items.length);
 	let tries = triesOfRun.get(items);
 	if (tries?.executeData !== executeData || tries.successes.length !== items.length) {
 		tries = { executeData, successes: new Array(items.length) };
 		triesOfRun.set(items, tries);
 	}
-	const { successes } = tries;
-	return {
-		success: (itemIndex) => successes[itemIndex],
-		record: (itemIndex, output) => (successes[itemIndex] = output),
-	};
+	return tries.successes;
 }
