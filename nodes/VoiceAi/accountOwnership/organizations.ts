@@ -1,4 +1,3 @@
-import { refusal } from './refusals';
 import type { KeyIdentity, QueuedClaim } from './registration';
 
 // What this n8n process knows of who receives each organization's one webhook, and the verbs that
@@ -209,8 +208,11 @@ export function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
 export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string) => void }): void {
 	for (const org of view(key).same) {
-		const ghosts = org.claims.filter((c) => c.releaseFailed);
-		ghosts.forEach((ghost) => logger.warn(refusal.ghostForgotten(ghost)));
+		for (const { workflowName, workflowId } of org.claims.filter((c) => c.releaseFailed)) {
+			logger.warn(
+				`Voice AI: workflow "${workflowName}" (ID ${workflowId}) could not point the account webhook elsewhere when it was unpublished, so the account may still point at its URL; n8n has forgotten it as the holder. Unpublish and publish the workflow that should receive.`,
+			);
+		}
 		org.claims = org.claims.filter((c) => !c.releaseFailed);
 	}
 }

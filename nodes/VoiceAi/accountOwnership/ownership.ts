@@ -2,17 +2,17 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
+	INode,
 	IWebhookFunctions,
 } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import * as orgs from './organizations';
-import { refusal } from './refusals';
 import * as registration from './registration';
-import type { KeyIdentity, Registration } from './registration';
+import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 
-// n8n's calls that decide who receives an organization's one webhook (docs/trigger-ownership.md), over
-// what this process knows (organizations.ts). Memory is a cache; where neither it nor a trigger's
-// record tells, what could cut a workflow off is refused.
+// n8n's calls that decide who receives an organization's one webhook (docs/trigger-ownership.md).
+// Where neither memory (organizations.ts) nor a trigger's record tells, what could cut one off is refused.
 
 /** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
 const refusedPublishes = new Set<string>();
@@ -85,7 +85,8 @@ function eventOf(this: IHookFunctions): orgs.ClaimEvent {
 }
 
 async function publish(this: IHookFunctions): Promise<void> {
-	if (this.getNodeParameter('onDeactivation') === 'replacementUrl') replacementUrlOf.call(this);
+	if (this.getNodeParameter('onDeactivation') === 'replacementUrl')
+		registration.replacementUrlOf.call(this);
 	const { url, apiKey, identity } = await begin.call(this, () => true);
 	const staticData = this.getWorkflowStaticData('node');
 	const before = registration.readRegistration(staticData);
@@ -98,13 +99,12 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded);
 	refusedPublishes.delete(id);
 	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') refusedPublishes.add(id);
-	if (claimed.outcome === 'unknown') throw refusal.publishUnknown(this.getNode());
+	if (claimed.outcome === 'unknown') throw refused(this, refusal.publishUnknown());
 	if (claimed.outcome === 'refused')
-		throw refusal.heldByAnother(this.getNode(), claimed.holder, claimed.unsure);
+		throw refused(this, refusal.heldByAnother(claimed.holder, claimed.unsure));
 	if (claimed.outcome === 'register') {
-		const registering = registration.withToken(url, token);
 		const undo = () => orgs.release(id);
-		await orUndo(registration.registerAccountWebhook.call(this, registering), undo);
+		await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
 		const org = orgs.withClaim(id);
 		if (org && orgs.holderIn(org)?.id === id) org.setBy = undefined;
 	}
@@ -124,7 +124,7 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	if (!orgs.hasClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
 		unpublishedWhileUnknown.add(id);
 		const queued = record.queued ?? [];
-		if (toUrl || queued.length > 0) throw refusal.unpublishUnknown(this.getNode(), queued, toUrl);
+		if (toUrl || queued.length > 0) throw refused(this, refusal.unpublishUnknown(queued, toUrl));
 		return;
 	}
 	const released = orgs.release(id);
@@ -132,26 +132,19 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	const ghost = () => orgs.insert(released.org, { ...released.claim, releaseFailed: true });
 	const queued = released.state === 'heldWithQueue';
 	if ((queued && (await orUndo(handBack.call(this, released.org), ghost))) || !toUrl) return;
-	const url = replacementUrlOf.call(this);
+	const url = registration.replacementUrlOf.call(this);
 	if (released.state === 'heldDuringTest') released.org.setBy = { ...workflowOf(this), url };
 	else await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
 }
 
-function replacementUrlOf(this: IHookFunctions): string {
-	const url = this.getNodeParameter('replacementUrl') as string;
-	registration.assertHttpUrl.call(this, url, 'Replacement Webhook URL');
-	return url;
-}
-
 async function startTest(this: IHookFunctions): Promise<void> {
 	const { url, identity } = await begin.call(this, orgs.needsAgents);
-	if (!orgs.isKnown(identity) && !goesAhead(this)) throw refusal.holderUnknown(this.getNode());
+	if (!orgs.isKnown(identity) && !goesAhead(this)) throw refused(this, refusal.holderUnknown());
 	const token = registration.testToken();
 	const testId = `${idOf(this)}/test`;
 	orgs.lend(identity, testId);
-	const testUrl = registration.withToken(url, token);
 	const undo = () => orgs.giveBack(testId);
-	await orUndo(registration.registerAccountWebhook.call(this, testUrl), undo);
+	await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
 	registration.saveRegistration(this.getWorkflowStaticData('node'), 'test', url, token);
 }
 
@@ -163,28 +156,29 @@ async function endTest(this: IHookFunctions): Promise<void> {
 }
 
 /**
- * Points the webhook back at the organization's holder with its own token (derived from this key for
- * a claim rebuilt from a record); false when no claim is left. A rebuilt claim may be of a workflow
- * unpublished before the restart: n8n answers 404 at its URL (a published trigger, 401 without a
- * token), so it is dropped, logged, and the claim before it is asked; no answer keeps it.
+ * Points the webhook back at the organization's holder with its own token (derived from this key for a
+ * claim rebuilt from a record); false when none is left. A rebuilt claim n8n answers 404 for (unpublished
+ * before the restart: a published trigger answers 401) is dropped and logged; no answer keeps it.
  */
 async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<boolean> {
 	let holder = orgs.holderIn(org);
 	for (; holder && holder.token === undefined; holder = orgs.holderIn(org)) {
 		if (!(await registration.isGone.call(this, holder.productionUrl))) break;
-		this.logger.warn(refusal.goneFromQueue(holder));
+		this.logger.warn(
+			`Voice AI: workflow ${named(holder)} was queued for the account webhook before n8n restarted, but n8n no longer serves its URL (unpublished): the webhook is not handed back to it.`,
+		);
 		org.claims = org.claims.filter((c) => c !== holder);
 	}
 	if (holder === undefined) return false;
 	let token = holder.token;
 	if (token === undefined) {
 		const { apiKey, identity } = await registration.identityOf.call(this, () => false);
-		if (identity.keyHash !== holder.keyHash) throw refusal.handBackNeedsKey(this.getNode(), holder);
+		if (identity.keyHash !== holder.keyHash) throw refused(this, refusal.handBackNeedsKey(holder));
 		token = registration.productionToken(apiKey, holder.productionUrl);
 	}
-	const url = registration.withToken(holder.productionUrl, token);
-	await registration.registerAccountWebhook.call(this, url).catch((error: Error) => {
-		throw refusal.handBackFailed(this.getNode(), holder, error);
+	const registering = registration.registerAccountWebhook.call(this, holder.productionUrl, token);
+	await registering.catch((error: Error) => {
+		throw refused(this, refusal.handBackFailed(holder, error));
 	});
 	return true;
 }
@@ -238,11 +232,68 @@ export async function setAccountWebhook(
 		orgs.forgetGhosts(known.identity, this.logger);
 		const held = orgs.holderForSet(known.identity);
 		if (held && !takeOver)
-			throw refusal.setWhileHeld(this.getNode(), held.holder, held.unsure, itemIndex);
+			throw refused(this, refusal.setWhileHeld(held.holder, held.unsure), itemIndex);
 		if (!takeOver && !orgs.isKnown(known.identity))
-			throw refusal.setUnknown(this.getNode(), itemIndex);
+			throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
 		orgs.noteSet(known.identity, { ...workflowOf(this), url });
 		return answer;
 	});
 }
+
+/** The errors the decisions above fail with: message, description. */
+type Refusal = [message: string, description: string];
+const refused = (ctx: { getNode(): INode }, [message, description]: Refusal, itemIndex?: number) =>
+	new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
+const named = ({ workflowName, workflowId }: QueuedClaim) => `"${workflowName}" (ID ${workflowId})`;
+const SINCE_START =
+	'n8n keeps no record of who holds the account across a restart, and nothing has published, unpublished or received a delivery for this organization since n8n started';
+
+const refusal = {
+	heldByAnother: (holder: QueuedClaim, unsure: boolean): Refusal =>
+		unsure
+			? [
+					`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization`,
+					`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Use the credential "${holder.workflowName}" uses, or create an agent in this organization, then publish again. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
+				]
+			: [
+					`This Voice AI account's webhook is held by the published workflow ${named(holder)}`,
+					`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Unpublish "${holder.workflowName}", or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
+				],
+	holderUnknown: (): Refusal => [
+		"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
+		'Nothing has published, unpublished or received a delivery for this organization since n8n started, and listening would move its one webhook away from such a workflow for good. If a published workflow has a Voice AI Trigger for it, wait for its next delivery or unpublish and publish it, then listen again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead".',
+	],
+	handBackFailed: (owner: QueuedClaim, error: Error): Refusal => [
+		`Could not point the Voice AI account webhook at workflow ${named(owner)}: ${error.message}`,
+		'That workflow is published and does not receive deliveries until the account webhook points at it again: unpublish and publish it once the service answers.',
+	],
+	publishUnknown: (): Refusal => [
+		"n8n cannot tell whether another published workflow receives this Voice AI account's conversations",
+		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. If a published workflow has a Voice AI Trigger for this organization, wait for its next delivery (or unpublish and publish it), then publish again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead" (or "If Another Workflow Holds It" to "Take Over the Account Webhook") and publish again.`,
+	],
+	unpublishUnknown: (queued: QueuedClaim[], toUrl: boolean): Refusal => {
+		const waiting = queued[queued.length - 1];
+		const remedy = waiting
+			? `If "${waiting.workflowName}" should receive, unpublish and publish it.`
+			: toUrl
+				? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.'
+				: '';
+		return [
+			`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it`,
+			`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${remedy}`.trim(),
+		];
+	},
+	handBackNeedsKey: (holder: QueuedClaim): Refusal => [
+		`Could not point the Voice AI account webhook back at workflow ${named(holder)}: it claimed the account with another API key, and n8n has restarted since`,
+		`The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here. Unpublish and publish "${holder.workflowName}" so that it receives again.`,
+	],
+	setWhileHeld: (holder: QueuedClaim, unsure: boolean): Refusal => [
+		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off`,
+		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed. Unpublish "${holder.workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
+	],
+	setUnknown: (): Refusal => [
+		"n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set",
+		'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. The webhook was not changed. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over".',
+	],
+};

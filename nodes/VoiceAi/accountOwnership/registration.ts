@@ -93,16 +93,27 @@ export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promis
 	return String((await this.getCredentials('voiceAiApi')).apiKey ?? '');
 }
 
-/** Setting the same URL twice changes nothing, so the transport may repeat it after a 5xx or a timeout. */
-export async function registerAccountWebhook(this: IHookFunctions, webhook: string): Promise<void> {
+/**
+ * Points the account webhook at `url` (with `token` when given). Setting the same URL twice changes
+ * nothing, so the transport may repeat it after a 5xx or a timeout.
+ */
+export async function registerAccountWebhook(
+	this: IHookFunctions,
+	url: string,
+	token?: string,
+): Promise<void> {
+	const webhook = token === undefined ? url : withToken(url, token);
 	const path = '/webhook/insert-webhook';
 	await voiceAiApiRequest.call(this, 'POST', path, { webhook }, {}, { repeatable: true });
 }
 
-export function assertHttpUrl(this: IHookFunctions, value: string, what: string): void {
+/** On Unpublish's Replacement Webhook URL, refused when the service cannot be sent there. */
+export function replacementUrlOf(this: IHookFunctions): string {
+	const value = this.getNodeParameter('replacementUrl') as string;
 	const url = httpUrl(value);
 	const problem = url ? destinationProblem(value, url) : 'must be an http:// or https:// URL';
-	if (problem) throw new NodeOperationError(this.getNode(), `${what} ${problem}`);
+	if (problem) throw new NodeOperationError(this.getNode(), `Replacement Webhook URL ${problem}`);
+	return value;
 }
 
 /** 0/8, 10/8, 127/8, 100.64/10 (shared), 169.254/16 (link-local), 172.16/12, 192.168/16. */

@@ -6,10 +6,9 @@ import { agent } from './agent';
 import { chatbot } from './chatbot';
 import { contact } from './contact';
 import { conversation } from './conversation';
-import type { VoiceAiResource } from './resource';
 import { sip } from './sip';
 import { trustProduct } from './trustProduct';
-import type { VoiceAiOperation } from './types';
+import type { VoiceAiOperation, VoiceAiResource } from './types';
 import { webhook } from './webhook';
 
 /** In the Resource dropdown's order (alphabetical by name). */
@@ -32,14 +31,10 @@ export function operationOf(resource: string, operation: string): VoiceAiOperati
 		: undefined;
 }
 
-/** The option's description: the hint and, for an operation that changes data, the note saying so. */
 export const optionDescription = ({ hint, changesData }: VoiceAiOperation) =>
 	changesData === false ? hint : `${hint} (${changesData})`;
 
-/**
- * The Resource dropdown, then each resource's Operation dropdown (its first operation the default, its
- * fields in the resource's order) and fields.
- */
+/** The Resource dropdown, then each resource's Operation dropdown and fields. */
 export function resourceAndOperationProperties(): INodeProperties[] {
 	const firstResource = resources[0].value;
 	return [

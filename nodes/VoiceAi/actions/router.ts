@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteData,
+	IExecuteFunctions,
+	INodeExecutionData,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { readRequestOptions } from './requestOptions';
@@ -11,8 +16,6 @@ import {
 	voiceAiApiRequest,
 	voiceAiCredential,
 } from '../transport';
-import { earlierTries } from './earlierTries';
-import { failedItem, unusableResult } from './failedItem';
 import { operationOf } from './registry';
 import type { ApiCall } from './types';
 
@@ -20,10 +23,10 @@ const causeOf = (error: unknown): unknown => (error as { cause?: unknown })?.cau
 
 /**
  * Validates every item first (nothing is sent while any item is invalid, unless Continue On Fail turns
- * it into an error item), then sends up to Concurrency items at once (RequestGate); items on one record
- * (recordOf) run one at a time. Output keeps input order. A hard failure closes the gate: requests not
- * yet started are not sent. With n8n's Retry On Fail, a later try sends only the items that did not
- * succeed. The one place secrets leave: every error and output item goes out through `secrets` here.
+ * it into an error item), then sends up to Concurrency items at once (RequestGate, recordOf). Output
+ * keeps input order. A hard failure closes the gate: requests not yet started are not sent. With n8n's
+ * Retry On Fail, a later try sends only the items that did not succeed. The one place secrets leave:
+ * every error and output item goes out through `secrets` here.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -42,6 +45,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const secrets = new Secrets();
 	const earlier = earlierTries(this, items);
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const failedItems = new Set<INodeExecutionData>();
 	/** Throws the error (without secrets) or, with Continue On Fail, makes it the item's output. */
 	const fail = (caught: unknown, itemIndex: number, stops = false) => {
@@ -53,7 +57,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			gate.close();
 			throw secrets.redactError(error);
 		}
-		const item = failedItem(this, error, itemIndex);
+		const item = failedItem(error, itemIndex, errorOutput);
 		failedItems.add(item);
 		results[itemIndex] = [item];
 	};
@@ -76,8 +80,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			);
 			fail(caught, itemIndex);
 		}
-		// Sent successfully by an earlier try of this run (Retry On Fail): not sent again.
-		results[itemIndex] ??= earlier.success(itemIndex) as INodeExecutionData[];
+		results[itemIndex] ??= earlier[itemIndex] as INodeExecutionData[];
 	}
 
 	// Read and checked when the first request is about to go: an operation that sends nothing
@@ -98,15 +101,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			});
 		try {
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
-			const unusable = unusableResult(this, operation, records, itemIndex);
-			if (unusable) throw unusable;
+			const failure = errorOutput ? operation.failureIn?.(records) : undefined;
+			if (failure) {
+				const { message, description } = failure;
+				throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
+			}
 			const whole = operation.passesItemOn ? items[itemIndex] : undefined;
 			results[itemIndex] = records.map((json) => ({
 				...whole,
 				json,
 				pairedItem: { item: itemIndex },
 			}));
-			earlier.record(itemIndex, results[itemIndex]);
+			earlier[itemIndex] = results[itemIndex];
 		} catch (caught) {
 			// Stopped because another item failed (an operation may have wrapped that): that one is reported.
 			if (caught instanceof RequestsStopped || causeOf(caught) instanceof RequestsStopped) return;
@@ -131,4 +137,48 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}),
 		),
 	];
+}
+
+/**
+ * The output item of an item that failed while the node continues on errors: `{ error, description?,
+ * httpCode? }`. With "Continue (using error output)" the same fields go inside `error`: n8n routes an
+ * item there only when its json holds nothing but `error` (1.x also allows `message`; 2.x `message` and
+ * `details`), then merges it over the input item's json.
+ */
+function failedItem(
+	error: Error & { description?: unknown; httpCode?: unknown },
+	itemIndex: number,
+	errorOutput: boolean,
+): INodeExecutionData {
+	const { message, description, httpCode } = error;
+	const rest: IDataObject = {};
+	if (typeof description === 'string' && description) rest.description = description;
+	if (typeof httpCode === 'string' && httpCode) rest.httpCode = httpCode;
+	const json = errorOutput ? { error: { message, ...rest } } : { error: message, ...rest };
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * n8n's Retry On Fail runs the node again within one run of it, handing every try the same IExecuteData
+ * and input array (WorkflowExecute's try loop, 1.x and 2.x, main process and queue worker alike). A new
+ * run, execution or AI tool call gets new ones, so shares nothing, and an entry goes with its data.
+ */
+const triesOfRun = new WeakMap<
+	INodeExecutionData[],
+	{ executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> }
+>();
+
+/** Per input item, what earlier tries of this run sent successfully (kept with Retry On Fail only). */
+function earlierTries(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Array<INodeExecutionData[] | undefined> {
+	const executeData = typeof ctx.getExecuteData === 'function' ? ctx.getExecuteData() : undefined;
+	if (ctx.getNode().retryOnFail !== true || !executeData) return new Array(items.length);
+	let tries = triesOfRun.get(items);
+	if (tries?.executeData !== executeData || tries.successes.length !== items.length) {
+		tries = { executeData, successes: new Array(items.length) };
+		triesOfRun.set(items, tries);
+	}
+	return tries.successes;
 }

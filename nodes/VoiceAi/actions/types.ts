@@ -64,7 +64,7 @@ export async function send<Path extends string>(
 	return await api(method, names.length === 0 ? path : { pieces, values }, what.body, what.extra);
 }
 
-/** Added to a changing operation's option description, in parentheses. */
+/** Added to a changing operation's option description (the hint), in parentheses. */
 type ChangesData = 'changes data' | `changes data: ${string}`;
 
 /**
@@ -93,7 +93,7 @@ export type VoiceAiOperation<Input = unknown> = (
 	passesItemOn?: true;
 	/** A result that is a failure for an error branch ("Continue (using error output)"), or undefined. */
 	failureIn?(records: IDataObject[]): { message: string; description: string } | undefined;
-	/** Reads and checks the item's parameters; throws NodeOperationError before anything is sent. */
+	/** Reads and checks the item's parameters (validation.ts), throwing NodeOperationError. */
 	validate(this: IExecuteFunctions, itemIndex: number): Input | Promise<Input>;
 	/** Sends the request(s) and returns one JSON object per output item. */
 	execute(
@@ -106,6 +106,17 @@ export type VoiceAiOperation<Input = unknown> = (
 
 export const defineOperation = <Input>(operation: VoiceAiOperation<Input>) =>
 	operation as VoiceAiOperation;
+
+/** One resource of the Voice AI node: its dropdown entry and its operations. */
+export interface VoiceAiResource {
+	/** Stored in users' workflows, like each operation's key: never change one. */
+	value: string;
+	name: string;
+	/** By value; the first is the one a new node shows, and their fields come in this order. */
+	operations: Record<string, VoiceAiOperation>;
+}
+
+export const defineResource = (resource: VoiceAiResource) => resource;
 
 /** A list answer (see `listIn`) becomes one item per element, up to `limit`; any other answer is one item. */
 export const toListRecords = (body: unknown, limit?: number) =>
@@ -121,7 +132,7 @@ export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
 				: { value: entry as IDataObject[string] },
 		);
 
-/** Return All and Limit as n8n list operations offer them (read by readListLimit). */
+/** Return All and Limit as n8n list operations offer them. */
 export const RETURN_ALL = {
 	displayName: 'Return All',
 	name: 'returnAll',

@@ -1,5 +1,5 @@
-// Reading and checking an item's fields before its request is built: a bad value never reaches the
-// service, and the error names the field (as its property labels it) and the item.
+// Reading and checking an item's fields (router.ts does it for every item before sending any): the
+// error names the field, as its property labels it, and the item.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -49,14 +49,13 @@ export function fieldIn(properties: readonly INodeProperties[], name: string): F
 	return { name, label };
 }
 
-export const fieldsIn = <Name extends string>(
+export function fieldsIn<Name extends string>(
 	properties: readonly INodeProperties[],
 	names: readonly Name[],
-) =>
-	Object.fromEntries(names.map((name) => [name, fieldIn(properties, name)])) as Record<
-		Name,
-		FieldRef
-	>;
+): Record<Name, FieldRef> {
+	const entries = names.map((name) => [name, fieldIn(properties, name)]);
+	return Object.fromEntries(entries) as Record<Name, FieldRef>;
+}
 
 function show(value: unknown): string {
 	const text =
@@ -73,22 +72,19 @@ function typeName(value: unknown): string {
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** A `NodeOperationError` that names the field and the item, with an optional hint. */
-export function invalidField(
+export const invalidField = (
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
 	problem: string,
 	hint?: string,
-): NodeOperationError {
-	return invalidValue(ctx.getNode(), itemIndex, field, problem, hint);
-}
+): NodeOperationError => invalidValue(ctx.getNode(), itemIndex, field, problem, hint);
 
 /** "expected <what>, got a number (42)"; `shown` false leaves the value out (a secret). */
 const expected = (what: string, raw: unknown, shown = true) =>
 	`expected ${what}, got ${typeName(raw)}${shown ? ` (${show(raw)})` : ''}`;
 
-/** A check of one text value: returns the value to send, or throws the error naming field and item. */
+/** A check of one text value: returns the value to send, or throws. */
 export type TextCheck = (
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -202,13 +198,9 @@ export function readInteger(
 	const text = typeof raw === 'string' ? raw.trim() : undefined;
 	const digits = decimals ? /^-?\d+(?:\.\d+)?$/ : /^-?\d+$/;
 	const value = text !== undefined && digits.test(text) ? Number(text) : raw;
+	const what = decimals ? 'a number' : 'a whole number';
 	if (typeof value !== 'number' || !(decimals ? Number.isFinite(value) : Number.isInteger(value)))
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
-			expected(decimals ? 'a number' : 'a whole number', raw),
-		);
+		throw invalidField(ctx, itemIndex, field, expected(what, raw));
 	if (value < min || value > max)
 		throw invalidField(ctx, itemIndex, field, `${value} is outside ${min} to ${max}`);
 	return value;
@@ -216,17 +208,14 @@ export function readInteger(
 
 const LIST_FIELDS = fieldsIn([RETURN_ALL, LIMIT], ['returnAll', 'limit']);
 
-/** Return All / Limit (returnAllFields): the item's Limit, or undefined with Return All on. */
+/** The item's Limit (returnAllFields), or undefined with Return All on. */
 export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (readBoolean(ctx, itemIndex, LIST_FIELDS.returnAll, RETURN_ALL.default)) return undefined;
 	return readInteger(ctx, itemIndex, LIST_FIELDS.limit, LIMIT.default, { min: 1, max: 1_000_000 });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
 const uuidCheck = patternCheck(
-	UUID,
+	/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
 	'is not a UUID',
 	'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.',
 );
@@ -242,14 +231,13 @@ export const checkPathId: TextCheck = (ctx, itemIndex, field, value) => {
 };
 
 const pathSegmentCheck = patternCheck(
-	PATH_SEGMENT,
+	/^[A-Za-z0-9][A-Za-z0-9._-]*$/,
 	'may only hold letters, digits, dots, dashes and underscores',
 );
 
 export const checkPathSegment: TextCheck = (ctx, itemIndex, field, value) =>
 	pathSegmentCheck(ctx, itemIndex, field, checkPathId(ctx, itemIndex, field, value));
 
-const E164 = /^\+[1-9]\d{1,14}$/;
 const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
 /** sip:<host> as the spec writes it: a DNS name or an IPv4 address, no user part, port or parameters. */
@@ -258,7 +246,7 @@ const SIP_HOST = new RegExp(`^sip:(?:${HOST_LABEL}\\.)*${HOST_LABEL}$`);
 const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
 
 export const checkE164 = patternCheck(
-	E164,
+	/^\+[1-9]\d{1,14}$/,
 	'is not an E.164 phone number',
 	'Use the international E.164 form: a plus sign, the country code and the number, digits only, for example +14155550101.',
 );

@@ -1,4 +1,4 @@
-import { defineResource } from '../resource';
+import { defineResource } from '../types';
 import { create } from './create.operation';
 import { getAll } from './getAll.operation';
 

@@ -1,4 +1,4 @@
-import { defineResource } from '../resource';
+import { defineResource } from '../types';
 import { update } from './update.operation';
 
 export const chatbot = defineResource({

@@ -1,4 +1,4 @@
-import { defineResource } from '../resource';
+import { defineResource } from '../types';
 import { getListNames } from './getListNames.operation';
 
 export const contact = defineResource({

@@ -1,4 +1,4 @@
-import { defineResource } from '../resource';
+import { defineResource } from '../types';
 import { passOnce } from './passOnce.operation';
 
 export const conversation = defineResource({

@@ -1,4 +1,4 @@
-import { defineResource } from '../resource';
+import { defineResource } from '../types';
 import { compare } from './compare.operation';
 import { detach } from './detach.operation';
 import { get } from './get.operation';

@@ -1,4 +1,4 @@
-import { defineResource } from '../resource';
+import { defineResource } from '../types';
 import { getAll } from './getAll.operation';
 
 export const trustProduct = defineResource({

@@ -1,4 +1,4 @@
-import { defineResource } from '../resource';
+import { defineResource } from '../types';
 import { set } from './set.operation';
 
 export const webhook = defineResource({
