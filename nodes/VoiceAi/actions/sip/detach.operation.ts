@@ -36,9 +36,8 @@ const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
 const DETACH = request('POST', '/sip/detach2');
 
 /**
- * After a 409: what GET /sip shows of the listed directions, or undefined when none is attached. The
- * spec shows no 409 for POST /sip/detach2, so it says nothing sure about the number; only GET (which the
- * spec allows) decides (docs/service-assumptions.md).
+ * After a 409 (the spec shows none for POST /sip/detach2, so it says nothing sure): what GET /sip shows
+ * of the listed directions, or undefined when none is attached (docs/service-assumptions.md).
  */
 async function stillAttached(
 	api: ApiCall,
@@ -47,12 +46,9 @@ async function stillAttached(
 ): Promise<string | undefined> {
 	const unknown =
 		'Check the number in the Voice AI dashboard (or with SIP Get) before running again.';
-	let current;
-	try {
-		current = readCurrentSip(await fetchSip(api, phone_number));
-	} catch (error) {
-		return `Reading the configuration to find out failed: ${(error as Error).message}. ${unknown}`;
-	}
+	const current = await fetchSip(api, phone_number).then(readCurrentSip, (error: Error) => error);
+	if (current instanceof Error)
+		return `Reading the configuration to find out failed: ${current.message}. ${unknown}`;
 	if (!current.readable)
 		return `The configuration (GET /sip/${phone_number}) could not be read to find out: ${current.reason}. ${unknown}`;
 	const attached = names.filter((type) => current.directions.some((d) => d.type === type));
@@ -75,7 +71,6 @@ export const detach = defineOperation<{
 		{ show: { resource: ['sip'], operation: ['detach'] } },
 		properties,
 	),
-	// Detaching what is already detached leaves the same state.
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
 	recordOf: ({ phone_number }) => phone_number,
