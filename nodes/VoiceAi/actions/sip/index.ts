@@ -1,8 +1,7 @@
 import { defineResource } from '../resource';
-import { compare } from './compare.operation';
 import { detach } from './detach.operation';
 import { get } from './get.operation';
-import { update } from './update.operation';
+import { compare, update } from './update.operation';
 
 export const sip = defineResource({
 	value: 'sip',
