@@ -27,21 +27,26 @@ function unclear({ sip_password: password, sip_username: user }: IDataObject): s
 	return undefined;
 }
 
+/** What Update and Compare share: the form and how an item is read. */
+const form = (operation: string) => ({
+	description: updateDisplayOptions(
+		{ show: { resource: ['sip'], operation: [operation] } },
+		updateProperties,
+	),
+	// The service compares the wanted state with the current one: sending it twice changes nothing more.
+	repeatable: true as const,
+	target: ({ phone_number }: SipIntent) => `The SIP configuration of ${phone_number}`,
+	validate: readSipIntent,
+});
+
 export const update = defineOperation<SipIntent>({
 	name: 'Update',
 	hint: 'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations',
 	action: 'Update a SIP configuration',
 	changesData: 'changes data',
 	requests: [{ ...GET_SIP, when: 'when a field or direction is kept' }, PATCH_SIP],
-	description: updateDisplayOptions(
-		{ show: { resource: ['sip'], operation: ['update'] } },
-		updateProperties,
-	),
-	// The service compares the wanted state with the current one: sending it twice changes nothing more.
-	repeatable: true,
-	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	...form('update'),
 	recordOf: ({ phone_number }) => phone_number,
-	validate: readSipIntent,
 	async execute(intent, api, itemIndex) {
 		let current: IDataObject[] | undefined;
 		if (needsCurrent(intent)) {
@@ -64,9 +69,8 @@ export const update = defineOperation<SipIntent>({
 		// empty, or missing beside a user name may not be the trunk's, and writing it could set it
 		// (docs/service-assumptions.md). The user supplies it instead.
 		for (const { type, options } of (body.directions ?? []) as IDataObject[]) {
-			if (intent.changes.find((change) => change.type === type)?.sip_password !== undefined)
-				continue;
-			const how = unclear((options ?? {}) as IDataObject);
+			const supplied = intent.changes.find((change) => change.type === type)?.sip_password;
+			const how = supplied === undefined && unclear((options ?? {}) as IDataObject);
 			if (!how) continue;
 			const label = type === 'inbound' ? 'Inbound' : 'Outbound';
 			throw invalidField(
@@ -77,8 +81,7 @@ export const update = defineOperation<SipIntent>({
 				`Supply the ${String(type)} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
 			);
 		}
-		const answer = await send(api, PATCH_SIP, { body });
-		return hideSipPasswords(toRecords(answer), intent.showPasswords);
+		return hideSipPasswords(toRecords(await send(api, PATCH_SIP, { body })), intent.showPasswords);
 	},
 });
 
@@ -92,13 +95,7 @@ export const compare = defineOperation<SipIntent>({
 	action: 'Compare a SIP configuration with wanted settings',
 	changesData: false,
 	requests: [GET_SIP],
-	description: updateDisplayOptions(
-		{ show: { resource: ['sip'], operation: ['compare'] } },
-		updateProperties,
-	),
-	repeatable: true,
-	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
-	validate: readSipIntent,
+	...form('compare'),
 	failureIn(records) {
 		const unreadable = records.find((record) => record.status === 'could not read');
 		if (!unreadable) return undefined;
