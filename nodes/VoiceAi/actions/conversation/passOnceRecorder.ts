@@ -71,18 +71,14 @@ async function drain(key: string, historySize: number): Promise<void> {
 		}
 		// Taken after the lock, not before: what arrived while this process waited goes in this write.
 		const batch = queue.splice(0);
-		let fresh: Set<string> | { error: unknown };
-		try {
-			const ids = [...new Set(batch.map((waiting) => waiting.id))];
-			const result = await store.checkProcessedAndRecord(ids, 'workflow', {
-				mode: 'entries',
-				maxEntries: historySize,
-			});
-			fresh = new Set(result.new.map(String));
-		} catch (error) {
-			// Not retried: a write that landed before its answer was lost would drop the conversations.
-			fresh = { error };
-		}
+		const ids = [...new Set(batch.map((waiting) => waiting.id))];
+		// Not retried: a write that landed before its answer was lost would drop the conversations.
+		const fresh = await store
+			.checkProcessedAndRecord(ids, 'workflow', { mode: 'entries', maxEntries: historySize })
+			.then(
+				(result) => new Set(result.new.map(String)),
+				(error: unknown) => ({ error }),
+			);
 		othersWaiting = (await lockEntries(store)) > 2;
 		// Released before the callers go on: a process that exits after its last execution leaves no lock.
 		await release(store);

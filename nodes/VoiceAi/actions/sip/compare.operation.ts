@@ -1,6 +1,3 @@
-import type { IDataObject } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
-
 import { defineOperation } from '../types';
 import type { SipIntent } from './configuration';
 import {
@@ -12,8 +9,7 @@ import {
 	needsCurrent,
 	readCurrentSip,
 } from './configuration';
-import { updateProperties } from './fields';
-import { readSipIntent } from './readIntent';
+import { sipForm } from './readIntent';
 
 /**
  * SIP Update's dry run: writes nothing. An answer the node cannot read gives status "could not read",
@@ -25,14 +21,7 @@ export const compare = defineOperation<SipIntent>({
 	action: 'Compare a SIP configuration with wanted settings',
 	changesData: false,
 	requests: [GET_SIP],
-	description: updateDisplayOptions(
-		{ show: { resource: ['sip'], operation: ['compare'] } },
-		updateProperties,
-	),
-	repeatable: true,
-	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
-	validate: readSipIntent,
-	// A scheduled audit with an error branch must hear of an answer it could not read.
+	...sipForm('compare'),
 	failureIn(records) {
 		const unreadable = records.find((record) => record.status === 'could not read');
 		if (!unreadable) return undefined;
@@ -42,35 +31,29 @@ export const compare = defineOperation<SipIntent>({
 		};
 	},
 	async execute(intent, api) {
-		const { phone_number } = intent;
+		const { phone_number, showPasswords } = intent;
 		const current = readCurrentSip(await fetchSip(api, phone_number));
-		let result: IDataObject;
 		if (current.readable) {
-			const body = buildBody(intent, current.directions);
-			const found = differences(current, body);
+			const wouldSend = buildBody(intent, current.directions);
+			const found = differences(current, wouldSend);
 			const status = found.length ? 'drift' : 'in sync';
-			result = {
+			const record = {
 				phone_number,
 				status,
-				wouldSend: body,
+				wouldSend,
 				differences: found,
 				current: current.config,
 			};
-		} else {
-			const refused = needsCurrent(intent);
-			result = {
-				phone_number,
-				status: 'could not read',
-				reason: `The current SIP configuration could not be read: ${current.reason}. ${
-					refused
-						? 'SIP Update would refuse and write nothing.'
-						: 'SIP Update would send wouldSend; what it changes is unknown.'
-				}`,
-				wouldSend: refused ? null : buildBody(intent),
-				differences: null,
-				current: null,
-			};
+			return [hideSipPasswords(record, showPasswords)];
 		}
-		return [hideSipPasswords(result, intent.showPasswords)];
+		const refused = needsCurrent(intent);
+		const reason = `The current SIP configuration could not be read: ${current.reason}. ${
+			refused
+				? 'SIP Update would refuse and write nothing.'
+				: 'SIP Update would send wouldSend; what it changes is unknown.'
+		}`;
+		const wouldSend = refused ? null : buildBody(intent);
+		const record = { phone_number, status: 'could not read', reason, wouldSend };
+		return [hideSipPasswords({ ...record, differences: null, current: null }, showPasswords)];
 	},
 });

@@ -5,8 +5,8 @@ import type { ApiCall } from '../types';
 import { request, send } from '../types';
 import { FIELDS } from './fields';
 
-// What SIP Update and SIP Compare share: reading the GET /sip answer (whose body shape the spec does not
-// show), building the body PATCH /sip/sip2 gets, listing differences, and hiding SIP passwords.
+// What the SIP operations share: reading GET /sip (its body shape is not in the spec), building the
+// PATCH /sip/sip2 body, listing differences, hiding SIP passwords.
 
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
 export type DirectionType = (typeof DIRECTIONS)[number];
@@ -14,7 +14,6 @@ export type DirectionType = (typeof DIRECTIONS)[number];
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
 const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true } as const;
 
-/** The keys of a direction's `options`. */
 const OPTIONS = ['port', 'transport', 'secure_media', 'sip_username', 'sip_password'] as const;
 
 /** One direction as the user asked for it; an absent field keeps what the current configuration has. */
@@ -82,8 +81,8 @@ function describeShape(value: unknown): string {
 	if (value === null || value === undefined) return 'empty';
 	if (!isObject(value)) return `a ${typeof value}`;
 	const keys = Object.keys(value);
-	if (!keys.length) return 'an empty object';
-	return `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
+	const more = keys.length > 5 ? ', ...' : '';
+	return keys.length ? `an object with ${keys.slice(0, 5).join(', ')}${more}` : 'an empty object';
 }
 
 /** Does building the body need the current configuration? Then it is read first, and an unreadable one stops the write. */
@@ -153,11 +152,9 @@ export function differences(
 }
 
 /**
- * Hides SIP passwords by what they are, never by their value: every set `sip_password` field becomes
- * "(set, hidden)" (an empty or null one stays: none is set), and so do the values of a Compare
- * difference in `options.sip_password`. Nothing else changes, so a password such as `udp` leaves
- * transports and endpoints as they are. Changes the records in place (the node's own copies) and
- * returns them; with `show`, they pass unchanged. No depth limit.
+ * Hides SIP passwords by where they are, never by their value (a password `udp` leaves transports as
+ * they are): a set `sip_password` and both sides of an `options.sip_password` difference become
+ * "(set, hidden)"; an empty one stays. Changes the node's own records in place, at any depth.
  */
 export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
 	records: T,
@@ -183,11 +180,7 @@ export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
 	return records;
 }
 
-/** A number's SIP configuration: read by SIP Get, Update and Compare, and by Detach after a 409. */
 export const GET_SIP = request('GET', '/sip/{phone_number}');
 
-export async function fetchSip(api: ApiCall, phoneNumber: string): Promise<unknown> {
-	return await send(api, GET_SIP, {
-		values: { phone_number: { field: FIELDS.phoneNumber, value: phoneNumber } },
-	});
-}
+export const fetchSip = async (api: ApiCall, value: string): Promise<unknown> =>
+	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });

@@ -14,11 +14,8 @@ const properties: INodeProperties[] = [
 		displayName: 'Directions',
 		name: 'directions',
 		type: 'multiOptions',
-		options: [
-			{ name: 'Inbound', value: 'inbound' },
-			{ name: 'Outbound', value: 'outbound' },
-		],
-		default: ['inbound', 'outbound'],
+		options: DIRECTIONS.map((value) => ({ name: value[0].toUpperCase() + value.slice(1), value })),
+		default: [...DIRECTIONS],
 		required: true,
 		description: 'Which directions to unlink from the number',
 	},
@@ -36,26 +33,22 @@ const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
 const DETACH = request('POST', '/sip/detach2');
 
 /**
- * After a 409: what GET /sip shows of the listed directions, or undefined when none is attached. The
- * spec shows no 409 for POST /sip/detach2, so it says nothing sure about the number; only GET (which the
- * spec allows) decides (docs/service-assumptions.md).
+ * After a 409 (the spec shows none for POST /sip/detach2, so it says nothing sure): what GET /sip shows
+ * of the listed directions, or undefined when none is attached (docs/service-assumptions.md).
  */
 async function stillAttached(
 	api: ApiCall,
 	phone_number: string,
-	names: string[],
+	directions: string[],
 ): Promise<string | undefined> {
 	const unknown =
 		'Check the number in the Voice AI dashboard (or with SIP Get) before running again.';
-	let current;
-	try {
-		current = readCurrentSip(await fetchSip(api, phone_number));
-	} catch (error) {
-		return `Reading the configuration to find out failed: ${(error as Error).message}. ${unknown}`;
-	}
+	const current = await fetchSip(api, phone_number).then(readCurrentSip, (error: Error) => error);
+	if (current instanceof Error)
+		return `Reading the configuration to find out failed: ${current.message}. ${unknown}`;
 	if (!current.readable)
 		return `The configuration (GET /sip/${phone_number}) could not be read to find out: ${current.reason}. ${unknown}`;
-	const attached = names.filter((type) => current.directions.some((d) => d.type === type));
+	const attached = directions.filter((type) => current.directions.some((d) => d.type === type));
 	if (attached.length === 0) return undefined;
 	const list = attached.join(', ');
 	return `GET /sip/${phone_number} shows these directions still attached: ${list}. Detach only the directions that are attached (${list}), then run again.`;
@@ -63,7 +56,7 @@ async function stillAttached(
 
 export const detach = defineOperation<{
 	phone_number: string;
-	directions: Array<{ type: string }>;
+	directions: string[];
 	notFoundAsDetached: boolean;
 }>({
 	name: 'Detach',
@@ -75,7 +68,6 @@ export const detach = defineOperation<{
 		{ show: { resource: ['sip'], operation: ['detach'] } },
 		properties,
 	),
-	// Detaching what is already detached leaves the same state.
 	repeatable: true,
 	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
 	recordOf: ({ phone_number }) => phone_number,
@@ -95,13 +87,14 @@ export const detach = defineOperation<{
 		const notFoundAsDetached = readBoolean(this, itemIndex, FIELDS.notFoundAsDetached, false);
 		return {
 			phone_number,
-			directions: [...new Set(types)].map((type) => ({ type })),
+			directions: [...new Set(types)],
 			notFoundAsDetached,
 		};
 	},
 	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
 		try {
-			return toRecords(await send(api, DETACH, { body: { phone_number, directions } }));
+			const body = { phone_number, directions: directions.map((type) => ({ type })) };
+			return toRecords(await send(api, DETACH, { body }));
 		} catch (caught) {
 			if (!(caught instanceof NodeApiError))
 				throw new NodeOperationError(this.getNode(), caught as Error);
@@ -109,7 +102,6 @@ export const detach = defineOperation<{
 			const status = Number(error.httpCode);
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
-			const names = directions.map(({ type }) => type);
 			const fail = (message: string, description: string) =>
 				new NodeApiError(
 					this.getNode(),
@@ -117,25 +109,26 @@ export const detach = defineOperation<{
 					{ message, description, httpCode: String(status), itemIndex },
 				);
 			if (status === 409) {
-				const found = await stillAttached(api, phone_number, names);
+				const found = await stillAttached(api, phone_number, directions);
 				if (found)
 					throw fail(
-						`SIP Detach of ${phone_number} (${names.join(', ')}) is not known to have happened: ${answered}`,
+						`SIP Detach of ${phone_number} (${directions.join(', ')}) is not known to have happened: ${answered}`,
 						found,
 					);
-				const none = names.length > 1 ? 'neither direction' : `the ${names[0]} direction not`;
+				const none =
+					directions.length > 1 ? 'neither direction' : `the ${directions[0]} direction not`;
 				const note = `${answered}; GET /sip/${phone_number} shows ${none} attached, so the number is detached as asked (for example when a detach is repeated after its answer was lost).`;
-				return [{ success: true, status, phone_number, directions: names, attached: [], note }];
+				return [{ success: true, status, phone_number, directions, attached: [], note }];
 			}
 			// A 404 is a number the organization does not have (a typo, another organization's number),
 			// unless the base URL itself answers 404 (isRouteUnknown): that error stays as it is.
 			if (status !== 404 || isRouteUnknown(error)) throw error;
 			if (notFoundAsDetached) {
 				const note = `${answered}: the organization of the API key has no such number. Nothing was detached; Not Found Counts as Detached is on, so this is an output item, not an error.`;
-				return [{ detached: false, notFound: true, status, phone_number, directions: names, note }];
+				return [{ detached: false, notFound: true, status, phone_number, directions, note }];
 			}
 			throw fail(
-				`SIP Detach of ${phone_number} (${names.join(', ')}): not found (404)${typeof said === 'string' ? `: ${said}` : ''}`,
+				`SIP Detach of ${phone_number} (${directions.join(', ')}): not found (404)${typeof said === 'string' ? `: ${said}` : ''}`,
 				'The organization of the API key has no such number (a typo, or another organization’s number). If this detach was repeated after a lost answer (Options → Max Attempts), an earlier attempt may have gone through: SIP Get shows what the service has. Turn on Not Found Counts as Detached to get an item instead of this error.',
 			);
 		}

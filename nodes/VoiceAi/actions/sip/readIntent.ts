@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { AUTHENTICATION, authenticationOf } from '../../transport';
 import type { FieldRef } from '../validation';
@@ -33,7 +33,6 @@ function readDirection(
 	type: DirectionType,
 	byFields: boolean,
 ): DirectionChange {
-	// "Inbound Port", "Outbound SIP Endpoint" ...: the group's and the field's displayName.
 	const ref = (name: string) => fieldIn(updateProperties, `directions.${type}.${name}`);
 	const port = ctx.getNodeParameter(`directions.${type}.port`, itemIndex, '') as unknown;
 	const change: DirectionChange = {
@@ -88,14 +87,13 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 			'Choose a Voice AI with SIP Trunk Login API credential on the node, or set SIP Login to "Fields in Each Direction". Nothing was sent to Voice AI.',
 		);
 	}
-	let login = loginsByExecution.get(ctx);
-	if (!login) {
-		login = ctx.getCredentials(AUTHENTICATION.apiKeyAndSipLogin, itemIndex).then((data) => ({
+	const login =
+		loginsByExecution.get(ctx) ??
+		ctx.getCredentials(AUTHENTICATION.apiKeyAndSipLogin, itemIndex).then((data) => ({
 			sip_username: String(data.sipUsername ?? '').trim(),
 			sip_password: String(data.sipPassword ?? ''),
 		}));
-		loginsByExecution.set(ctx, login);
-	}
+	loginsByExecution.set(ctx, login);
 	const { sip_username, sip_password } = await login;
 	if (!sip_username || !sip_password) {
 		throw new NodeOperationError(
@@ -111,43 +109,35 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 	return { sip_username, sip_password };
 }
 
-/**
- * Reads and checks everything SIP Update and SIP Compare take from an item (an empty field keeps what
- * the direction has now); nothing is sent.
- */
+/** What SIP Update and Compare take from an item, read and checked; nothing is sent. */
 export async function readSipIntent(
 	this: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<SipIntent> {
-	const intent: SipIntent = {
-		phone_number: readPhoneNumber(this, itemIndex),
-		changes: [],
-		unlisted: 'keep',
-		showPasswords: readShowPasswords(this, itemIndex),
-	};
-	const trunkName = readString(this, itemIndex, FIELDS.trunkName);
-	if (trunkName) intent.trunkName = trunkName;
+	const phone_number = readPhoneNumber(this, itemIndex);
+	const showPasswords = readShowPasswords(this, itemIndex);
+	const trunkName = readString(this, itemIndex, FIELDS.trunkName) || undefined;
 	const loginRaw = readString(this, itemIndex, FIELDS.sipLogin, {
 		fallback: 'fields',
 		required: true,
 	});
 	const login = checkOneOf(this, itemIndex, FIELDS.sipLogin, loginRaw, ['fields', 'credential']);
 	const chosen = readCollection(this, itemIndex, FIELDS.directions);
-	intent.changes = DIRECTIONS.filter((type) => chosen[type] !== undefined).map((type) =>
+	const changes = DIRECTIONS.filter((type) => chosen[type] !== undefined).map((type) =>
 		readDirection(this, itemIndex, type, login === 'fields'),
 	);
-	if (login === 'credential' && intent.changes.length > 0) {
+	if (login === 'credential' && changes.length > 0) {
 		const credential = await readLoginCredential(this, itemIndex);
-		for (const change of intent.changes) Object.assign(change, credential);
+		for (const change of changes) Object.assign(change, credential);
 	}
-	if ('uuid_config_id' in readCollection(this, itemIndex, FIELDS.additionalFields)) {
-		const id = readString(this, itemIndex, FIELDS['additionalFields.uuid_config_id'], {
-			added: true,
-			check: checkUuid,
-		});
-		if (id) intent.uuid_config_id = id;
-	}
-	if (!intent.trunkName && intent.changes.length === 0) {
+	const uuid_config_id =
+		'uuid_config_id' in readCollection(this, itemIndex, FIELDS.additionalFields)
+			? readString(this, itemIndex, FIELDS['additionalFields.uuid_config_id'], {
+					added: true,
+					check: checkUuid,
+				}) || undefined
+			: undefined;
+	if (!trunkName && changes.length === 0) {
 		throw invalidField(
 			this,
 			itemIndex,
@@ -160,9 +150,24 @@ export async function readSipIntent(
 		fallback: 'keep',
 		required: true,
 	});
-	intent.unlisted = checkOneOf(this, itemIndex, FIELDS.unlistedDirections, unlisted, [
-		'keep',
-		'detach',
-	]);
-	return intent;
+	return {
+		phone_number,
+		trunkName,
+		uuid_config_id,
+		changes,
+		unlisted: checkOneOf(this, itemIndex, FIELDS.unlistedDirections, unlisted, ['keep', 'detach']),
+		showPasswords,
+	};
 }
+
+/** What Update and Compare share: the form and how an item is read. */
+export const sipForm = (operation: string) => ({
+	description: updateDisplayOptions(
+		{ show: { resource: ['sip'], operation: [operation] } },
+		updateProperties,
+	),
+	// The service compares the wanted state with the current one: sending it twice changes nothing more.
+	repeatable: true as const,
+	target: ({ phone_number }: SipIntent) => `The SIP configuration of ${phone_number}`,
+	validate: readSipIntent,
+});

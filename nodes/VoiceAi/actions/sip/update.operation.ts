@@ -1,5 +1,5 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { defineOperation, request, send, toRecords } from '../types';
 import { fieldIn, invalidField } from '../validation';
@@ -13,11 +13,11 @@ import {
 	readCurrentSip,
 } from './configuration';
 import { updateProperties } from './fields';
-import { readSipIntent } from './readIntent';
+import { sipForm } from './readIntent';
 
 const PATCH_SIP = request('PATCH', '/sip/sip2');
 
-/** How GET showed a kept direction's password when it is not a password in clear, or undefined. */
+/** How GET showed a kept password that is not one in clear, or undefined. */
 function unclear({ sip_password: password, sip_username: user }: IDataObject): string | undefined {
 	if (typeof password === 'string' && /^[*•●]+$/.test(password)) return 'masked';
 	if (password === '') return 'empty';
@@ -26,48 +26,14 @@ function unclear({ sip_password: password, sip_username: user }: IDataObject): s
 	return undefined;
 }
 
-/**
- * Whether GET returns SIP passwords in clear is not shown by the spec: a password to be written back
- * that is masked, empty, or missing beside a user name cannot be the trunk's as far as the node can
- * tell, and writing it could set it (docs/service-assumptions.md). The user supplies it instead.
- */
-function refuseUnclearPasswords(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	intent: SipIntent,
-	body: IDataObject,
-): void {
-	for (const direction of (body.directions ?? []) as IDataObject[]) {
-		const type = String(direction.type);
-		if (intent.changes.find((change) => change.type === type)?.sip_password !== undefined) continue;
-		const how = unclear((direction.options ?? {}) as IDataObject);
-		if (!how) continue;
-		const label = type === 'inbound' ? 'Inbound' : 'Outbound';
-		throw invalidField(
-			ctx,
-			itemIndex,
-			fieldIn(updateProperties, `directions.${type}.sipPassword`),
-			`GET /sip/${intent.phone_number} shows the ${type} password ${how}, so it cannot be kept`,
-			`Supply the ${type} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
-		);
-	}
-}
-
 export const update = defineOperation<SipIntent>({
 	name: 'Update',
 	hint: 'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations',
 	action: 'Update a SIP configuration',
 	changesData: 'changes data',
 	requests: [{ ...GET_SIP, when: 'when a field or direction is kept' }, PATCH_SIP],
-	description: updateDisplayOptions(
-		{ show: { resource: ['sip'], operation: ['update'] } },
-		updateProperties,
-	),
-	// The service compares the wanted state with the current one: sending it twice changes nothing more.
-	repeatable: true,
-	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	...sipForm('update'),
 	recordOf: ({ phone_number }) => phone_number,
-	validate: readSipIntent,
 	async execute(intent, api, itemIndex) {
 		let current: IDataObject[] | undefined;
 		if (needsCurrent(intent)) {
@@ -86,8 +52,22 @@ export const update = defineOperation<SipIntent>({
 			current = read.directions;
 		}
 		const body = buildBody(intent, current);
-		refuseUnclearPasswords(this, itemIndex, intent, body);
-		const answer = await send(api, PATCH_SIP, { body });
-		return hideSipPasswords(toRecords(answer), intent.showPasswords);
+		// Whether GET shows SIP passwords in clear is not in the spec: a kept password that is masked,
+		// empty, or missing beside a user name may not be the trunk's, and writing it could set it
+		// (docs/service-assumptions.md). The user supplies it instead.
+		for (const { type, options } of (body.directions ?? []) as IDataObject[]) {
+			const supplied = intent.changes.find((change) => change.type === type)?.sip_password;
+			const how = supplied === undefined && unclear((options ?? {}) as IDataObject);
+			if (!how) continue;
+			const label = type === 'inbound' ? 'Inbound' : 'Outbound';
+			throw invalidField(
+				this,
+				itemIndex,
+				fieldIn(updateProperties, `directions.${String(type)}.sipPassword`),
+				`GET /sip/${intent.phone_number} shows the ${String(type)} password ${how}, so it cannot be kept`,
+				`Supply the ${String(type)} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
+			);
+		}
+		return hideSipPasswords(toRecords(await send(api, PATCH_SIP, { body })), intent.showPasswords);
 	},
 });
