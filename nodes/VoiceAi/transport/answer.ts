@@ -71,7 +71,7 @@ export interface FullResponse {
 	body: unknown;
 }
 
-interface BodyStream extends AsyncIterable<Buffer | string> {
+interface BodyStream {
 	destroy(error?: Error): void;
 	on(event: string, listener: (...args: never[]) => void): void;
 }
@@ -82,45 +82,29 @@ export type Answer =
 	| { value: unknown }
 	| { tooLarge: true; bytes: number; declared: boolean };
 
-function textOf(chunks: Buffer[], bytes: number): { text: string } {
-	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
-	return { text: withoutBom(text) };
-}
-
 /**
- * Reads an answer: a redirect's not at all (undefined), a 2xx up to MAX_ANSWER_BYTES (past it, or a
- * declared length past it, reading stops and the connection is closed), an error's first
- * MAX_ERROR_BYTES. Stream events, not `for await`: the async iterator cost more CPU than the rest of
- * the transport (docs/benchmark.md).
+ * Reads an answer: a 2xx up to MAX_ANSWER_BYTES (past it, or a declared length past it, reading stops
+ * and the connection is closed), an error's first MAX_ERROR_BYTES, a redirect's not at all (undefined:
+ * its first chunk closes the connection, since n8n's wrapper stream closes the one under it only once
+ * reading has started). Stream events, not `for await`: the async iterator cost more CPU than the rest
+ * of the transport (docs/benchmark.md).
  */
 export async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
 	const { body, statusCode: status } = response;
-	const isStream = typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
-	if (status >= 300 && status < 400) {
-		// Leaving a loop over it closes the connection: n8n's wrapper stream closes the one under it
-		// only once reading has started. Nothing to report if that fails: the answer is refused anyway.
-		const drop = async () => {
-			for await (const chunk of body as BodyStream) {
-				void chunk;
-				break;
-			}
-		};
-		if (isStream) drop().catch(() => undefined);
-		return undefined;
-	}
-	if (!isStream) {
+	const redirect = status >= 300 && status < 400;
+	if (typeof (body as { pipe?: unknown } | null)?.pipe !== 'function') {
+		if (redirect) return undefined;
 		if (typeof body === 'string') return { text: body };
 		return Buffer.isBuffer(body) ? { text: body.toString('utf8') } : { value: body };
 	}
 	const stream = body as BodyStream;
 	const truncate = status >= 300;
-	const limit = truncate ? MAX_ERROR_BYTES : MAX_ANSWER_BYTES;
+	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_BYTES;
 	const declared = Number(headerValue(response.headers['content-length']));
-	return await new Promise<Answer>((resolve, reject) => {
+	const reading = new Promise<Answer>((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let bytes = 0;
 		let settled = false;
-		// Reading has started once a chunk arrived, so destroying the stream closes the connection.
 		const settle = (answer: Answer | Error, destroy = false) => {
 			if (settled) return;
 			settled = true;
@@ -128,6 +112,8 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 			if (answer instanceof Error) reject(answer);
 			else resolve(answer);
 		};
+		const text = () =>
+			withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8'));
 		stream.on('data', (chunk: Buffer | string) => {
 			if (settled) return;
 			if (!truncate && declared > limit)
@@ -138,15 +124,19 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 				bytes += data.length;
 			} else if (truncate) {
 				chunks.push(data.subarray(0, limit - bytes));
-				settle(textOf(chunks, limit), true);
+				bytes = limit;
+				settle({ text: text() }, true);
 			} else settle({ tooLarge: true, bytes: bytes + data.length, declared: false }, true);
 		});
-		stream.on('end', () => settle(textOf(chunks, bytes)));
+		stream.on('end', () => settle({ text: text() }));
 		stream.on('error', (error: Error) => settle(error));
 		stream.on('close', () =>
 			settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
 		);
 	});
+	// A redirect is refused whatever its body: nothing to report if reading it fails.
+	if (redirect) reading.catch(() => undefined);
+	return redirect ? undefined : await reading;
 }
 
 /**

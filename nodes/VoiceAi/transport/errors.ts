@@ -26,6 +26,23 @@ export interface FailureContext {
 	code?: string;
 }
 
+/** An error of the context's item; execution data keeps `response`, whose status is the HTTP code. */
+function apiError(
+	node: INode,
+	context: FailureContext,
+	response: JsonObject,
+	description: string,
+	message = String(response.message),
+): NodeApiError {
+	const httpCode = response.status === undefined ? undefined : String(response.status);
+	return new NodeApiError(node, response, {
+		message,
+		description,
+		httpCode,
+		itemIndex: context.itemIndex,
+	});
+}
+
 const tried = (context: FailureContext) =>
 	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
 const NOT_REPEATED =
@@ -133,13 +150,7 @@ export function serviceError(
 	if (failure.code) response.code = failure.code;
 	if (failure.message) response.serviceMessage = failure.message;
 	if (field) response.field = field;
-	const { itemIndex } = context;
-	return new NodeApiError(node, response, {
-		message,
-		description,
-		httpCode: `${status}`,
-		itemIndex,
-	});
+	return apiError(node, context, response, description);
 }
 
 /**
@@ -165,12 +176,7 @@ export function redirectError(
 		(where
 			? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
 			: `Check the base URL of the credential (${context.origin}).`);
-	const { itemIndex } = context;
-	return new NodeApiError(
-		node,
-		{ status, message },
-		{ message, description, httpCode: String(status), itemIndex },
-	);
+	return apiError(node, context, { status, message }, description);
 }
 
 /** A request that got no usable answer (refused connection, timeout, reset, garbage). */
@@ -184,11 +190,7 @@ export function transportError(
 		? `${context.mayHaveApplied} ${NOT_REPEATED}${code}`
 		: `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
-	return new NodeApiError(
-		node,
-		{ message: problem },
-		{ message: `${problem}${tried(context)}`, description, itemIndex: context.itemIndex },
-	);
+	return apiError(node, context, { message: problem }, description, `${problem}${tried(context)}`);
 }
 
 const ROUTE_UNKNOWN = 'routeUnknown';
@@ -202,11 +204,7 @@ export function baseUrlNotFoundError(
 	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
 	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
 	const description = `Check the Base URL in the Voice AI credential (${context.origin}, with its path) against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
-	return new NodeApiError(
-		node,
-		{ status: 404, message, [ROUTE_UNKNOWN]: true },
-		{ message, description, httpCode: '404', itemIndex: context.itemIndex },
-	);
+	return apiError(node, context, { status: 404, message, [ROUTE_UNKNOWN]: true }, description);
 }
 
 /** A 404 that is about the base URL, not about the record asked for. */
