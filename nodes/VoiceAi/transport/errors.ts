@@ -5,7 +5,6 @@ import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-/** The fields of the service's error body (never the request, so never the key). */
 interface ServiceFailure {
 	status: number;
 	code?: string;
@@ -15,9 +14,7 @@ interface ServiceFailure {
 
 export interface FailureContext {
 	itemIndex?: number;
-	/** e.g. `Chatbot "cb_123"`, named in 404 messages. */
 	target?: string;
-	/** Set when the request may have changed something: the message says to check before repeating. */
 	mayHaveApplied?: string;
 	attempts: number;
 	/** The base URL's scheme, host and port: the address actually contacted. */
@@ -26,7 +23,7 @@ export interface FailureContext {
 	code?: string;
 }
 
-/** An error of the context's item; execution data keeps `response`, whose status is the HTTP code. */
+/** Execution data keeps `response`, whose status is the HTTP code. */
 function apiError(
 	node: INode,
 	context: FailureContext,
@@ -53,10 +50,7 @@ function shown(text: string, secrets: Secrets): string {
 	return shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
 }
 
-/**
- * Reads what an error answer said. JSON: `{ error: { status, code, message, field } }`, `{ message }`
- * or a string. Any other text is shown as the message; an HTML page (a proxy's) by its title.
- */
+/** JSON `{ error: { code, message, field } }`, `{ message }` or a string; else text, HTML's title. */
 export function parseServiceFailure(
 	status: number,
 	body: unknown,
@@ -86,10 +80,7 @@ export function parseServiceFailure(
 	return failure;
 }
 
-/**
- * The known 4xx answers: the message's start and what to do. What the service said follows the start
- * (for 401 nothing, for 429 how many attempts were made); a 404 message starts with what was asked for.
- */
+/** The known 4xx answers: the message's start and what to do. */
 const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	400: ['Voice AI rejected the request', 'Correct the values named in the message and run again.'],
 	401: [
@@ -122,7 +113,6 @@ const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	],
 };
 
-/** A failed answer as a `NodeApiError` whose message and description a workflow builder can act on. */
 export function serviceError(
 	node: INode,
 	failure: ServiceFailure,
@@ -153,10 +143,7 @@ export function serviceError(
 	return apiError(node, context, response, description);
 }
 
-/**
- * A 3xx answer, never followed: n8n would send the credential's headers (and, for 307/308, the body)
- * on to whatever the service names. Only the origin it names is shown: a path or query may carry anything.
- */
+/** Never followed (n8n would send the key on); only the origin named is shown: a path may carry anything. */
 export function redirectError(
 	node: INode,
 	status: number,
@@ -179,7 +166,6 @@ export function redirectError(
 	return apiError(node, context, { status, message }, description);
 }
 
-/** A request that got no usable answer (refused connection, timeout, reset, garbage). */
 export function transportError(
 	node: INode,
 	problem: string,
@@ -195,7 +181,7 @@ export function transportError(
 
 const ROUTE_UNKNOWN = 'routeUnknown';
 
-/** The 404 of a base URL whose path is not the API's: about the base URL, never about a record. */
+/** A 404 of a base URL whose path is not the API's. */
 export function baseUrlNotFoundError(
 	node: INode,
 	said: string | undefined,
@@ -207,15 +193,11 @@ export function baseUrlNotFoundError(
 	return apiError(node, context, { status: 404, message, [ROUTE_UNKNOWN]: true }, description);
 }
 
-/** A 404 that is about the base URL, not about the record asked for. */
 export function isRouteUnknown(error: unknown): boolean {
 	return error instanceof NodeApiError && error.errorResponse?.[ROUTE_UNKNOWN] === true;
 }
 
-/**
- * The refusal of a value before anything is sent, by the fields' validation and the path builder:
- * `Invalid '<label>' in item <n>: <problem>`, naming the field (and its parameter name if it has one).
- */
+/** The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`. */
 export function invalidValue(
 	node: INode,
 	itemIndex: number | undefined,
