@@ -1,9 +1,8 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-// Reading what HTTP carries, for the action node and the trigger: headers, percent-encoded text, a
-// byte-order mark, answers and data as JSON gives it. http(s) URLs: credentials/voiceAiBaseUrl.ts.
+// What HTTP carries, read for the action node and the trigger. URLs: credentials/voiceAiBaseUrl.ts.
 
-/** A header's value; a repeated header comes as a list, of which the first counts. */
+/** A repeated header comes as a list, of which the first counts. */
 export function headerValue(value: string | string[] | undefined): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
 }
@@ -13,12 +12,12 @@ export function withoutBom(text: string): string {
 	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** Text of at most `max` characters for a message: a longer one is cut, ending in `...`. */
+/** At most `max` characters, a cut ending in `...`. */
 export function shortened(text: string, max: number): string {
 	return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
-/** Percent-decoded text; text that is not valid percent-encoding stays as it is. */
+/** Text that is not valid percent-encoding stays as it is. */
 export function decoded(text: string): string {
 	if (!text.includes('%')) return text;
 	try {
@@ -28,15 +27,12 @@ export function decoded(text: string): string {
 	}
 }
 
-/** Text of a query string as a form decodes it (`+` is a space). */
+/** As a form decodes it (`+` is a space). */
 export function formDecoded(text: string): string {
 	return decoded(text.replaceAll('+', ' '));
 }
 
-/**
- * The user info of a URL the parser refused: what stands before the last `@` of its authority (after
- * the scheme's `:` and any slashes; up to the first `/`, `\\`, `?` or `#`), or undefined.
- */
+/** The user info of a URL the parser refused: what stands before its authority's last `@`. */
 export function refusedUserInfo(text: string): string | undefined {
 	const authority = /^[^:]*:[/\\]*([^/\\?#]*)/.exec(text)?.[1] ?? '';
 	const at = authority.lastIndexOf('@');
@@ -67,7 +63,7 @@ const MAX_ERROR_BYTES = 64 * 1024;
 export interface FullResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
-	/** A readable stream (`encoding: 'stream'`); text or parsed JSON from other helpers. */
+	/** A stream (`encoding: 'stream'`); text or parsed JSON from other helpers. */
 	body: unknown;
 }
 
@@ -76,7 +72,6 @@ interface BodyStream {
 	on(event: string, listener: (...args: never[]) => void): void;
 }
 
-/** What was read of an answer: its text, a value the HTTP helper parsed, or that it was too large. */
 export type Answer =
 	| { text: string }
 	| { value: unknown }
@@ -139,11 +134,7 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 	return redirect ? undefined : await reading;
 }
 
-/**
- * A 2xx answer as the operation gets it: JSON parsed, an empty body as `{ success, status }`. A write
- * succeeded whatever it answered (text that is not JSON comes back as `body`); a GET needs JSON, so
- * anything else is not a usable answer (`undefined`).
- */
+/** A 2xx answer, JSON parsed. A write succeeded whatever it answered; a GET without JSON is undefined. */
 export function successValue(
 	answer: { text: string } | { value: unknown },
 	method: IHttpRequestMethods,
@@ -159,10 +150,7 @@ export function successValue(
 	}
 }
 
-/**
- * The list in a list answer whose shape the spec does not show: the answer itself when it is an array,
- * or the one array-valued field of an object (`{"agents":[…],"total":2}`); otherwise undefined.
- */
+/** The list of an answer the spec gives no shape: an array, or an object's one array field. */
 export function listIn(body: unknown): unknown[] | undefined {
 	if (Array.isArray(body)) return body;
 	if (body === null || typeof body !== 'object') return undefined;
