@@ -42,8 +42,11 @@ function apiError(
 
 const tried = (context: FailureContext) =>
 	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
-const NOT_REPEATED =
-	'It was not repeated automatically so nothing gets duplicated: check before running it again.';
+/** What to do after a request that got no clear answer: `otherwise` where it changed nothing. */
+const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
+	mayHaveApplied
+		? `${mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
+		: otherwise;
 
 /** One line of at most 500 characters; secrets go first, so a cut never leaves part of one behind. */
 function shown(text: string, secrets: Secrets): string {
@@ -125,9 +128,10 @@ export function serviceError(
 	let description = `An answer the node does not expect. Check the base URL in the credential (${context.origin}).`;
 	if (status >= 500) {
 		message = `The Voice AI service failed (${status})${said}${tried(context)}`;
-		description = context.mayHaveApplied
-			? `${context.mayHaveApplied} ${NOT_REPEATED}`
-			: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.';
+		description = notRepeated(
+			context,
+			'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
+		);
 	} else if (known) {
 		const then = status === 429 ? tried(context) : status === 401 ? '' : said;
 		message = `${status === 404 ? `${context.target ?? 'The resource'} ` : ''}${known[0]}${then}`;
@@ -150,13 +154,9 @@ export function redirectError(
 	location: string | undefined,
 	context: FailureContext & { requestUrl: string },
 ): NodeApiError {
-	let where: string | undefined;
-	try {
-		const url = new URL(location ?? '', context.requestUrl);
-		if (location) where = url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`;
-	} catch {
-		where = undefined;
-	}
+	const base = context.requestUrl;
+	const url = location && URL.canParse(location, base) ? new URL(location, base) : undefined;
+	const where = url && (url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`);
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
 	const description =
 		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential (${context.origin}). ` +
@@ -172,9 +172,7 @@ export function transportError(
 	context: FailureContext,
 ): NodeApiError {
 	const code = context.code ? ` (${context.code})` : '';
-	const description = context.mayHaveApplied
-		? `${context.mayHaveApplied} ${NOT_REPEATED}${code}`
-		: `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.${code}`;
+	const description = `${notRepeated(context, `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.`)}${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
 	return apiError(node, context, { message: problem }, description, `${problem}${tried(context)}`);
 }
