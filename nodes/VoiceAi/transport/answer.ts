@@ -72,10 +72,7 @@ interface BodyStream {
 	on(event: string, listener: (...args: never[]) => void): void;
 }
 
-export type Answer =
-	| { text: string }
-	| { value: unknown }
-	| { tooLarge: true; bytes: number; declared: boolean };
+export type Answer = { text: string } | { value: unknown } | { tooLarge: true; declared?: number };
 
 /**
  * Reads an answer: a 2xx up to MAX_ANSWER_BYTES (past it, or a declared length past it, reading stops
@@ -111,8 +108,7 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 			withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8'));
 		stream.on('data', (chunk: Buffer | string) => {
 			if (settled) return;
-			if (!truncate && declared > limit)
-				return settle({ tooLarge: true, bytes: declared, declared: true }, true);
+			if (!truncate && declared > limit) return settle({ tooLarge: true, declared }, true);
 			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 			if (bytes + data.length <= limit) {
 				chunks.push(data);
@@ -121,7 +117,7 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 				chunks.push(data.subarray(0, limit - bytes));
 				bytes = limit;
 				settle({ text: text() }, true);
-			} else settle({ tooLarge: true, bytes: bytes + data.length, declared: false }, true);
+			} else settle({ tooLarge: true }, true);
 		});
 		stream.on('end', () => settle({ text: text() }));
 		stream.on('error', (error: Error) => settle(error));

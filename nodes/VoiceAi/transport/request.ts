@@ -193,9 +193,8 @@ export async function voiceAiApiRequest(
 			gate?.succeeded();
 			if ('tooLarge' in answer) {
 				const limit = MAX_ANSWER_BYTES / 1048576;
-				const size = answer.declared
-					? `${(answer.bytes / 1048576).toFixed(1)} MiB`
-					: `more than ${limit} MiB`;
+				const { declared } = answer;
+				const size = declared ? `${(declared / 1048576).toFixed(1)} MiB` : `more than ${limit} MiB`;
 				throw fail(
 					`Voice AI answered with ${size}, too large for the node (limit ${limit} MiB); the transfer was stopped`,
 				);
