@@ -55,40 +55,34 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 		return frame;
 	};
 	const stack = [frameOf(value)];
+	const copyOf = (frame: Frame) => (frame.copy ??= shallowCopy(frame.source));
 	let result: Container = value;
-	let returned: Container | undefined;
 	while (stack.length > 0) {
 		const frame = stack[stack.length - 1];
 		const read = frame.source as Record<string, unknown>;
-		if (returned !== undefined) {
-			const key = frame.keys[frame.next - 1];
-			if (returned !== read[key]) setOwn((frame.copy ??= shallowCopy(frame.source)), key, returned);
-			returned = undefined;
-		}
-		let descended = false;
-		while (frame.next < frame.keys.length) {
+		let child: Frame | undefined;
+		while (!child && frame.next < frame.keys.length) {
 			const key = frame.keys[frame.next++];
 			const entry = read[key];
 			let clean: unknown = entry;
 			if (typeof entry === 'string') clean = leaf(entry, key);
 			else if (isContainer(entry)) {
 				const cycle = open.get(entry);
-				if (cycle) clean = cycle.copy ??= shallowCopy(cycle.source);
+				if (cycle) clean = copyOf(cycle);
 				else if (done.has(entry)) clean = done.get(entry);
-				else {
-					stack.push(frameOf(entry));
-					descended = true;
-					break;
-				}
+				else stack.push((child = frameOf(entry)));
 			}
-			if (clean !== entry) setOwn((frame.copy ??= shallowCopy(frame.source)), key, clean);
+			if (clean !== entry) setOwn(copyOf(frame), key, clean);
 		}
-		if (descended) continue;
+		if (child) continue;
 		stack.pop();
 		open.delete(frame.source);
 		result = frame.copy ?? frame.source;
 		done.set(frame.source, result);
-		if (stack.length > 0) returned = result;
+		// A child that changed replaces itself in its parent's copy.
+		const parent = stack[stack.length - 1];
+		if (parent && result !== frame.source)
+			setOwn(copyOf(parent), parent.keys[parent.next - 1], result);
 	}
 	return result as T;
 }
