@@ -176,12 +176,8 @@ export async function voiceAiApiRequest(
 			}
 			if (known?.unsent) context.mayHaveApplied = undefined;
 			context.code = code;
-			throw fail(
-				known?.says ??
-					(code
-						? `The request to Voice AI failed (${code})`
-						: `The request to Voice AI failed: ${secrets.redact(String((error as Error).message))}`),
-			);
+			const why = code ? ` (${code})` : `: ${secrets.redact(String((error as Error).message))}`;
+			throw fail(known?.says ?? `The request to Voice AI failed${why}`);
 		}
 
 		const status = response.statusCode;
