@@ -1,9 +1,8 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-// Reading what HTTP carries, for the action node and the trigger: headers, percent-encoded text, a
-// byte-order mark, answers and data as JSON gives it. http(s) URLs: credentials/voiceAiBaseUrl.ts.
+// What HTTP carries, read for the action node and the trigger. URLs: credentials/voiceAiBaseUrl.ts.
 
-/** A header's value; a repeated header comes as a list, of which the first counts. */
+/** A repeated header comes as a list, of which the first counts. */
 export function headerValue(value: string | string[] | undefined): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
 }
@@ -13,12 +12,12 @@ export function withoutBom(text: string): string {
 	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** Text of at most `max` characters for a message: a longer one is cut, ending in `...`. */
+/** At most `max` characters, a cut ending in `...`. */
 export function shortened(text: string, max: number): string {
 	return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
-/** Percent-decoded text; text that is not valid percent-encoding stays as it is. */
+/** Text that is not valid percent-encoding stays as it is. */
 export function decoded(text: string): string {
 	if (!text.includes('%')) return text;
 	try {
@@ -28,15 +27,12 @@ export function decoded(text: string): string {
 	}
 }
 
-/** Text of a query string as a form decodes it (`+` is a space). */
+/** As a form decodes it (`+` is a space). */
 export function formDecoded(text: string): string {
 	return decoded(text.replaceAll('+', ' '));
 }
 
-/**
- * The user info of a URL the parser refused: what stands before the last `@` of its authority (after
- * the scheme's `:` and any slashes; up to the first `/`, `\\`, `?` or `#`), or undefined.
- */
+/** The user info of a URL the parser refused: what stands before its authority's last `@`. */
 export function refusedUserInfo(text: string): string | undefined {
 	const authority = /^[^:]*:[/\\]*([^/\\?#]*)/.exec(text)?.[1] ?? '';
 	const at = authority.lastIndexOf('@');
@@ -67,60 +63,40 @@ const MAX_ERROR_BYTES = 64 * 1024;
 export interface FullResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
-	/** A readable stream (`encoding: 'stream'`); text or parsed JSON from other helpers. */
+	/** A stream (`encoding: 'stream'`); text or parsed JSON from other helpers. */
 	body: unknown;
 }
 
-interface BodyStream extends AsyncIterable<Buffer | string> {
+interface BodyStream {
 	destroy(error?: Error): void;
 	on(event: string, listener: (...args: never[]) => void): void;
 }
 
-/** What was read of an answer: its text, a value the HTTP helper parsed, or that it was too large. */
-export type Answer =
-	| { text: string }
-	| { value: unknown }
-	| { tooLarge: true; bytes: number; declared: boolean };
-
-function textOf(chunks: Buffer[], bytes: number): { text: string } {
-	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8');
-	return { text: withoutBom(text) };
-}
+export type Answer = { text: string } | { value: unknown } | { tooLarge: true; declared?: number };
 
 /**
- * Reads an answer: a redirect's not at all (undefined), a 2xx up to MAX_ANSWER_BYTES (past it, or a
- * declared length past it, reading stops and the connection is closed), an error's first
- * MAX_ERROR_BYTES. Stream events, not `for await`: the async iterator cost more CPU than the rest of
- * the transport (docs/benchmark.md).
+ * Reads an answer: a 2xx up to MAX_ANSWER_BYTES (past it, or a declared length past it, reading stops
+ * and the connection is closed), an error's first MAX_ERROR_BYTES, a redirect's not at all (undefined:
+ * its first chunk closes the connection, since n8n's wrapper stream closes the one under it only once
+ * reading has started). Stream events, not `for await`: the async iterator cost more CPU than the rest
+ * of the transport (docs/benchmark.md).
  */
 export async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
 	const { body, statusCode: status } = response;
-	const isStream = typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
-	if (status >= 300 && status < 400) {
-		// Leaving a loop over it closes the connection: n8n's wrapper stream closes the one under it
-		// only once reading has started. Nothing to report if that fails: the answer is refused anyway.
-		const drop = async () => {
-			for await (const chunk of body as BodyStream) {
-				void chunk;
-				break;
-			}
-		};
-		if (isStream) drop().catch(() => undefined);
-		return undefined;
-	}
-	if (!isStream) {
+	const redirect = status >= 300 && status < 400;
+	if (typeof (body as { pipe?: unknown } | null)?.pipe !== 'function') {
+		if (redirect) return undefined;
 		if (typeof body === 'string') return { text: body };
 		return Buffer.isBuffer(body) ? { text: body.toString('utf8') } : { value: body };
 	}
 	const stream = body as BodyStream;
 	const truncate = status >= 300;
-	const limit = truncate ? MAX_ERROR_BYTES : MAX_ANSWER_BYTES;
+	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_BYTES;
 	const declared = Number(headerValue(response.headers['content-length']));
-	return await new Promise<Answer>((resolve, reject) => {
+	const reading = new Promise<Answer>((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let bytes = 0;
 		let settled = false;
-		// Reading has started once a chunk arrived, so destroying the stream closes the connection.
 		const settle = (answer: Answer | Error, destroy = false) => {
 			if (settled) return;
 			settled = true;
@@ -128,32 +104,33 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 			if (answer instanceof Error) reject(answer);
 			else resolve(answer);
 		};
+		const text = () =>
+			withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8'));
 		stream.on('data', (chunk: Buffer | string) => {
 			if (settled) return;
-			if (!truncate && declared > limit)
-				return settle({ tooLarge: true, bytes: declared, declared: true }, true);
+			if (!truncate && declared > limit) return settle({ tooLarge: true, declared }, true);
 			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 			if (bytes + data.length <= limit) {
 				chunks.push(data);
 				bytes += data.length;
 			} else if (truncate) {
 				chunks.push(data.subarray(0, limit - bytes));
-				settle(textOf(chunks, limit), true);
-			} else settle({ tooLarge: true, bytes: bytes + data.length, declared: false }, true);
+				bytes = limit;
+				settle({ text: text() }, true);
+			} else settle({ tooLarge: true }, true);
 		});
-		stream.on('end', () => settle(textOf(chunks, bytes)));
+		stream.on('end', () => settle({ text: text() }));
 		stream.on('error', (error: Error) => settle(error));
 		stream.on('close', () =>
 			settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
 		);
 	});
+	// A redirect is refused whatever its body: nothing to report if reading it fails.
+	if (redirect) reading.catch(() => undefined);
+	return redirect ? undefined : await reading;
 }
 
-/**
- * A 2xx answer as the operation gets it: JSON parsed, an empty body as `{ success, status }`. A write
- * succeeded whatever it answered (text that is not JSON comes back as `body`); a GET needs JSON, so
- * anything else is not a usable answer (`undefined`).
- */
+/** A 2xx answer, JSON parsed. A write succeeded whatever it answered; a GET without JSON is undefined. */
 export function successValue(
 	answer: { text: string } | { value: unknown },
 	method: IHttpRequestMethods,
@@ -169,10 +146,7 @@ export function successValue(
 	}
 }
 
-/**
- * The list in a list answer whose shape the spec does not show: the answer itself when it is an array,
- * or the one array-valued field of an object (`{"agents":[…],"total":2}`); otherwise undefined.
- */
+/** The list of an answer the spec gives no shape: an array, or an object's one array field. */
 export function listIn(body: unknown): unknown[] | undefined {
 	if (Array.isArray(body)) return body;
 	if (body === null || typeof body !== 'object') return undefined;

@@ -21,11 +21,11 @@ export function requestGate(max: number, cancel?: AbortSignal) {
 	let running = 0;
 	let successes = 0;
 	let pausedUntil = 0;
-	/** Items that gave their place up after a 429: they get one before a new item starts. */
+	/** Items that gave their place up after a 429 get one before a new item starts. */
 	const waiting: Array<() => void> = [];
 	let fill = () => {};
 	const stopped = new AbortController();
-	/** Fires when the execution is cancelled or the gate closes: waits end at once. */
+	/** Ends every wait when the execution is cancelled or the gate closes. */
 	const signal = cancel ? AbortSignal.any([cancel, stopped.signal]) : stopped.signal;
 
 	return {
@@ -55,7 +55,6 @@ export function requestGate(max: number, cancel?: AbortSignal) {
 			}
 		},
 
-		/** A 429: everyone waits `waitMs`, and fewer items run afterwards. */
 		rateLimited(waitMs: number): void {
 			const now = Date.now();
 			// Requests already in flight when the first 429 came back count as one signal, not many.
@@ -66,7 +65,7 @@ export function requestGate(max: number, cancel?: AbortSignal) {
 			pausedUntil = Math.max(pausedUntil, now + waitMs);
 		},
 
-		/** After a 429 that will be repeated: the item gives its place up and waits for one. */
+		/** After a 429 that will be repeated. */
 		async requeue(): Promise<void> {
 			running--;
 			await new Promise<void>((resolve) => {

@@ -37,13 +37,11 @@ export function credentialTypeOf(node: INode): VoiceAiCredentialType {
 }
 
 export interface VoiceAiCredential {
-	/** What every API path is appended to, as the URL parser reads the Base URL (parseBaseUrl). */
+	/** What every API path is appended to. */
 	baseUrl: string;
-	/** Scheme, host and port actually contacted: what messages show as the base URL. */
 	origin: string;
-	/** Handed to every request, so n8n does not read and decrypt the credential again each time. */
+	/** Handed to every request, so n8n does not decrypt the credential again. */
 	decrypted: ICredentialsDecrypted;
-	/** The key, the base URL's user info, and every secret a request of this execution sent. */
 	secrets: Secrets;
 }
 
@@ -54,7 +52,7 @@ export function isUnusableCredentialError(error: unknown): boolean {
 	return error instanceof Error && unusableCredentialErrors.has(error);
 }
 
-/** Reads the credential and checks it before anything is sent; `secrets` gets the key. */
+/** Reads and checks the credential before anything is sent; `secrets` gets the key. */
 export async function voiceAiCredential(
 	this: VoiceAiContext,
 	itemIndex?: number,

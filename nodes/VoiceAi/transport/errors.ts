@@ -5,7 +5,6 @@ import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-/** The fields of the service's error body (never the request, so never the key). */
 interface ServiceFailure {
 	status: number;
 	code?: string;
@@ -15,9 +14,7 @@ interface ServiceFailure {
 
 export interface FailureContext {
 	itemIndex?: number;
-	/** e.g. `Chatbot "cb_123"`, named in 404 messages. */
 	target?: string;
-	/** Set when the request may have changed something: the message says to check before repeating. */
 	mayHaveApplied?: string;
 	attempts: number;
 	/** The base URL's scheme, host and port: the address actually contacted. */
@@ -26,20 +23,37 @@ export interface FailureContext {
 	code?: string;
 }
 
+/** Execution data keeps `response`, whose status is the HTTP code. */
+function apiError(
+	node: INode,
+	context: FailureContext,
+	response: JsonObject,
+	description: string,
+	message = String(response.message),
+): NodeApiError {
+	const httpCode = response.status === undefined ? undefined : String(response.status);
+	return new NodeApiError(node, response, {
+		message,
+		description,
+		httpCode,
+		itemIndex: context.itemIndex,
+	});
+}
+
 const tried = (context: FailureContext) =>
 	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
-const NOT_REPEATED =
-	'It was not repeated automatically so nothing gets duplicated: check before running it again.';
+/** What to do after a request that got no clear answer: `otherwise` where it changed nothing. */
+const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
+	mayHaveApplied
+		? `${mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
+		: otherwise;
 
 /** One line of at most 500 characters; secrets go first, so a cut never leaves part of one behind. */
 function shown(text: string, secrets: Secrets): string {
 	return shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
 }
 
-/**
- * Reads what an error answer said. JSON: `{ error: { status, code, message, field } }`, `{ message }`
- * or a string. Any other text is shown as the message; an HTML page (a proxy's) by its title.
- */
+/** JSON `{ error: { code, message, field } }`, `{ message }` or a string; else text, HTML's title. */
 export function parseServiceFailure(
 	status: number,
 	body: unknown,
@@ -69,10 +83,7 @@ export function parseServiceFailure(
 	return failure;
 }
 
-/**
- * The known 4xx answers: the message's start and what to do. What the service said follows the start
- * (for 401 nothing, for 429 how many attempts were made); a 404 message starts with what was asked for.
- */
+/** The known 4xx answers: the message's start and what to do. */
 const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	400: ['Voice AI rejected the request', 'Correct the values named in the message and run again.'],
 	401: [
@@ -105,7 +116,6 @@ const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	],
 };
 
-/** A failed answer as a `NodeApiError` whose message and description a workflow builder can act on. */
 export function serviceError(
 	node: INode,
 	failure: ServiceFailure,
@@ -118,9 +128,10 @@ export function serviceError(
 	let description = `An answer the node does not expect. Check the base URL in the credential (${context.origin}).`;
 	if (status >= 500) {
 		message = `The Voice AI service failed (${status})${said}${tried(context)}`;
-		description = context.mayHaveApplied
-			? `${context.mayHaveApplied} ${NOT_REPEATED}`
-			: 'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.';
+		description = notRepeated(
+			context,
+			'A temporary failure on the service side. Run the workflow again later; if it keeps failing, contact Voice AI support.',
+		);
 	} else if (known) {
 		const then = status === 429 ? tried(context) : status === 401 ? '' : said;
 		message = `${status === 404 ? `${context.target ?? 'The resource'} ` : ''}${known[0]}${then}`;
@@ -133,67 +144,42 @@ export function serviceError(
 	if (failure.code) response.code = failure.code;
 	if (failure.message) response.serviceMessage = failure.message;
 	if (field) response.field = field;
-	const { itemIndex } = context;
-	return new NodeApiError(node, response, {
-		message,
-		description,
-		httpCode: `${status}`,
-		itemIndex,
-	});
+	return apiError(node, context, response, description);
 }
 
-/**
- * A 3xx answer, never followed: n8n would send the credential's headers (and, for 307/308, the body)
- * on to whatever the service names. Only the origin it names is shown: a path or query may carry anything.
- */
+/** Never followed (n8n would send the key on); only the origin named is shown: a path may carry anything. */
 export function redirectError(
 	node: INode,
 	status: number,
 	location: string | undefined,
 	context: FailureContext & { requestUrl: string },
 ): NodeApiError {
-	let where: string | undefined;
-	try {
-		const url = new URL(location ?? '', context.requestUrl);
-		if (location) where = url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`;
-	} catch {
-		where = undefined;
-	}
+	const base = context.requestUrl;
+	const url = location && URL.canParse(location, base) ? new URL(location, base) : undefined;
+	const where = url && (url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`);
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
 	const description =
 		`Nothing was sent to ${where ?? 'the other address'}: requests carry the API key (and their body may carry SIP passwords or a webhook token), so they only ever go to the base URL of the credential (${context.origin}). ` +
 		(where
 			? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
 			: `Check the base URL of the credential (${context.origin}).`);
-	const { itemIndex } = context;
-	return new NodeApiError(
-		node,
-		{ status, message },
-		{ message, description, httpCode: String(status), itemIndex },
-	);
+	return apiError(node, context, { status, message }, description);
 }
 
-/** A request that got no usable answer (refused connection, timeout, reset, garbage). */
 export function transportError(
 	node: INode,
 	problem: string,
 	context: FailureContext,
 ): NodeApiError {
 	const code = context.code ? ` (${context.code})` : '';
-	const description = context.mayHaveApplied
-		? `${context.mayHaveApplied} ${NOT_REPEATED}${code}`
-		: `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.${code}`;
+	const description = `${notRepeated(context, `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.`)}${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
-	return new NodeApiError(
-		node,
-		{ message: problem },
-		{ message: `${problem}${tried(context)}`, description, itemIndex: context.itemIndex },
-	);
+	return apiError(node, context, { message: problem }, description, `${problem}${tried(context)}`);
 }
 
 const ROUTE_UNKNOWN = 'routeUnknown';
 
-/** The 404 of a base URL whose path is not the API's: about the base URL, never about a record. */
+/** A 404 of a base URL whose path is not the API's. */
 export function baseUrlNotFoundError(
 	node: INode,
 	said: string | undefined,
@@ -202,22 +188,14 @@ export function baseUrlNotFoundError(
 	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
 	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
 	const description = `Check the Base URL in the Voice AI credential (${context.origin}, with its path) against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
-	return new NodeApiError(
-		node,
-		{ status: 404, message, [ROUTE_UNKNOWN]: true },
-		{ message, description, httpCode: '404', itemIndex: context.itemIndex },
-	);
+	return apiError(node, context, { status: 404, message, [ROUTE_UNKNOWN]: true }, description);
 }
 
-/** A 404 that is about the base URL, not about the record asked for. */
 export function isRouteUnknown(error: unknown): boolean {
 	return error instanceof NodeApiError && error.errorResponse?.[ROUTE_UNKNOWN] === true;
 }
 
-/**
- * The refusal of a value before anything is sent, by the fields' validation and the path builder:
- * `Invalid '<label>' in item <n>: <problem>`, naming the field (and its parameter name if it has one).
- */
+/** The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`. */
 export function invalidValue(
 	node: INode,
 	itemIndex: number | undefined,

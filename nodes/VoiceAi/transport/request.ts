@@ -28,14 +28,13 @@ import {
 	LONE_SURROGATE,
 } from '../../../credentials/voiceAiBaseUrl';
 
+/** `serverErrors`: 5xx, timeouts and resets, repeated only where `repeatable` says it is safe. */
 export interface RetrySettings {
-	/** Wait for Retry-After and repeat after a 429 (never harmful: the service did nothing). */
 	rateLimit: boolean;
-	/** Repeat after 5xx, timeouts and dropped connections, only where `repeatable` says it is safe. */
 	serverErrors: boolean;
-	/** Attempts per request including the first. */
+	/** Including the first. */
 	maxAttempts: number;
-	/** Upper bound of one wait, whatever Retry-After asks for. */
+	/** Of one wait, whatever Retry-After asks for. */
 	maxWaitMs: number;
 	timeoutMs: number;
 }
@@ -64,11 +63,7 @@ function backoffMs(attempt: number, capMs: number): number {
 const TIMEOUT = 'Voice AI did not answer in time';
 const UNRESOLVED = 'The Voice AI host name could not be resolved';
 const DROPPED = 'The connection to Voice AI was dropped';
-/**
- * System error codes of a failed request: what the message says, whether another attempt is worth it
- * (`retry`), whether the request certainly never reached the service (`unsent`: any request may be
- * repeated). Other codes (a bad URL, a blocked host, a cancelled run) are final.
- */
+/** Per system error code: the message, worth a retry, surely never sent. Other codes are final. */
 const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
 	ECONNREFUSED: { says: 'Voice AI refused the connection', retry: true, unsent: true },
 	ENOTFOUND: { says: UNRESOLVED, unsent: true },
@@ -82,10 +77,7 @@ const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
 	ENETUNREACH: { retry: true },
 };
 
-/**
- * The system error code of a failed request (ECONNRESET, ...). n8n-core 2.x keeps the HTTP client's
- * error as the `cause`; n8n-workflow 1.x loses it and keeps the code only as `httpCode`.
- */
+/** n8n-core 2.x keeps the client's error as the `cause`; n8n-workflow 1.x its code as `httpCode`. */
 function errorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
@@ -100,20 +92,19 @@ function errorCode(error: unknown): string | undefined {
 /** Does the base URL answer 404 to API_CHECK_PATH too (a 404 is then not the record's)? Once per credential read. */
 const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 
+/** `repeatable`: a repeat after a 5xx, timeout or reset duplicates nothing (default: not for POST). */
 interface RequestPolicy {
 	itemIndex?: number;
-	/** Would a repeat after a 5xx, timeout or reset not duplicate an effect? Default: not for POST. */
 	repeatable?: boolean;
 	retry?: Partial<RetrySettings>;
-	/** The execution's one limit on items in flight, which backs off on 429. */
 	gate?: RequestGate;
 	/** Named in a 404 message, e.g. `Chatbot "cb_1"`. */
 	target?: string;
 	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
-	/** As `voiceAiCredential` returned it, so it is read and checked once per execution. */
+	/** Read and checked once per execution. */
 	credential?: VoiceAiCredential;
-	/** This request is the check of the base URL after a 404: its own 404 is not checked. */
+	/** The check of the base URL after a 404: its own 404 is not checked. */
 	routeCheck?: boolean;
 }
 
@@ -135,10 +126,9 @@ export async function voiceAiApiRequest(
 	const { itemIndex, gate, target } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
-	// Named in an error only where the request may have arrived and was not repeated.
 	const mayHaveApplied = repeatable ? undefined : policy.mayHaveApplied;
 	const { baseUrl, origin, secrets } = credential;
-	// n8n's getNode() deep-copies the node: only a refusal needs it.
+	// getNode() deep-copies the node: called only for a refusal.
 	const url = `${baseUrl}${buildPath(() => this.getNode(), path, itemIndex)}`;
 	// What the body carries (SIP passwords, tokens in URLs) is hidden in everything shown later.
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
@@ -152,11 +142,10 @@ export async function voiceAiApiRequest(
 		returnFullResponse: true,
 		// n8n would send the credential's headers (and for 307/308 the body) on to any origin.
 		disableFollowRedirect: true,
-		// Read by the node, so the size limit holds while reading rather than after.
+		// The size limit holds while reading.
 		encoding: 'stream',
 	};
 	if (body !== undefined) options.body = body;
-	// Waits end early when the execution is stopped, or when another item failed and the gate closed.
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 	const waitSignal = gate?.signal ?? signal;
 	const context: FailureContext = { itemIndex, target, attempts: 1, origin, mayHaveApplied };
@@ -165,7 +154,6 @@ export async function voiceAiApiRequest(
 	for (; ; context.attempts++) {
 		const { attempts } = context;
 		const canRetry = attempts < Math.max(1, retry.maxAttempts);
-		// 5xx, a timeout or reset, or a 2xx read without JSON: repeated where that is safe.
 		const repeat = canRetry && retry.serverErrors && repeatable;
 		const backoff = async () => await sleep(backoffMs(attempts, retry.maxWaitMs), waitSignal);
 		await gate?.turn();
@@ -188,12 +176,8 @@ export async function voiceAiApiRequest(
 			}
 			if (known?.unsent) context.mayHaveApplied = undefined;
 			context.code = code;
-			throw fail(
-				known?.says ??
-					(code
-						? `The request to Voice AI failed (${code})`
-						: `The request to Voice AI failed: ${secrets.redact(String((error as Error).message))}`),
-			);
+			const why = code ? ` (${code})` : `: ${secrets.redact(String((error as Error).message))}`;
+			throw fail(known?.says ?? `The request to Voice AI failed${why}`);
 		}
 
 		const status = response.statusCode;
@@ -205,9 +189,8 @@ export async function voiceAiApiRequest(
 			gate?.succeeded();
 			if ('tooLarge' in answer) {
 				const limit = MAX_ANSWER_BYTES / 1048576;
-				const size = answer.declared
-					? `${(answer.bytes / 1048576).toFixed(1)} MiB`
-					: `more than ${limit} MiB`;
+				const { declared } = answer;
+				const size = declared ? `${(declared / 1048576).toFixed(1)} MiB` : `more than ${limit} MiB`;
 				throw fail(
 					`Voice AI answered with ${size}, too large for the node (limit ${limit} MiB); the transfer was stopped`,
 				);
@@ -252,28 +235,16 @@ export async function voiceAiApiRequest(
 	}
 }
 
-/** A value that goes into a request path, with the field it came from (named when it cannot be used). */
-export interface PathValue {
-	field: { name: string; label: string };
-	value: string;
-}
-
+/** A path's values, each with the field named when it cannot be used, between its fixed pieces. */
 export interface ApiPath {
 	readonly pieces: readonly string[];
-	readonly values: readonly PathValue[];
+	readonly values: ReadonlyArray<{ field: { name: string; label: string }; value: string }>;
 }
 
-/**
- * Real ids are a few dozen characters; 512, percent-encoded at worst, stay within the 8 KB request
- * line servers accept, so a longer one is refused rather than met with a 414/431 that reads as a
- * base-URL problem.
- */
+/** Even percent-encoded, within the 8 KB request line servers accept (not a 414 or 431). */
 const MAX_PATH_VALUE = 512;
 
-/**
- * Why a value cannot be one path segment, or undefined when it can: the one check of what goes into a
- * path, run by the fields' validation (before any item is sent) and by the path builder.
- */
+/** Why a value cannot be one path segment: run by the fields' validation and by the path builder. */
 export function pathValueProblem(value: string): string | undefined {
 	if (value === '') return 'it is empty';
 	if (value === '.' || value === '..')
@@ -286,11 +257,7 @@ export function pathValueProblem(value: string): string | undefined {
 	return undefined;
 }
 
-/**
- * The path a request goes to: the values of an `ApiPath` checked and encoded, each segment of a plain
- * path checked, so no id turns into `.`, `..`, an empty segment or more segments however the path was
- * built. Throws before anything is sent.
- */
+/** The path with each value (or a plain path's each segment) checked: no id adds or drops a segment. */
 export function buildPath(
 	node: INode | (() => INode),
 	path: string | ApiPath,

@@ -10,16 +10,13 @@
 import { LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
 import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
 
-/**
- * A key the node never held, in free text: `ct_` and 20 or more of letters, digits, `_` and `-` as one
- * whole token, so words such as `ct_leads` or `Direct_Sales` never match.
- */
+/** A key the node never held, as a whole token (`ct_leads`, `Direct_Sales` never match). */
 const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const KEY_SHAPE = /^ct_\S+$/;
 const MASK = '***';
 /** From this length a random secret does not occur in ordinary data: removed inside output values too. */
 const LONG_SECRET = 16;
-/** Query parameters of URLs the node sends (webhook URLs) whose values are secrets, in any case. */
+/** Query parameters (in any case) of URLs the node sends whose values are secrets. */
 const SECRET_QUERY_PARAMETER =
 	/^(token|key|apikey|api_key|secret|password|signature|sig|access_token)$/;
 
@@ -43,9 +40,9 @@ interface Frame {
 }
 
 /**
- * A copy of `value` with `leaf` applied to every string in arrays and plain objects, at any depth (with
- * the key the string stands under). Containers nothing changed in keep their identity; a value shared
- * or cyclic is handled once.
+ * A copy of `value` with `leaf` applied to every string (and its key) in arrays and plain objects at
+ * any depth, without recursion. Unchanged containers keep their identity; shared or cyclic ones are
+ * handled once.
  */
 function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): T {
 	if (typeof value === 'string') return leaf(value) as T;
@@ -58,49 +55,41 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 		return frame;
 	};
 	const stack = [frameOf(value)];
+	const copyOf = (frame: Frame) => (frame.copy ??= shallowCopy(frame.source));
 	let result: Container = value;
-	let returned: Container | undefined;
 	while (stack.length > 0) {
 		const frame = stack[stack.length - 1];
 		const read = frame.source as Record<string, unknown>;
-		if (returned !== undefined) {
-			const key = frame.keys[frame.next - 1];
-			if (returned !== read[key]) setOwn((frame.copy ??= shallowCopy(frame.source)), key, returned);
-			returned = undefined;
-		}
-		let descended = false;
-		while (frame.next < frame.keys.length) {
+		let child: Frame | undefined;
+		while (!child && frame.next < frame.keys.length) {
 			const key = frame.keys[frame.next++];
 			const entry = read[key];
 			let clean: unknown = entry;
 			if (typeof entry === 'string') clean = leaf(entry, key);
 			else if (isContainer(entry)) {
 				const cycle = open.get(entry);
-				if (cycle) clean = cycle.copy ??= shallowCopy(cycle.source);
+				if (cycle) clean = copyOf(cycle);
 				else if (done.has(entry)) clean = done.get(entry);
-				else {
-					stack.push(frameOf(entry));
-					descended = true;
-					break;
-				}
+				else stack.push((child = frameOf(entry)));
 			}
-			if (clean !== entry) setOwn((frame.copy ??= shallowCopy(frame.source)), key, clean);
+			if (clean !== entry) setOwn(copyOf(frame), key, clean);
 		}
-		if (descended) continue;
+		if (child) continue;
 		stack.pop();
 		open.delete(frame.source);
 		result = frame.copy ?? frame.source;
 		done.set(frame.source, result);
-		if (stack.length > 0) returned = result;
+		// A child that changed replaces itself in its parent's copy.
+		const parent = stack[stack.length - 1];
+		if (parent && result !== frame.source)
+			setOwn(copyOf(parent), parent.keys[parent.next - 1], result);
 	}
 	return result as T;
 }
 
 /**
- * `text` with each occurrence of a form replaced by ***; `forms` longest first, so `user:pass` goes
- * before `pass` and a shorter form never matches inside a longer one already found. (A range found
- * earlier is at least as long as the candidate, so it overlaps the candidate only by covering one of
- * its ends: checking the two ends is enough, and the work stays linear in the text.)
+ * `text` with each occurrence of a form replaced by ***; `forms` longest first, so a shorter form never
+ * matches inside a longer one found (which, being longer, covers one of its ends if they overlap).
  */
 function masked(text: string, forms: readonly string[]): string {
 	const found: Array<[number, number]> = [];
@@ -131,29 +120,22 @@ export class Secrets {
 	/** Every form of every secret: for free text. */
 	private readonly known = new Set<string>();
 
-	/** Forms of secrets of LONG_SECRET characters or more: the key and URL secrets, and field secrets. */
+	/** Forms of LONG_SECRET characters or more: of the key and URL secrets, and of field secrets. */
 	private readonly long = new Set<string>();
 
 	private readonly longOfFields = new Set<string>();
 
-	/** Forms of the secrets an output value is hidden for when it is wholly one of them. */
+	/** Forms an output value wholly equal to is hidden. */
 	private readonly wholeValues = new Set<string>();
 
-	/** The sets above as lists, longest first, made when first needed after a change. */
+	/** Longest first, made when first needed after a change. */
 	private sorted: { known?: string[]; long?: string[]; all?: string[] } = {};
 
-	/**
-	 * The user info of an http(s) URL as the URL parser reads it (so `host\@` is a host, not user info)
-	 * and the values of secret query parameters. A URL the parser refuses too, since its refusal shows
-	 * it back: there the user info is what stands before the authority's last `@`.
-	 */
+	/** A URL's user info (a refused URL's too: the refusal shows it) and its secret query values. */
 	addFromUrl(text: string): void {
-		const query = text.split('?').slice(1).join('?').split('#', 1)[0];
-		for (const pair of query ? query.split('&') : []) {
-			const equals = pair.indexOf('=');
-			const value = pair.slice(equals + 1);
-			if (equals < 0 || !value) continue;
-			if (!SECRET_QUERY_PARAMETER.test(formDecoded(pair.slice(0, equals)).toLowerCase())) continue;
+		const query = /\?([^#]*)/.exec(text)?.[1] ?? '';
+		for (const [, name, value] of query.matchAll(/(?:^|&)([^&=]*)=([^&]+)/g)) {
+			if (!SECRET_QUERY_PARAMETER.test(formDecoded(name).toLowerCase())) continue;
 			this.add(value);
 			this.add(formDecoded(value));
 		}
@@ -175,10 +157,8 @@ export class Secrets {
 	/** Walks a request body (or an item's input): `sip_password` fields and secrets in URLs. */
 	collect(value: unknown): void {
 		mapStrings(value, (text, key) => {
-			// A SIP password (the spec's one secret field): free text only; output items hide it by its
-			// field (sip/configuration.ts).
+			// Output items hide a SIP password by its field (sip/configuration.ts).
 			if (key === 'sip_password') this.add(text, false);
-			// Every text the URL parser reads as an http(s) URL (`https:host` too).
 			else if (/^https?:/i.test(text.trim())) this.addFromUrl(text.trim());
 			return text;
 		});
@@ -198,11 +178,7 @@ export class Secrets {
 		return mapStrings(value, (text) => this.redact(text));
 	}
 
-	/**
-	 * An output item as the user gets it: a string wholly equal to the key or a URL's secret (in any of
-	 * its forms) becomes ***, and so does each occurrence of a long secret inside a string. Unchanged
-	 * parts keep their identity. `fieldSecretsShown`: the item asked to show SIP passwords.
-	 */
+	/** An output item: whole values and long secrets hidden. `fieldSecretsShown`: SIP passwords shown. */
 	redactValue<T>(value: T, fieldSecretsShown = false): T {
 		const long = fieldSecretsShown
 			? (this.sorted.long ??= longestFirst(this.long))
@@ -213,10 +189,7 @@ export class Secrets {
 		);
 	}
 
-	/**
-	 * Redacts an error in place, with every error it wraps: message, description, stack, and what n8n
-	 * keeps of it in execution data (messages, context, the answer it was made from).
-	 */
+	/** In place, with every error it wraps, and what n8n keeps of it in execution data. */
 	redactError<E extends Error>(error: E): E {
 		const seen = new Set<Error>();
 		const freeText = (text: string) => this.redact(text);
@@ -232,11 +205,7 @@ export class Secrets {
 		return error;
 	}
 
-	/**
-	 * A secret in the forms it may take: as is, trimmed, URL-encoded, form-encoded, JSON-escaped (text
-	 * with a lone surrogate has no URL-encoded form). `wholeValue`: the key or a URL's secret, which
-	 * also hides an output value wholly equal to it.
-	 */
+	/** A secret as is, trimmed, URL-, form- and JSON-encoded. `wholeValue`: hides an equal output value. */
 	add(value: unknown, wholeValue = true): void {
 		if (typeof value !== 'string') return;
 		for (const text of new Set([value, value.trim()])) {
