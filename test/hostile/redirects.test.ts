@@ -158,3 +158,19 @@ describe('the trigger registration meets a redirect to another origin', () => {
 		},
 	);
 });
+
+describe('a redirect whose address holds the key', () => {
+	it("the trigger's error (no router redacts it) names the redirect without the key", async () => {
+		front.handle((request, res) => {
+			if (request.method === 'GET') return json(res, 200, []);
+			res.writeHead(302, { Location: `http://${API_KEY}.example.invalid/hook` });
+			res.end();
+		});
+		const flow = new TriggerWorkflow({ baseUrl: front.url, apiKey: API_KEY });
+		const error = (await flow.activate().catch((caught: unknown) => caught)) as Error & {
+			description?: string;
+		};
+		expect(error.message).toMatch(/^Voice AI answered 302, a redirect to /);
+		expect(JSON.stringify([error.message, error.description])).not.toContain(API_KEY);
+	});
+});

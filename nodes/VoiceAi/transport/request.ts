@@ -183,7 +183,9 @@ export async function voiceAiApiRequest(
 		const status = response.statusCode;
 		if (answer === undefined) {
 			const location = headerValue(response.headers.location);
-			throw redirectError(this.getNode(), status, location, { ...context, requestUrl: url });
+			// Shown to callers that do not pass the router (the trigger, searches): a host may carry a secret.
+			const shownLocation = location && secrets.redact(location);
+			throw redirectError(this.getNode(), status, shownLocation, { ...context, requestUrl: url });
 		}
 		if (status < 300) {
 			gate?.succeeded();
