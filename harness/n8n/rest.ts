@@ -62,6 +62,8 @@ export interface ExecutionDetail extends ExecutionSummary {
 	items: Record<string, Array<{ json: Record<string, unknown>; pairedItem?: unknown }>>;
 	/** Error message of the run, if it failed. */
 	error?: string;
+	/** The error of each node whose last run failed (also with onError set), as n8n records it. */
+	nodeErrors: Record<string, { message?: string; description?: string }>;
 	lastNodeExecuted?: string;
 }
 
@@ -332,6 +334,7 @@ export class N8nApi {
 						data?: {
 							main?: Array<Array<{ json: Record<string, unknown>; pairedItem?: unknown }> | null>;
 						};
+						error?: { message?: string; description?: string };
 					}>
 				>;
 				error?: { message?: string; description?: string };
@@ -340,12 +343,15 @@ export class N8nApi {
 		};
 		const outputs: ExecutionDetail['outputs'] = {};
 		const items: ExecutionDetail['items'] = {};
+		const nodeErrors: ExecutionDetail['nodeErrors'] = {};
 		for (const [node, runs] of Object.entries(data.resultData.runData ?? {})) {
 			const last = runs[runs.length - 1];
 			items[node] = (last?.data?.main ?? []).flatMap((branch) =>
 				(branch ?? []).map(({ json, pairedItem }) => ({ json, pairedItem })),
 			);
 			outputs[node] = items[node].map((item) => item.json);
+			if (last?.error)
+				nodeErrors[node] = { message: last.error.message, description: last.error.description };
 		}
 		const error = data.resultData.error;
 		return {
@@ -357,6 +363,7 @@ export class N8nApi {
 			stoppedAt: raw.stoppedAt,
 			outputs,
 			items,
+			nodeErrors,
 			error: error ? [error.message, error.description].filter(Boolean).join(': ') : undefined,
 			lastNodeExecuted: data.resultData.lastNodeExecuted,
 		};
