@@ -55,3 +55,18 @@ export async function startStack(
 		throw error;
 	}
 }
+
+/**
+ * The stack of one jest test file: started before its tests (5 minutes allowed: n8n's first start on
+ * a cold machine) and closed after them. The object is filled in place, so `stack.api` reads the same.
+ */
+export function stackForFile(options: Parameters<typeof startStack>[0] = {}): Stack {
+	const stack = {} as Stack;
+	beforeAll(async () => {
+		Object.assign(stack, await startStack(options));
+	}, 300_000);
+	afterAll(async () => {
+		await stack.close?.();
+	});
+	return stack;
+}

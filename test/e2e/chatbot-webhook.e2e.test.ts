@@ -5,13 +5,13 @@
  */
 import { AccountWebhook, TRIGGER } from '../../harness/accountWebhook';
 import { pollUntil, type SavedWorkflow } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 /** A fresh n8n cannot tell who holds the account: the account-way holder says Go Ahead. */
 const GO_AHEAD = { whenOwnerUnknown: 'listen' };
 const CHATBOT = 'cb_own_webhook';
 
-let stack: Stack;
+const stack = stackForFile();
 let rig: AccountWebhook;
 const made: SavedWorkflow[] = [];
 
@@ -36,13 +36,11 @@ async function addressFromTestListen(workflow: SavedWorkflow): Promise<string> {
 }
 
 beforeAll(async () => {
-	stack = await startStack();
 	rig = new AccountWebhook(stack);
 }, 300_000);
 
 afterAll(async () => {
 	for (const workflow of made) await rig.unpublish(workflow).catch(() => undefined);
-	await stack?.close();
 });
 
 test("42: a chatbot's webhook_url reaches a workflow that registered nothing, while another workflow keeps the account", async () => {

@@ -14,20 +14,12 @@ import {
 	type SavedWorkflow,
 	type WorkflowJson,
 } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 const TRIGGER = 'Conversation completed';
 const version = n8nVersion();
 
-let stack: Stack;
-
-beforeAll(async () => {
-	stack = await startStack();
-}, 180_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
+const stack = stackForFile();
 
 /** The example's trigger node (its parameters as users get them, with Go Ahead) feeding a No Op node. */
 function triggerWorkflow(): WorkflowJson {

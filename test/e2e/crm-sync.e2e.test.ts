@@ -12,7 +12,7 @@ import {
 	type SavedWorkflow,
 } from '../../harness/n8n';
 import type { Delivery } from '../../harness/sandboxAdmin';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 const TRIGGER = 'Conversation completed';
 
@@ -44,14 +44,13 @@ const CALLERS: Caller[] = [
 	},
 ];
 
-let stack: Stack;
+const stack = stackForFile();
 let workflow: SavedWorkflow;
 let tableId: string;
 let productionUrl: string;
 let agentId: string;
 
 beforeAll(async () => {
-	stack = await startStack();
 	tableId = (await stack.api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns)).id;
 	workflow = await stack.api.importWorkflow(withGoAhead(loadExample('crm-sync')), {
 		voiceAiApi: stack.credential,
@@ -60,10 +59,6 @@ beforeAll(async () => {
 	const state = await stack.admin.state<{ agents: Array<{ id: string }> }>(stack.org.id);
 	agentId = state.agents[0].id;
 }, 180_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
 
 async function simulate(callers: Caller[]): Promise<string[]> {
 	const ids: string[] = [];

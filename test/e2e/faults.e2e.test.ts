@@ -13,13 +13,13 @@ import type { INodeParameters } from 'n8n-workflow';
 import { forgetRequests, type Loopback, startLoopback } from '../../harness/loopback';
 import { chain, voiceAiNode, START } from '../../harness/manualWorkflow';
 import { n8nVersion, pollUntil, type ExecutionDetail, type SavedWorkflow } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 const LIST = '/contacts/list-names';
 const AGENTS = '/callback/standardCampaign';
 const MAY_EXIST = /may have been created.*not repeated automatically/;
 
-let stack: Stack;
+const stack = stackForFile({ n8n: { readyTimeoutMs: 300_000 } });
 let readTwice: SavedWorkflow;
 let readDefault: SavedWorkflow;
 let createAgent: SavedWorkflow;
@@ -30,7 +30,6 @@ function listNames(options: INodeParameters): INodeParameters {
 
 beforeAll(async () => {
 	// n8n 1.123.x migrates a new database for over two minutes on its first start.
-	stack = await startStack({ n8n: { readyTimeoutMs: 300_000 } });
 	const credentials = { voiceAiApi: stack.credential };
 	const single = (name: string, parameters: INodeParameters) =>
 		stack.api.importWorkflow(chain(name, [voiceAiNode('Voice AI', parameters)]), credentials);
@@ -51,10 +50,6 @@ beforeAll(async () => {
 		}),
 	]);
 }, 360_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
 
 beforeEach(async () => {
 	await stack.admin.request('DELETE', '/__sandbox/faults');

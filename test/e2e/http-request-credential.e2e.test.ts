@@ -8,18 +8,17 @@
 import type { Loopback, SeenRequest } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 import { n8nVersion, type WorkflowJson } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 const HEADERS = ['bearer', 'xApiKey'] as const;
 /** 4.2 and the newest version of the HTTP Request node on this line (4.3 on 1.x), read in beforeAll. */
 let versions: number[] = [];
 
-let stack: Stack;
+const stack = stackForFile();
 let front: Loopback;
 let other: Loopback;
 
 beforeAll(async () => {
-	stack = await startStack();
 	other = await startLoopback((_, res) => json(res, 200, { message: 'the other origin answered' }));
 	// The base URL: answers its own paths, and redirects /moved/* to the other origin.
 	front = await startLoopback((request, res) => {
@@ -42,7 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await front?.close();
 	await other?.close();
-	await stack?.close();
 });
 
 function httpRequests(): WorkflowJson {

@@ -11,17 +11,9 @@ import { join } from 'node:path';
 import { START, chain, voiceAiNode } from '../../harness/manualWorkflow';
 import { n8nVersion } from '../../harness/n8n';
 import { PNG } from '../../harness/sandboxFixture';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
-let stack: Stack;
-
-beforeAll(async () => {
-	stack = await startStack();
-}, 300_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
+const stack = stackForFile();
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 

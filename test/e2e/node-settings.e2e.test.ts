@@ -9,17 +9,9 @@ import type { InputItem } from '../../harness/engine';
 import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
 import { START, itemsNode, manualTrigger, voiceAiNode } from '../../harness/manualWorkflow';
 import type { ExecutionDetail, WorkflowJson } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
-let stack: Stack;
-
-beforeAll(async () => {
-	stack = await startStack();
-}, 300_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
+const stack = stackForFile();
 
 type Node = WorkflowJson['nodes'][number];
 type Item = { json: Record<string, unknown>; pairedItem?: unknown };

@@ -7,9 +7,9 @@
 import { productionToken } from '../../nodes/VoiceAi/accountOwnership/registration';
 import { AccountWebhook, TRIGGER } from '../../harness/accountWebhook';
 import { pollUntil, type SavedWorkflow } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
-let stack: Stack;
+const stack = stackForFile();
 let rig: AccountWebhook;
 
 /** A trigger workflow; the first publish after n8n starts says no other workflow uses the account. */
@@ -24,17 +24,12 @@ let x: SavedWorkflow;
 let y: SavedWorkflow;
 
 beforeAll(async () => {
-	stack = await startStack();
 	rig = new AccountWebhook(stack);
 	x = await create('CRM sync (X)');
 	y = await create('Draft (Y)', { whenOwnerUnknown: 'refuse' });
 	await stack.api.activateWorkflow(x);
 	await pointsAt(productionUrl(x), 'the account webhook on X after publishing X');
 }, 180_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
 
 test('scenario 1: after a test listen in unpublished Y, the next service delivery runs published X exactly once', async () => {
 	await stack.api.listenForTestEvent(y, TRIGGER);

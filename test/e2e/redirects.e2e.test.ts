@@ -7,18 +7,17 @@
 import type { Loopback } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 import { pollUntil, type WorkflowJson } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 const STATUSES = [301, 302, 303, 307, 308];
 const HEADERS = ['bearer', 'xApiKey'] as const;
 
-let stack: Stack;
+const stack = stackForFile();
 let front: Loopback;
 let other: Loopback;
 let status = 302;
 
 beforeAll(async () => {
-	stack = await startStack();
 	other = await startLoopback((_, res) => json(res, 200, { message: 'the other origin answered' }));
 	front = await startLoopback((request, res) => {
 		res.writeHead(status, { Location: `${other.url}${request.url}` });
@@ -29,7 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await front?.close();
 	await other?.close();
-	await stack?.close();
 });
 
 const credentialData = (authHeader: (typeof HEADERS)[number]) => ({

@@ -6,7 +6,7 @@
  */
 import { AccountWebhook } from '../../harness/accountWebhook';
 import { n8nVersion, pollUntil, type SavedWorkflow } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 /** n8n 1.x publishes every published workflow again when it starts. */
 const restoresAtStart = n8nVersion().startsWith('1.');
@@ -14,7 +14,7 @@ const restoresAtStart = n8nVersion().startsWith('1.');
 const GO_AHEAD = { whenOwnerUnknown: 'listen' };
 const CRM = 'https://crm.example.com/voice-ai';
 
-let stack: Stack;
+const stack = stackForFile();
 let rig: AccountWebhook;
 
 /** Every trigger workflow a test made: whatever a test leaves published is unpublished after it. */
@@ -42,7 +42,6 @@ async function deliver(): Promise<void> {
 }
 
 beforeAll(async () => {
-	stack = await startStack();
 	rig = new AccountWebhook(stack);
 }, 300_000);
 
@@ -50,10 +49,6 @@ afterEach(async () => {
 	for (const workflow of made.splice(0)) {
 		if ((await stack.api.getWorkflow(workflow.id)).active) await rig.unpublish(workflow);
 	}
-});
-
-afterAll(async () => {
-	await stack?.close();
 });
 
 test('38.1: A, then B taking over; n8n restarts; a delivery reaches B; unpublishing B gives the account back to A', async () => {

@@ -10,21 +10,16 @@ import { readFileSync } from 'node:fs';
 import { START, chain, voiceAiNode } from '../../harness/manualWorkflow';
 import { n8nVersion, type ExecutionDetail } from '../../harness/n8n';
 import { CT_TEXT, CT_URL, SHORT_SIP_PASSWORDS, vocabularySeed } from '../../harness/sandboxAdmin';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 const HIDDEN = '(set, hidden)';
 const NEW_ENDPOINT = 'sip:pbx9.example.com';
 
-let stack: Stack;
+const stack = stackForFile({ n8n: { env: { N8N_LOG_LEVEL: 'debug' } } });
 
 beforeAll(async () => {
-	stack = await startStack({ n8n: { env: { N8N_LOG_LEVEL: 'debug' } } });
 	await stack.admin.seed(stack.org.id, vocabularySeed());
 }, 300_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
 
 interface State {
 	agents: Array<Record<string, unknown>>;

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 
 import { START, chain, codeNode, voiceAiNode } from '../../harness/manualWorkflow';
 import type { CredentialRef, WorkflowJson } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 const CANARY = {
 	credential: 'sipcanary-credential-7Qx9Lw',
@@ -21,7 +21,7 @@ const CANARY = {
 	formerShape: 'sipcanary-former-2Wd6Jn',
 };
 
-let stack: Stack;
+const stack = stackForFile({ n8n: { env: { N8N_LOG_LEVEL: 'debug' } } });
 let login: CredentialRef;
 let tooLong: CredentialRef;
 let formerLogin: CredentialRef;
@@ -38,7 +38,6 @@ async function keyAndLogin(name: string, sipPassword: string): Promise<Credentia
 }
 
 beforeAll(async () => {
-	stack = await startStack({ n8n: { env: { N8N_LOG_LEVEL: 'debug' } } });
 	login = await keyAndLogin('Voice AI with SIP trunk login', CANARY.credential);
 	// Longer than the sandbox takes (128 characters): the service answers 400.
 	tooLong = await keyAndLogin(
@@ -51,10 +50,6 @@ beforeAll(async () => {
 		sipPassword: CANARY.formerShape,
 	});
 }, 180_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
 
 /**
  * A Voice AI node that tries each request once: with `keyAndLogin`, Authentication "API Key and SIP

@@ -9,22 +9,14 @@ import { START, chain, itemsNode, voiceAiNode } from '../../harness/manualWorkfl
 import type { CredentialRef, ExecutionDetail, WorkflowJson } from '../../harness/n8n';
 import { loadExample } from '../../harness/n8n';
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
 interface SipRecord {
 	phone_number: string;
 	directions: Array<{ type: string; sip_endpoint: string; options: Record<string, unknown> }>;
 }
 
-let stack: Stack;
-
-beforeAll(async () => {
-	stack = await startStack();
-}, 180_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
+const stack = stackForFile();
 
 async function state() {
 	return await stack.admin.state<{

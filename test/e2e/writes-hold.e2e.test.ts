@@ -5,17 +5,9 @@
  */
 import { START, chain, codeNode, itemsNode, voiceAiNode } from '../../harness/manualWorkflow';
 import { n8nVersion } from '../../harness/n8n';
-import { startStack, type Stack } from '../../harness/stack';
+import { stackForFile } from '../../harness/stack';
 
-let stack: Stack;
-
-beforeAll(async () => {
-	stack = await startStack();
-}, 300_000);
-
-afterAll(async () => {
-	await stack?.close();
-});
+const stack = stackForFile();
 
 interface Direction {
 	type: string;
