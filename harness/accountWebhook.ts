@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { type CredentialRef, NODE_TYPES, n8nVersion, pollUntil, type SavedWorkflow } from './n8n';
 import type { WorkflowJson } from './n8n';
 import type { Stack } from './stack';
+import { manualTrigger } from './manualWorkflow';
 
 export const TRIGGER = 'Voice AI Trigger';
 
@@ -57,13 +58,7 @@ export class AccountWebhook {
 		const json: WorkflowJson = {
 			name,
 			nodes: [
-				{
-					name: 'Start',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
+				manualTrigger(),
 				{
 					name: 'Set Webhook',
 					type: NODE_TYPES.action,

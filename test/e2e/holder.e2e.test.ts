@@ -19,6 +19,7 @@ import {
 } from '../../harness/n8n';
 import { AccountWebhook } from '../../harness/accountWebhook';
 import { startStack, type Stack } from '../../harness/stack';
+import { manualTrigger } from '../../harness/manualWorkflow';
 
 const SERVICE_HOST = 'api.voiceai.test';
 const ACME = 'org_acme';
@@ -76,13 +77,7 @@ async function webhookSet(
 				webhookId: randomUUID(),
 				parameters: { httpMethod: 'POST', path, options: {} },
 			}
-		: {
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			};
+		: manualTrigger();
 	const json: WorkflowJson = {
 		name,
 		nodes: [

@@ -9,6 +9,7 @@ import type { Loopback, SeenRequest } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 import { n8nVersion, type WorkflowJson } from '../../harness/n8n';
 import { stackForFile } from '../../harness/stack';
+import { manualTrigger } from '../../harness/manualWorkflow';
 
 const HEADERS = ['bearer', 'xApiKey'] as const;
 /** 4.2 and the newest version of the HTTP Request node on this line (4.3 on 1.x), read in beforeAll. */
@@ -68,16 +69,7 @@ function httpRequests(): WorkflowJson {
 	);
 	return {
 		name: 'e2e HTTP Request with the Voice AI credential',
-		nodes: [
-			{
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			...nodes,
-		],
+		nodes: [manualTrigger(), ...nodes],
 		connections: {
 			Start: { main: [nodes.map((node) => ({ node: node.name, type: 'main', index: 0 }))] },
 		},

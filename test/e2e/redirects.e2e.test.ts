@@ -8,6 +8,7 @@ import type { Loopback } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 import { pollUntil, type WorkflowJson } from '../../harness/n8n';
 import { stackForFile } from '../../harness/stack';
+import { manualTrigger } from '../../harness/manualWorkflow';
 
 const STATUSES = [301, 302, 303, 307, 308];
 const HEADERS = ['bearer', 'xApiKey'] as const;
@@ -49,13 +50,7 @@ function actions(): WorkflowJson {
 	return {
 		name: 'e2e redirects',
 		nodes: [
-			{
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
+			manualTrigger(),
 			node('GET', { resource: 'contact', operation: 'getListNames', returnAll: true }, 0),
 			node(
 				'POST',
