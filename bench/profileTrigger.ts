@@ -22,7 +22,13 @@ import { Inspector } from './inspector';
 import { cpuBetween, sampleCpu, waitUntilQuiet } from './procCpu';
 import { summarize } from './profileSummary';
 import { markdownTable } from './report';
-import { publish, receivers, TRIGGER_SETTINGS, type TriggerSetting } from './triggerWorkflows';
+import {
+	publish,
+	receivers,
+	TRIGGER_SETTINGS,
+	type TriggerSetting,
+	sendInParallel,
+} from './triggerWorkflows';
 
 const CONCURRENCY = 10;
 
@@ -68,14 +74,7 @@ async function main(): Promise<void> {
 			for (const receiver of list) {
 				const before = sampleCpu(pid);
 				await inspector.startProfiling(250);
-				let next = 0;
-				const worker = async () => {
-					while (next < deliveries) {
-						next++;
-						await send[receiver.key]();
-					}
-				};
-				await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+				await sendInParallel(deliveries, CONCURRENCY, send[receiver.key]);
 				await waitUntilQuiet(pid);
 				const profile = await inspector.stopProfiling();
 				const cpu = cpuBetween(before, sampleCpu(pid));

@@ -153,6 +153,22 @@ async function post(
 	return performance.now() - started;
 }
 
+/** Sends `count` deliveries through `send`, `inFlight` at a time. */
+export async function sendInParallel(
+	count: number,
+	inFlight: number,
+	send: () => Promise<unknown>,
+): Promise<void> {
+	let next = 0;
+	const lane = async () => {
+		while (next < count) {
+			next++;
+			await send();
+		}
+	};
+	await Promise.all(Array.from({ length: inFlight }, lane));
+}
+
 /** What publish() needs: a Stack, or the same parts of the queue deployment (its balancer as n8n). */
 export type PublishTarget = Pick<Stack, 'api' | 'admin' | 'credential' | 'org'> & {
 	sandbox: Pick<Stack['sandbox'], 'baseUrl' | 'orgs'>;

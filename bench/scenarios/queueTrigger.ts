@@ -28,6 +28,7 @@ import {
 	WEBHOOK_HEADER_AUTH,
 	type Receiver,
 	type TriggerSetting,
+	sendInParallel,
 } from '../triggerWorkflows';
 import { triggerTargetChecks } from './triggerVsWebhook';
 
@@ -128,14 +129,7 @@ async function measureSetting(
 			return times;
 		};
 		const sendParallel = async (receiver: Receiver, count: number): Promise<void> => {
-			let next = 0;
-			const lane = async () => {
-				while (next < count) {
-					next++;
-					await send[receiver.key]();
-				}
-			};
-			await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+			await sendInParallel(count, CONCURRENCY, send[receiver.key]);
 			await untilFinished(rig, workflowIds[receiver.key], sent(receiver));
 		};
 

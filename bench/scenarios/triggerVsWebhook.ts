@@ -29,6 +29,7 @@ import {
 	WEBHOOK,
 	type Receiver,
 	type TriggerSetting,
+	sendInParallel,
 } from '../triggerWorkflows';
 
 /** Targets of issue 20 for the trigger a new node gets. Defaults: none (n8n's isolate, see the notes). */
@@ -127,14 +128,7 @@ async function measureSetting(
 			return times;
 		};
 		const sendParallel = async (receiver: Receiver, count: number): Promise<void> => {
-			let next = 0;
-			const worker = async () => {
-				while (next < count) {
-					next++;
-					await send[receiver.key]();
-				}
-			};
-			await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+			await sendInParallel(count, CONCURRENCY, send[receiver.key]);
 		};
 
 		for (const receiver of list) await sendSequential(receiver, WARM_UP);

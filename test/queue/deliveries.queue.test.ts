@@ -38,6 +38,16 @@ async function scenario(options: Parameters<QueueRig['run']>[0]): Promise<Scenar
 	return figures;
 }
 
+/** Worker 1 killed (SIGKILL) at 30% of the load, then started again. */
+const workerKilled: NonNullable<Parameters<QueueRig['run']>[0]['fault']> = {
+	atShare: 0.3,
+	run: async ({ deployment }) => {
+		const worker = deployment.process('worker-1');
+		await worker.stop('SIGKILL');
+		await worker.start();
+	},
+};
+
 // Repeats reach the other webhook processor (the in-memory check cannot see them) and run on two
 // workers at the same moment; Pass Once's lock on n8n's processed-data store lets one through.
 test('a. no faults: every distinct conversation written exactly once, none missing', async () => {
@@ -93,14 +103,7 @@ test('c. a worker killed (SIGKILL) mid-load, answering when finished, the servic
 		respondWhen: 'lastNode',
 		total: TOTAL,
 		repeatShare: REPEATS,
-		fault: {
-			atShare: 0.3,
-			run: async ({ deployment }) => {
-				const worker = deployment.process('worker-1');
-				await worker.stop('SIGKILL');
-				await worker.start();
-			},
-		},
+		fault: workerKilled,
 	});
 	expect(f.undelivered).toBe(0);
 	expect(f.missing).toBe(0);
@@ -120,14 +123,7 @@ test('d. the same kill, answering when received: the conversations missing are t
 		respondWhen: 'onReceived',
 		total: TOTAL,
 		repeatShare: REPEATS,
-		fault: {
-			atShare: 0.3,
-			run: async ({ deployment }) => {
-				const worker = deployment.process('worker-1');
-				await worker.stop('SIGKILL');
-				await worker.start();
-			},
-		},
+		fault: workerKilled,
 	});
 	expect(f.delivered).toBe(TOTAL);
 	expect(f.failed).toBeGreaterThan(0);
