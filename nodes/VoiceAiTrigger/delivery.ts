@@ -53,9 +53,9 @@ export async function readRequestDeliveries(
 	if (Buffer.isBuffer(body) || (isPlainObject(body) && Object.keys(body).length === 0))
 		body = undefined;
 	if (form && body === undefined && request.rawBody !== undefined)
-		body = Object.fromEntries(new URLSearchParams(withoutBom(String(request.rawBody))));
+		body = formFields(withoutBom(String(request.rawBody)));
 	// n8n 1.x's form parser keeps a byte-order mark in the first field's name.
-	else if (form && isPlainObject(body))
+	if (form && isPlainObject(body))
 		body = Object.fromEntries(Object.entries(body).map(([k, v], i) => [i ? k : withoutBom(k), v]));
 	else if (!form && !(json && body !== undefined)) {
 		const text = withoutBom(typeof body === 'string' ? body : String(request.rawBody ?? ''));
@@ -89,6 +89,14 @@ export async function readRequestDeliveries(
 	if (deliveries.length === 0 || deliveries.some((delivery) => Object.keys(delivery).length === 0))
 		return { problem: 'Body is empty', status: 400 };
 	return { deliveries };
+}
+
+/** Form fields as n8n parses them (querystring, 1,000 at most): a repeated key is an array. */
+function formFields(text: string): IDataObject {
+	const fields: IDataObject = {};
+	for (const [key, value] of [...new URLSearchParams(text)].slice(0, 1000))
+		setOwn(fields, key, Object.hasOwn(fields, key) ? [fields[key], value].flat() : value);
+	return fields;
 }
 
 function parseJson(text: string): { value: unknown } | undefined {
