@@ -1,11 +1,6 @@
 // A delivery, in the order webhook() (VoiceAiTrigger.node.ts) takes it after the token: the body,
 // then for each delivery the body carries the filter, the duplicate check and its item.
-import type {
-	IDataObject,
-	INodeExecutionData,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { headerValue, isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
 import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './properties';
@@ -134,7 +129,7 @@ export function startRuns(
 	// When the answer waits for the run, a repeated delivery is the service retrying a run that failed
 	// or was lost: remembering the first copy would drop the retry.
 	const windowMs =
-		this.getNodeParameter('respondWhen') === 'lastNode'
+		this.getNodeParameter('respondWhen') === 'lastNode' || !dedupeField
 			? 0
 			: Number(options.dedupeWindowMinutes ?? DEFAULT_DEDUPE_WINDOW_MINUTES) * 60_000;
 	const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;
@@ -166,11 +161,11 @@ export function startRuns(
 			}
 		}
 		// The configured field, else the delivery id header (with the position in a batch).
-		const value = dedupeField ? fieldAt(delivery, dedupeField) : undefined;
+		const value = fieldAt(delivery, dedupeField);
 		const batchIndex = deliveries.length > 1 ? `#${index}` : '';
 		const id =
 			value === undefined ? deliveryId && `delivery:${deliveryId}${batchIndex}` : `field:${value}`;
-		if (id && dedupeField && windowMs > 0) {
+		if (id && windowMs > 0) {
 			const expiresAt = remember(scope, id, windowMs, now);
 			if (expiresAt === undefined) {
 				counts.duplicates++;
@@ -178,7 +173,7 @@ export function startRuns(
 			}
 			recorded.push([id, expiresAt]);
 		}
-		items.push(raw ? { json: sent } : variablesItem(delivery, context));
+		items.push({ json: raw ? sent : variablesItem(delivery, context) });
 	}
 	forgetUnlessAnswered(this.getResponseObject(), scope, recorded);
 
@@ -231,13 +226,10 @@ const MAX_TRIGGERS = 1_000;
  * (a duplicate). Check and record are one synchronous step: two concurrent copies cannot both pass.
  */
 export function remember(scope: string, id: string, windowMs: number, now: number) {
-	let seen = seenByTrigger.get(scope);
-	if (seen === undefined) {
-		if (seenByTrigger.size >= MAX_TRIGGERS)
-			seenByTrigger.delete(seenByTrigger.keys().next().value as string);
-		seen = new Map();
-		seenByTrigger.set(scope, seen);
-	}
+	if (!seenByTrigger.has(scope) && seenByTrigger.size >= MAX_TRIGGERS)
+		seenByTrigger.delete(seenByTrigger.keys().next().value as string);
+	const seen = seenByTrigger.get(scope) ?? new Map<string, number>();
+	seenByTrigger.set(scope, seen);
 	// Entries are kept in insertion order with the same window, so expired ones sit at the front.
 	for (const [seenId, expiresAt] of seen) {
 		if (expiresAt > now) break;
@@ -278,7 +270,7 @@ const NAMED = ['event', 'conversation_id', 'source', 'agent_id', 'chatbot_id', '
  * JSON string holding an object is parsed; without `variables` the body's other fields are the
  * variables. Fields are set as own properties: a field named `__proto__` stays a field.
  */
-function variablesItem(delivery: IDataObject, context: IDataObject): INodeExecutionData {
+function variablesItem(delivery: IDataObject, context: IDataObject): IDataObject {
 	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
 	let variables: IDataObject = {};
 	const rest: IDataObject = {};
@@ -297,10 +289,8 @@ function variablesItem(delivery: IDataObject, context: IDataObject): INodeExecut
 	if (metadata.source === 'account_webhook') metadata.source = 'account webhook';
 	const clash = Object.hasOwn(variables, '_voiceAi') || Object.hasOwn(variables, 'conversation');
 	return {
-		json: {
-			...variables,
-			_voiceAi: { ...metadata, ...context },
-			conversation: clash ? { ...rest, variables } : rest,
-		},
+		...variables,
+		_voiceAi: { ...metadata, ...context },
+		conversation: clash ? { ...rest, variables } : rest,
 	};
 }
