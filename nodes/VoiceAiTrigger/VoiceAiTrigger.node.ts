@@ -95,10 +95,7 @@ export class VoiceAiTrigger implements INodeType {
  * Production accepts the token it registered (static data) and the one it would register now:
  * after an API key rotation, a test listen restores the URL with the new key's token.
  */
-async function hasValidToken(
-	this: IWebhookFunctions,
-	record: Registration | undefined,
-): Promise<boolean> {
+async function hasValidToken(this: IWebhookFunctions, record?: Registration): Promise<boolean> {
 	const given = (this.getQueryData() as Record<string, unknown>)[TOKEN_PARAMETER];
 	if (typeof given !== 'string' || given === '') return false;
 	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
@@ -122,10 +119,8 @@ async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never>
 		);
 	}
 	const productionUrl = testUrl.replace('/webhook-test/', '/webhook/');
-	const address = withToken(
-		productionUrl,
-		productionToken(await apiKeyOf.call(this), productionUrl),
-	);
+	const key = await apiKeyOf.call(this);
+	const address = withToken(productionUrl, productionToken(key, productionUrl));
 	throw new NodeOperationError(
 		this.getNode(),
 		`Nothing to listen for: set the chatbot's Webhook URL in the Voice AI dashboard to ${address}`,

@@ -1,6 +1,4 @@
-// A delivery, in the order webhook() (VoiceAiTrigger.node.ts) takes it after the token: the body,
-// then for each delivery the body carries the filter, the duplicate check and its item.
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { headerValue, isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
 import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './properties';
@@ -9,10 +7,8 @@ import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './propertie
 const MAX_DELIVERIES = 1_000;
 const MAX_DEPTH = 1_000;
 
-/**
- * The deliveries (an object, or a batch) of the request webhook() gets, its content type checked first.
- * What n8n left unread (from 1.1: application/*+json, no content type) is read within n8n's size limit.
- */
+// The deliveries (an object, or a batch) of a request, its content type checked first. What n8n left
+// unread (from 1.1: application/*+json, no content type) is read within n8n's size limit.
 export async function readRequestDeliveries(
 	contentType: string | undefined,
 	request: { rawBody?: Buffer; readRawBody?(): Promise<void> },
@@ -113,14 +109,9 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
 	return false;
 }
 
-/**
- * The verified deliveries of one request, filtered by source and checked for duplicates, as the
- * items of one run (or none). Dropped deliveries are answered 2xx too, or the service would retry.
- */
-export function startRuns(
-	this: IWebhookFunctions,
-	deliveries: IDataObject[],
-): IWebhookResponseData {
+// The deliveries, filtered by source and checked for duplicates, as the items of one run (or none).
+// Dropped deliveries are answered 2xx too, or the service would retry.
+export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	const headers = this.getHeaderData();
 	const raw = this.getNodeParameter('output') === 'raw';
 	const options = this.getNodeParameter('options', {}) as IDataObject;
@@ -141,38 +132,30 @@ export function startRuns(
 		attempt: Number(headerValue(headers['x-voiceai-attempt'])) || null,
 	};
 
+	const filtering = chatbotIds.length + agentIds.length > 0;
 	const counts = { duplicates: 0, filtered: 0, unidentified: 0 };
 	const items = [];
 	const recorded: Array<[string, number]> = [];
 	for (const [index, sent] of deliveries.entries()) {
 		const delivery = unwrapEnvelope(sent);
-		const chatbotId = fieldAt(delivery, 'chatbot_id');
-		const agentId = fieldAt(delivery, 'agent_id');
-		// No ids given: everything passes. A delivery naming neither an agent nor a chatbot cannot match.
-		if (
-			chatbotIds.length + agentIds.length > 0 &&
-			!chatbotIds.includes(chatbotId ?? '') &&
-			!agentIds.includes(agentId ?? '')
-		) {
-			const filter = chatbotId || agentId ? 'filtered' : 'unidentified';
-			if (filter === 'filtered' || options.withoutSourceId !== 'start') {
-				counts[filter]++;
-				continue;
-			}
+		const [chatbotId, agentId] = [fieldAt(delivery, 'chatbot_id'), fieldAt(delivery, 'agent_id')];
+		// A delivery naming neither an agent nor a chatbot cannot match: withoutSourceId decides.
+		const passes = chatbotIds.includes(chatbotId ?? '') || agentIds.includes(agentId ?? '');
+		if (filtering && !passes && (chatbotId || agentId || options.withoutSourceId !== 'start')) {
+			counts[chatbotId || agentId ? 'filtered' : 'unidentified']++;
+			continue;
 		}
 		// The configured field, else the delivery id header (with the position in a batch).
 		const value = fieldAt(delivery, dedupeField);
 		const batchIndex = deliveries.length > 1 ? `#${index}` : '';
 		const id =
 			value === undefined ? deliveryId && `delivery:${deliveryId}${batchIndex}` : `field:${value}`;
-		if (id && windowMs > 0) {
-			const expiresAt = remember(scope, id, windowMs, now);
-			if (expiresAt === undefined) {
-				counts.duplicates++;
-				continue;
-			}
-			recorded.push([id, expiresAt]);
+		const expiresAt = id && windowMs > 0 ? remember(scope, id, windowMs, now) : 0;
+		if (expiresAt === undefined) {
+			counts.duplicates++;
+			continue;
 		}
+		if (expiresAt) recorded.push([id!, expiresAt]);
 		items.push({ json: raw ? sent : variablesItem(delivery, context) });
 	}
 	forgetUnlessAnswered(this.getResponseObject(), scope, recorded);
@@ -201,8 +184,7 @@ function fieldAt(delivery: IDataObject, path: string): string | undefined {
 		if (!isPlainObject(value) || !Object.hasOwn(value, part)) return undefined;
 		value = value[part];
 	}
-	const scalar =
-		typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string';
+	const scalar = ['number', 'boolean', 'string'].includes(typeof value);
 	return scalar && value !== '' ? String(value) : undefined;
 }
 
@@ -264,11 +246,11 @@ export function forgetUnlessAnswered(
 const NAMED = ['event', 'conversation_id', 'source', 'agent_id', 'chatbot_id', 'completed_at'];
 
 /**
- * The Variables and Metadata item of one delivery (out of its envelope): the variables as fields,
- * `_voiceAi` (the named fields in camelCase, the request's context), `conversation` (the rest as
- * delivered; with the variables whole when one is named like a key of the item). `variables` as a
- * JSON string holding an object is parsed; without `variables` the body's other fields are the
- * variables. Fields are set as own properties: a field named `__proto__` stays a field.
+ * The Variables and Metadata item of a delivery: the variables as fields, `_voiceAi` (the named fields
+ * in camelCase, the request's context), `conversation` (the rest as delivered; with the variables
+ * whole when one is named like a key of the item). `variables` as a JSON string holding an object is
+ * parsed; without `variables` the body's other fields are the variables. Fields are set as own
+ * properties: a field named `__proto__` stays a field.
  */
 function variablesItem(delivery: IDataObject, context: IDataObject): IDataObject {
 	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
