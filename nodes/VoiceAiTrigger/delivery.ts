@@ -15,8 +15,7 @@ export async function readRequestDeliveries(
 	parsedBody: () => unknown,
 ): Promise<{ deliveries: IDataObject[] } | { problem: string; status: number }> {
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
-	const json =
-		type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+	const json = /^application\/(.*\+)?json$/.test(type);
 	const form = type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data';
 	if (!json && !form && type !== '' && type !== 'text/plain') {
 		return {
