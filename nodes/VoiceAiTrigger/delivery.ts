@@ -255,10 +255,9 @@ function variablesItem(delivery: IDataObject, context: IDataObject): IDataObject
 	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
 	let variables: IDataObject = {};
 	const rest: IDataObject = {};
-	for (const [key, value] of Object.entries(delivery)) {
+	for (const [key, value] of Object.entries(delivery))
 		if (key !== 'variables')
 			setOwn(given === undefined && !NAMED.includes(key) ? variables : rest, key, value);
-	}
 	const parsed = typeof given === 'string' ? parseJson(given)?.value : given;
 	if (isPlainObject(parsed) && (parsed === given || !nestsDeeperThan(parsed, MAX_DEPTH)))
 		variables = parsed;

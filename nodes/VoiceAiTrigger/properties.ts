@@ -204,7 +204,6 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'cb_support, cb_booking',
-				description: 'Start only for deliveries from these chatbots (comma-separated)',
 			},
 			{
 				displayName: 'Without Agent or Chatbot ID',
