@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IHookFunctions,
 	INodeType,
 	INodeTypeDescription,
@@ -45,25 +44,17 @@ export class VoiceAiTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'voiceAiApi', required: true }],
+		// responseData: without it n8n answers a started delivery with the literal text "firstEntryJson".
 		webhooks: [
-			{
-				name: 'default',
-				httpMethod: 'POST',
-				// responseData: without it n8n answers a started delivery with the literal text "firstEntryJson".
-				...respondWhenWebhookFields,
-				path: 'webhook',
-			},
+			{ name: 'default', httpMethod: 'POST', ...respondWhenWebhookFields, path: 'webhook' },
 		],
 		properties: triggerProperties,
 	};
 
 	methods = { listSearch: { searchAgents } };
 
-	/**
-	 * Who holds the organization's one webhook: accountOwnership/ownership.ts and its rules. Received
-	 * from a chatbot's own webhook URL, nothing is registered and ownership never sees the trigger:
-	 * a publish finds it "exists", and a test listen stops with the address to paste (below).
-	 */
+	// Who holds the account's one webhook: accountOwnership/ownership.ts. From a chatbot's own URL nothing
+	// is registered: a publish finds it "exists", a test listen stops with the address to paste.
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
@@ -104,11 +95,8 @@ export class VoiceAiTrigger implements INodeType {
  * Production accepts the token it registered (static data) and the one it would register now:
  * after an API key rotation, a test listen restores the URL with the new key's token.
  */
-async function hasValidToken(
-	this: IWebhookFunctions,
-	record: Registration | undefined,
-): Promise<boolean> {
-	const given = (this.getQueryData() as IDataObject)[TOKEN_PARAMETER];
+async function hasValidToken(this: IWebhookFunctions, record?: Registration): Promise<boolean> {
+	const given = (this.getQueryData() as Record<string, unknown>)[TOKEN_PARAMETER];
 	if (typeof given !== 'string' || given === '') return false;
 	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
 	if (this.getMode() === 'manual') return false;
@@ -120,11 +108,7 @@ function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean 
 	return this.getNodeParameter('receiveFrom', 'accountWebhook') === RECEIVE_FROM_CHATBOT;
 }
 
-/**
- * Received from a chatbot's own webhook URL, a test listen has nothing to listen for (the chatbot
- * delivers to the production URL): it stops with the address to paste, the production URL with the
- * token its deliveries are checked against. Nothing is registered or stored.
- */
+/** The chatbot delivers to the production URL: stop with it and the token deliveries are checked by. */
 async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never> {
 	// n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK).
 	const testUrl = this.getNodeWebhookUrl('default') as string;

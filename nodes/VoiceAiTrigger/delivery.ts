@@ -1,11 +1,4 @@
-// A delivery, in the order webhook() (VoiceAiTrigger.node.ts) takes it after the token: the body,
-// then for each delivery the body carries the filter, the duplicate check and its item.
-import type {
-	IDataObject,
-	INodeExecutionData,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { headerValue, isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
 import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './properties';
@@ -14,18 +7,15 @@ import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './propertie
 const MAX_DELIVERIES = 1_000;
 const MAX_DEPTH = 1_000;
 
-/**
- * The deliveries (an object, or a batch) of the request webhook() gets, its content type checked first.
- * What n8n left unread (from 1.1: application/*+json, no content type) is read within n8n's size limit.
- */
+// The deliveries (an object, or a batch) of a request, its content type checked first. What n8n left
+// unread (from 1.1: application/*+json, no content type) is read within n8n's size limit.
 export async function readRequestDeliveries(
 	contentType: string | undefined,
 	request: { rawBody?: Buffer; readRawBody?(): Promise<void> },
 	parsedBody: () => unknown,
 ): Promise<{ deliveries: IDataObject[] } | { problem: string; status: number }> {
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
-	const json =
-		type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+	const json = /^application\/(.*\+)?json$/.test(type);
 	const form = type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data';
 	if (!json && !form && type !== '' && type !== 'text/plain') {
 		return {
@@ -53,9 +43,9 @@ export async function readRequestDeliveries(
 	if (Buffer.isBuffer(body) || (isPlainObject(body) && Object.keys(body).length === 0))
 		body = undefined;
 	if (form && body === undefined && request.rawBody !== undefined)
-		body = Object.fromEntries(new URLSearchParams(withoutBom(String(request.rawBody))));
+		body = formFields(withoutBom(String(request.rawBody)));
 	// n8n 1.x's form parser keeps a byte-order mark in the first field's name.
-	else if (form && isPlainObject(body))
+	if (form && isPlainObject(body))
 		body = Object.fromEntries(Object.entries(body).map(([k, v], i) => [i ? k : withoutBom(k), v]));
 	else if (!form && !(json && body !== undefined)) {
 		const text = withoutBom(typeof body === 'string' ? body : String(request.rawBody ?? ''));
@@ -91,6 +81,14 @@ export async function readRequestDeliveries(
 	return { deliveries };
 }
 
+/** Form fields as n8n parses them (querystring, 1,000 at most): a repeated key is an array. */
+function formFields(text: string): IDataObject {
+	const fields: IDataObject = {};
+	for (const [key, value] of [...new URLSearchParams(text)].slice(0, 1000))
+		setOwn(fields, key, Object.hasOwn(fields, key) ? [fields[key], value].flat() : value);
+	return fields;
+}
+
 function parseJson(text: string): { value: unknown } | undefined {
 	try {
 		return { value: JSON.parse(text) as unknown };
@@ -110,14 +108,9 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
 	return false;
 }
 
-/**
- * The verified deliveries of one request, filtered by source and checked for duplicates, as the
- * items of one run (or none). Dropped deliveries are answered 2xx too, or the service would retry.
- */
-export function startRuns(
-	this: IWebhookFunctions,
-	deliveries: IDataObject[],
-): IWebhookResponseData {
+// The deliveries, filtered by source and checked for duplicates, as the items of one run (or none).
+// Dropped deliveries are answered 2xx too, or the service would retry.
+export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	const headers = this.getHeaderData();
 	const raw = this.getNodeParameter('output') === 'raw';
 	const options = this.getNodeParameter('options', {}) as IDataObject;
@@ -126,7 +119,7 @@ export function startRuns(
 	// When the answer waits for the run, a repeated delivery is the service retrying a run that failed
 	// or was lost: remembering the first copy would drop the retry.
 	const windowMs =
-		this.getNodeParameter('respondWhen') === 'lastNode'
+		this.getNodeParameter('respondWhen') === 'lastNode' || !dedupeField
 			? 0
 			: Number(options.dedupeWindowMinutes ?? DEFAULT_DEDUPE_WINDOW_MINUTES) * 60_000;
 	const scope = `${this.getWorkflow().id}/${this.getNode().id}/${this.getMode()}`;
@@ -138,39 +131,31 @@ export function startRuns(
 		attempt: Number(headerValue(headers['x-voiceai-attempt'])) || null,
 	};
 
+	const filtering = chatbotIds.length + agentIds.length > 0;
 	const counts = { duplicates: 0, filtered: 0, unidentified: 0 };
 	const items = [];
 	const recorded: Array<[string, number]> = [];
 	for (const [index, sent] of deliveries.entries()) {
 		const delivery = unwrapEnvelope(sent);
-		const chatbotId = fieldAt(delivery, 'chatbot_id');
-		const agentId = fieldAt(delivery, 'agent_id');
-		// No ids given: everything passes. A delivery naming neither an agent nor a chatbot cannot match.
-		if (
-			chatbotIds.length + agentIds.length > 0 &&
-			!chatbotIds.includes(chatbotId ?? '') &&
-			!agentIds.includes(agentId ?? '')
-		) {
-			const filter = chatbotId || agentId ? 'filtered' : 'unidentified';
-			if (filter === 'filtered' || options.withoutSourceId !== 'start') {
-				counts[filter]++;
-				continue;
-			}
+		const [chatbotId, agentId] = [fieldAt(delivery, 'chatbot_id'), fieldAt(delivery, 'agent_id')];
+		// A delivery naming neither an agent nor a chatbot cannot match: withoutSourceId decides.
+		const passes = chatbotIds.includes(chatbotId ?? '') || agentIds.includes(agentId ?? '');
+		if (filtering && !passes && (chatbotId || agentId || options.withoutSourceId !== 'start')) {
+			counts[chatbotId || agentId ? 'filtered' : 'unidentified']++;
+			continue;
 		}
 		// The configured field, else the delivery id header (with the position in a batch).
-		const value = dedupeField ? fieldAt(delivery, dedupeField) : undefined;
+		const value = fieldAt(delivery, dedupeField);
 		const batchIndex = deliveries.length > 1 ? `#${index}` : '';
 		const id =
 			value === undefined ? deliveryId && `delivery:${deliveryId}${batchIndex}` : `field:${value}`;
-		if (id && dedupeField && windowMs > 0) {
-			const expiresAt = remember(scope, id, windowMs, now);
-			if (expiresAt === undefined) {
-				counts.duplicates++;
-				continue;
-			}
-			recorded.push([id, expiresAt]);
+		const expiresAt = id && windowMs > 0 ? remember(scope, id, windowMs, now) : 0;
+		if (expiresAt === undefined) {
+			counts.duplicates++;
+			continue;
 		}
-		items.push(raw ? { json: sent } : variablesItem(delivery, context));
+		if (expiresAt) recorded.push([id!, expiresAt]);
+		items.push({ json: raw ? sent : variablesItem(delivery, context) });
 	}
 	forgetUnlessAnswered(this.getResponseObject(), scope, recorded);
 
@@ -198,8 +183,7 @@ function fieldAt(delivery: IDataObject, path: string): string | undefined {
 		if (!isPlainObject(value) || !Object.hasOwn(value, part)) return undefined;
 		value = value[part];
 	}
-	const scalar =
-		typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string';
+	const scalar = ['number', 'boolean', 'string'].includes(typeof value);
 	return scalar && value !== '' ? String(value) : undefined;
 }
 
@@ -223,13 +207,10 @@ const MAX_TRIGGERS = 1_000;
  * (a duplicate). Check and record are one synchronous step: two concurrent copies cannot both pass.
  */
 export function remember(scope: string, id: string, windowMs: number, now: number) {
-	let seen = seenByTrigger.get(scope);
-	if (seen === undefined) {
-		if (seenByTrigger.size >= MAX_TRIGGERS)
-			seenByTrigger.delete(seenByTrigger.keys().next().value as string);
-		seen = new Map();
-		seenByTrigger.set(scope, seen);
-	}
+	if (!seenByTrigger.has(scope) && seenByTrigger.size >= MAX_TRIGGERS)
+		seenByTrigger.delete(seenByTrigger.keys().next().value as string);
+	const seen = seenByTrigger.get(scope) ?? new Map<string, number>();
+	seenByTrigger.set(scope, seen);
 	// Entries are kept in insertion order with the same window, so expired ones sit at the front.
 	for (const [seenId, expiresAt] of seen) {
 		if (expiresAt > now) break;
@@ -264,20 +245,19 @@ export function forgetUnlessAnswered(
 const NAMED = ['event', 'conversation_id', 'source', 'agent_id', 'chatbot_id', 'completed_at'];
 
 /**
- * The Variables and Metadata item of one delivery (out of its envelope): the variables as fields,
- * `_voiceAi` (the named fields in camelCase, the request's context), `conversation` (the rest as
- * delivered; with the variables whole when one is named like a key of the item). `variables` as a
- * JSON string holding an object is parsed; without `variables` the body's other fields are the
- * variables. Fields are set as own properties: a field named `__proto__` stays a field.
+ * The Variables and Metadata item of a delivery: the variables as fields, `_voiceAi` (the named fields
+ * in camelCase, the request's context), `conversation` (the rest as delivered; with the variables
+ * whole when one is named like a key of the item). `variables` as a JSON string holding an object is
+ * parsed; without `variables` the body's other fields are the variables. Fields are set as own
+ * properties: a field named `__proto__` stays a field.
  */
-function variablesItem(delivery: IDataObject, context: IDataObject): INodeExecutionData {
+function variablesItem(delivery: IDataObject, context: IDataObject): IDataObject {
 	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
 	let variables: IDataObject = {};
 	const rest: IDataObject = {};
-	for (const [key, value] of Object.entries(delivery)) {
+	for (const [key, value] of Object.entries(delivery))
 		if (key !== 'variables')
 			setOwn(given === undefined && !NAMED.includes(key) ? variables : rest, key, value);
-	}
 	const parsed = typeof given === 'string' ? parseJson(given)?.value : given;
 	if (isPlainObject(parsed) && (parsed === given || !nestsDeeperThan(parsed, MAX_DEPTH)))
 		variables = parsed;
@@ -289,10 +269,8 @@ function variablesItem(delivery: IDataObject, context: IDataObject): INodeExecut
 	if (metadata.source === 'account_webhook') metadata.source = 'account webhook';
 	const clash = Object.hasOwn(variables, '_voiceAi') || Object.hasOwn(variables, 'conversation');
 	return {
-		json: {
-			...variables,
-			_voiceAi: { ...metadata, ...context },
-			conversation: clash ? { ...rest, variables } : rest,
-		},
+		...variables,
+		_voiceAi: { ...metadata, ...context },
+		conversation: clash ? { ...rest, variables } : rest,
 	};
 }

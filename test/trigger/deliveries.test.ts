@@ -974,6 +974,18 @@ describe('a body is read only once its content type is known', () => {
 		expect(read).toEqual({ deliveries: [{ conversation_id: 'c1', variables: { a: '1' } }] });
 	});
 
+	// As n8n parses form fields (querystring): a repeated key is an array, not its last value.
+	test.each([
+		['an empty object', {}],
+		['a Buffer', Buffer.from('tag=a&tag=b')],
+	])('form fields with getBodyData() giving %s keep a repeated key whole', async (_, parsed) => {
+		const rawBody = Buffer.from('\ufeffconversation_id=f1&tag=a&tag=b&name=Bo');
+		const request = { rawBody, readRawBody: async () => undefined };
+		const type = 'application/x-www-form-urlencoded';
+		const read = await readRequestDeliveries(type, request, () => parsed);
+		expect(read).toEqual({ deliveries: [{ conversation_id: 'f1', tag: ['a', 'b'], name: 'Bo' }] });
+	});
+
 	test('a body within the limit is read', async () => {
 		const body = Buffer.from(JSON.stringify(payload({ conversation_id: 'read_1' })));
 		const outcome = await readThroughServer('', body, 1024);
