@@ -1,9 +1,4 @@
-import type {
-	ICredentialTestRequest,
-	ICredentialType,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { API_CHECK_PATH, API_KEY_PATTERN, BASE_URL_RULE, parseBaseUrl } from './voiceAiBaseUrl';
 
@@ -16,17 +11,13 @@ export const VOICE_AI_ICON = {
 } as const;
 
 /** Test requests given the key: one seen again got a 401 (n8n resends only then; 1.x ignores rules). */
-const keyedTests = new WeakSet<IHttpRequestOptions>();
-
-/** An absolute URL, as axios (which sends n8n's requests) tells it from a path to join to `baseURL`. */
-const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
+const keyedTests = new WeakSet<object>();
 
 /**
- * Run for every request made with a credential that carries the key (Voice AI nodes, the test, n8n's
- * HTTP Request node). One header carries the key, only within the base URL as the URL parser reads it
- * (`..` cannot leave it), following no redirect; an error names where a refused request goes, never
- * its path or query. A value not shaped like a key is not sent. With `sipLogin`, the test first
- * checks the SIP login: no request checks one without changing a number. n8n shows plain errors as is.
+ * Run for every request with the key (Voice AI nodes, the test, the HTTP Request node): one header
+ * carries it, only within the base URL as the URL parser reads it, following no redirect; a refusal
+ * names the origin, never the path or query. A value not shaped like a key is not sent. No request
+ * checks a SIP login without changing a number: the test checks only that it is filled in.
  */
 export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authenticate'] {
 	return async (credentials, requestOptions) => {
@@ -42,12 +33,12 @@ export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authent
 		const baseUrl = parseBaseUrl(credentials.baseUrl);
 		if (!baseUrl.ok)
 			throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
+		const { origin, base } = baseUrl.url;
 		if (isTest) {
 			if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
-			requestOptions.baseURL = baseUrl.url.base;
 			keyedTests.add(requestOptions);
+			requestOptions.baseURL = base;
 		}
-		const { origin, base } = baseUrl.url;
 		const outside = (why: string) =>
 			new Error(
 				`The Voice AI API credential sends its key only to its base URL, ${base}: this request ${why}, so nothing was sent. Use a URL that starts with the base URL, or another credential for other addresses.`,
@@ -56,7 +47,7 @@ export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authent
 		const url = String(requestOptions.url ?? (requestOptions as { uri?: unknown }).uri ?? '');
 		const baseURL = String(requestOptions.baseURL ?? '');
 		const joined =
-			baseURL && url && !ABSOLUTE_URL.test(url)
+			baseURL && url && !/^([a-z][a-z\d+\-.]*:)?\/\//i.test(url)
 				? `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`
 				: url || baseURL;
 		if (!URL.canParse(joined)) throw outside('has no address the URL parser reads');
