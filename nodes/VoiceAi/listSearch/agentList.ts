@@ -1,4 +1,4 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import {
@@ -11,9 +11,8 @@ import {
 } from '../transport';
 
 /**
- * The organization's agents (GET /callback/standardCampaign), for the editor's pickers and to tell
- * organizations apart (accountOwnership): one retry, short waits, no minute-long rate-limit pause.
- * Undefined when the answer is not a list (see `agentsIn`).
+ * The organization's agents (GET /callback/standardCampaign), for the pickers and to tell organizations
+ * apart: one retry, short waits, no minute-long rate-limit pause. Undefined when not a list.
  */
 export async function requestAgents(
 	this: VoiceAiContext,
@@ -34,11 +33,11 @@ export function agentsIn(answer: unknown): IDataObject[] | undefined {
 const text = (value: unknown) =>
 	typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 
-/** The agents as id, name and phone number (each '' when missing), and the filter lower-cased. */
-async function agentList(this: ILoadOptionsFunctions, filter?: string) {
+/** The agents as id, name and phone number ('' when missing), and whether a text holds the filter. */
+async function agentList(this: ILoadOptionsFunctions, filter = '') {
 	const credential = await voiceAiCredential.call(this);
 	const agents = await requestAgents.call(this, { credential });
-	if (!agents) {
+	if (!agents)
 		throw new NodeOperationError(
 			this.getNode(),
 			'Voice AI answered the agent list with something that is not a list',
@@ -46,26 +45,21 @@ async function agentList(this: ILoadOptionsFunctions, filter?: string) {
 				description: `Check that the base URL in the Voice AI credential (${credential.origin}) points at the Voice AI API.`,
 			},
 		);
-	}
-	const list = agents.map(({ id, agentName, phoneNumber }) => ({
-		id: text(id),
-		name: text(agentName),
-		phone: text(phoneNumber),
+	const wanted = filter.trim().toLowerCase();
+	const matches = (shown: string) => shown.toLowerCase().includes(wanted);
+	const list = agents.map((a) => ({
+		id: text(a.id),
+		name: text(a.agentName),
+		phone: text(a.phoneNumber),
 	}));
-	return { list, wanted: (filter ?? '').trim().toLowerCase() };
+	return { list, matches };
 }
 
-/**
- * For a resource locator: "agentName (phoneNumber)", valued by agent id, sorted by name; the filter
- * matches agentName, case-insensitive. The spec shows no paging, so every match comes in one page.
- */
-export async function searchAgents(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-): Promise<INodeListSearchResult> {
-	const { list, wanted } = await agentList.call(this, filter);
+/** "agentName (phoneNumber)", valued by agent id, sorted; the filter matches agentName. No paging. */
+export async function searchAgents(this: ILoadOptionsFunctions, filter?: string) {
+	const { list, matches } = await agentList.call(this, filter);
 	const results = list
-		.filter(({ id, name }) => id !== '' && name.toLowerCase().includes(wanted))
+		.filter(({ id, name }) => id !== '' && matches(name))
 		.map(({ id, name, phone }) => ({
 			name: phone ? `${name || id} (${phone})` : name || id,
 			value: id,
@@ -74,23 +68,14 @@ export async function searchAgents(
 	return { results };
 }
 
-/**
- * For a resource locator: the distinct numbers of the agents (the only list the spec shows that carries
- * phone numbers), as "+14155550101 (Reception)"; the filter matches the number or an agent's name.
- */
-export async function searchPhoneNumbers(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-): Promise<INodeListSearchResult> {
-	const { list, wanted } = await agentList.call(this, filter);
+/** The agents' distinct numbers (no other list shows numbers) as "+14155550101 (Reception)". */
+export async function searchPhoneNumbers(this: ILoadOptionsFunctions, filter?: string) {
+	const { list, matches } = await agentList.call(this, filter);
 	const byNumber = new Map<string, string[]>();
-	for (const { name, phone } of list) {
+	for (const { name, phone } of list)
 		if (phone) byNumber.set(phone, [...(byNumber.get(phone) ?? []), ...(name ? [name] : [])]);
-	}
 	const results = [...byNumber]
-		.filter(([number, names]) =>
-			[number, ...names].some((shown) => shown.toLowerCase().includes(wanted)),
-		)
+		.filter(([number, names]) => [number, ...names].some(matches))
 		.sort(([a], [b]) => a.localeCompare(b))
 		.map(([number, names]) => ({
 			name: names.length ? `${number} (${names.join(', ')})` : number,
