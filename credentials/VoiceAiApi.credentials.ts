@@ -14,14 +14,12 @@ export const VOICE_AI_ICON = {
 const keyedTests = new WeakSet<object>();
 
 /**
- * Run for every request with the key (Voice AI nodes, the test, the HTTP Request node): one header
- * carries it, only within the base URL as the URL parser reads it, following no redirect; a refusal
- * names the origin, never the path or query. A value not shaped like a key is not sent. No request
- * checks a SIP login without changing a number: the test checks only that it is filled in.
+ * For every request with the key (Voice AI nodes, the test, the HTTP Request node): one header, only
+ * within the base URL as the URL parser reads it, no redirect; a refusal never shows path or query.
  */
 export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authenticate'] {
 	return async (credentials, requestOptions) => {
-		// n8n hands the credential test's request to `authenticate` too.
+		// n8n hands the test's request here too. No read checks a SIP login: the test sees it filled in.
 		const isTest = requestOptions.url === API_CHECK_PATH;
 		if (sipLogin && isTest) {
 			const { sipUsername: user, sipPassword: password } = credentials;

@@ -1,11 +1,6 @@
 // The rule for the Base URL and each URL a secret goes to (docs/security.md), read by the parser that
 // sends (WHATWG URL): the host checked is the host contacted.
 
-/** `problem` completes "The Base URL …", never showing the text; API paths are appended to `base`. */
-export type BaseUrlCheck =
-	| { ok: true; url: { origin: string; hostname: string; base: string } }
-	| { ok: false; problem: string };
-
 /** A path every Voice AI API serves: the credential test reads it; the node reads it after a 404. */
 export const API_CHECK_PATH = '/contacts/list-names';
 export const API_KEY_PATTERN = /^ct_\S+$/;
@@ -36,11 +31,12 @@ export function httpUrl(value: string): URL | undefined {
 	return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
 }
 
-export function parseBaseUrl(value: unknown): BaseUrlCheck {
+/** `problem` completes "The Base URL …", never showing the text; API paths are appended to `base`. */
+export function parseBaseUrl(value: unknown) {
 	const text = typeof value === 'string' ? value.trim() : '';
 	const url = httpUrl(text);
 	const contacted = url ? ` (the URL parser reads the host as ${url.origin})` : '';
-	const refuse = (problem: string): BaseUrlCheck => ({ ok: false, problem });
+	const refuse = (problem: string) => ({ ok: false as const, problem });
 	if (text === '') return refuse('is empty');
 	if (text.includes('\\'))
 		return refuse(`holds a backslash (\\), which the URL parser reads as a slash${contacted}`);
@@ -59,5 +55,5 @@ export function parseBaseUrl(value: unknown): BaseUrlCheck {
 	const mapped = destinationProblem(text, url);
 	if (mapped) return refuse(mapped);
 	const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-	return { ok: true, url: { origin: url.origin, hostname: url.hostname, base } };
+	return { ok: true as const, url: { origin: url.origin, hostname: url.hostname, base } };
 }
