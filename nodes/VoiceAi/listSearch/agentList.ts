@@ -1,5 +1,4 @@
-import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IDataObject, type ILoadOptionsFunctions, NodeOperationError } from 'n8n-workflow';
 
 import {
 	isPlainObject,
@@ -10,22 +9,17 @@ import {
 	voiceAiCredential,
 } from '../transport';
 
-/**
- * The organization's agents (GET /callback/standardCampaign), for the pickers and to tell organizations
- * apart: one retry, short waits, no minute-long rate-limit pause. Undefined when not a list.
- */
+/** The agents, for pickers and ownership: one retry, waits of at most 2 s; undefined if not a list. */
 export async function requestAgents(
 	this: VoiceAiContext,
 	policy: { itemIndex?: number; credential?: VoiceAiCredential } = {},
 ): Promise<IDataObject[] | undefined> {
-	const retry = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 };
 	const path = '/callback/standardCampaign';
-	return agentsIn(
-		await voiceAiApiRequest.call(this, 'GET', path, undefined, {}, { retry, ...policy }),
-	);
+	const options = { retry: { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 }, ...policy };
+	return agentsIn(await voiceAiApiRequest.call(this, 'GET', path, undefined, {}, options));
 }
 
-/** The spec does not show the answer's shape: a list as `listIn` reads it, entries that are not objects skipped. */
+/** A list as `listIn` reads it (the spec shows no shape), entries that are not objects skipped. */
 export function agentsIn(answer: unknown): IDataObject[] | undefined {
 	return listIn(answer)?.filter(isPlainObject);
 }
@@ -37,14 +31,9 @@ const text = (value: unknown) =>
 async function agentList(this: ILoadOptionsFunctions, filter = '') {
 	const credential = await voiceAiCredential.call(this);
 	const agents = await requestAgents.call(this, { credential });
-	if (!agents)
-		throw new NodeOperationError(
-			this.getNode(),
-			'Voice AI answered the agent list with something that is not a list',
-			{
-				description: `Check that the base URL in the Voice AI credential (${credential.origin}) points at the Voice AI API.`,
-			},
-		);
+	const notList = 'Voice AI answered the agent list with something that is not a list';
+	const description = `Check that the base URL in the Voice AI credential (${credential.origin}) points at the Voice AI API.`;
+	if (!agents) throw new NodeOperationError(this.getNode(), notList, { description });
 	const wanted = filter.trim().toLowerCase();
 	const matches = (shown: string) => shown.toLowerCase().includes(wanted);
 	const list = agents.map((a) => ({
@@ -60,10 +49,7 @@ export async function searchAgents(this: ILoadOptionsFunctions, filter?: string)
 	const { list, matches } = await agentList.call(this, filter);
 	const results = list
 		.filter(({ id, name }) => id !== '' && matches(name))
-		.map(({ id, name, phone }) => ({
-			name: phone ? `${name || id} (${phone})` : name || id,
-			value: id,
-		}))
+		.map(({ id, name, phone }) => ({ name: `${name || id}${phone && ` (${phone})`}`, value: id }))
 		.sort((a, b) => a.name.localeCompare(b.name));
 	return { results };
 }
