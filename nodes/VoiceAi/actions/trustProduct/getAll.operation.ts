@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkPathSegment, fieldIn, readListLimit, readString } from '../validation';
 import { defineOperation, request, returnAllFields, send, toListRecords } from '../types';
@@ -14,6 +13,7 @@ const properties: INodeProperties[] = [
 		default: 'twilio',
 		required: true,
 		description: 'Name of the external telephony carrier that holds the trust products',
+		displayOptions: { show: { resource: ['trustProduct'], operation: ['getAll'] } },
 	},
 ];
 
@@ -25,13 +25,7 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	action: 'Get many trust products',
 	changesData: false,
 	requests: [LIST],
-	description: [
-		...updateDisplayOptions(
-			{ show: { resource: ['trustProduct'], operation: ['getAll'] } },
-			properties,
-		),
-		...returnAllFields('trustProduct', 'getAll', 'trust products'),
-	],
+	description: [...properties, ...returnAllFields('trustProduct', 'getAll', 'trust products')],
 	repeatable: true,
 	target: ({ carrier }) => `Carrier "${carrier}"`,
 	validate(itemIndex) {

@@ -1,5 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { type INodeProperties, updateDisplayOptions } from 'n8n-workflow';
 
 import { setAccountWebhook } from '../../accountOwnership/ownership';
 import { checkHttpUrl, fieldIn, readString } from '../validation';
