@@ -2,7 +2,6 @@
 'use strict';
 
 const { n8n } = require('./package.json');
-
 for (const file of [...n8n.nodes, ...n8n.credentials]) {
 	const name = file.split('/').pop().split('.')[0];
 	exports[name] = require(`./${file}`)[name];

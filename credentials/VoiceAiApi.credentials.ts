@@ -1,9 +1,4 @@
-import type {
-	ICredentialTestRequest,
-	ICredentialType,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { API_CHECK_PATH, API_KEY_PATTERN, BASE_URL_RULE, parseBaseUrl } from './voiceAiBaseUrl';
 
@@ -16,21 +11,15 @@ export const VOICE_AI_ICON = {
 } as const;
 
 /** Test requests given the key: one seen again got a 401 (n8n resends only then; 1.x ignores rules). */
-const keyedTests = new WeakSet<IHttpRequestOptions>();
-
-/** An absolute URL, as axios (which sends n8n's requests) tells it from a path to join to `baseURL`. */
-const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
+const keyedTests = new WeakSet<object>();
 
 /**
- * Run for every request made with a credential that carries the key (Voice AI nodes, the test, n8n's
- * HTTP Request node). One header carries the key, only within the base URL as the URL parser reads it
- * (`..` cannot leave it), following no redirect; an error names where a refused request goes, never
- * its path or query. A value not shaped like a key is not sent. With `sipLogin`, the test first
- * checks the SIP login: no request checks one without changing a number. n8n shows plain errors as is.
+ * For every request with the key (Voice AI nodes, the test, the HTTP Request node): one header, only
+ * within the base URL as the URL parser reads it, no redirect; a refusal never shows path or query.
  */
 export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authenticate'] {
 	return async (credentials, requestOptions) => {
-		// n8n hands the credential test's request to `authenticate` too.
+		// n8n hands the test's request here too. No read checks a SIP login: the test sees it filled in.
 		const isTest = requestOptions.url === API_CHECK_PATH;
 		if (sipLogin && isTest) {
 			const { sipUsername: user, sipPassword: password } = credentials;
@@ -42,12 +31,12 @@ export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authent
 		const baseUrl = parseBaseUrl(credentials.baseUrl);
 		if (!baseUrl.ok)
 			throw new Error(`The Base URL ${baseUrl.problem}. ${BASE_URL_RULE} Nothing was sent.`);
+		const { origin, base } = baseUrl.url;
 		if (isTest) {
 			if (keyedTests.has(requestOptions)) throw new Error(KEY_REFUSED);
-			requestOptions.baseURL = baseUrl.url.base;
 			keyedTests.add(requestOptions);
+			requestOptions.baseURL = base;
 		}
-		const { origin, base } = baseUrl.url;
 		const outside = (why: string) =>
 			new Error(
 				`The Voice AI API credential sends its key only to its base URL, ${base}: this request ${why}, so nothing was sent. Use a URL that starts with the base URL, or another credential for other addresses.`,
@@ -56,7 +45,7 @@ export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authent
 		const url = String(requestOptions.url ?? (requestOptions as { uri?: unknown }).uri ?? '');
 		const baseURL = String(requestOptions.baseURL ?? '');
 		const joined =
-			baseURL && url && !ABSOLUTE_URL.test(url)
+			baseURL && url && !/^([a-z][a-z\d+\-.]*:)?\/\//i.test(url)
 				? `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`
 				: url || baseURL;
 		if (!URL.canParse(joined)) throw outside('has no address the URL parser reads');

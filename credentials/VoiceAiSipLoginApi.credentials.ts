@@ -6,10 +6,7 @@ import { SIP_LOGIN_PROPERTIES } from './VoiceAiWithSipLoginApi.credentials';
 const REPLACED =
 	'The Voice AI node no longer reads this credential type: a node uses one credential at a time. Create a "Voice AI with SIP Trunk Login API" credential (base URL, API key and this trunk login), then in the Voice AI node set Authentication to "API Key and SIP Trunk Login" and choose it.';
 
-/**
- * The SIP trunk login as a credential of its own, from before a node used one credential at a time.
- * Registered so saved ones load and can be read or deleted; no node offers it; its test sends nothing.
- */
+/** Retired: loads so saved ones can be read or deleted; no node offers it; its test sends nothing. */
 export class VoiceAiSipLoginApi implements ICredentialType {
 	name = 'voiceAiSipLoginApi';
 	displayName = 'Voice AI SIP Trunk Login API';
@@ -20,10 +17,8 @@ export class VoiceAiSipLoginApi implements ICredentialType {
 		{ displayName: REPLACED, name: 'replacedNotice', type: 'notice', default: '' },
 		...SIP_LOGIN_PROPERTIES,
 	];
-
 	async authenticate(): Promise<IHttpRequestOptions> {
 		throw new Error(REPLACED);
 	}
-
 	test = voiceAiCredentialTest;
 }

@@ -26,10 +26,7 @@ export const SIP_LOGIN_PROPERTIES: INodeProperties[] = [
 	},
 ];
 
-/**
- * Voice AI API (through `extends`) plus a SIP trunk login n8n keeps encrypted, in one credential as a
- * node uses one at a time: SIP Update and Compare put the login into directions, never into a header.
- */
+/** Voice AI API plus a SIP trunk login (a node takes one credential); the login is never a header. */
 export class VoiceAiWithSipLoginApi implements ICredentialType {
 	name = 'voiceAiWithSipLoginApi';
 	displayName = 'Voice AI with SIP Trunk Login API';

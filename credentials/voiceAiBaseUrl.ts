@@ -1,16 +1,9 @@
-// The rule for the Base URL (docs/security.md) and every URL a secret goes to, shared by credential and
-// nodes. Text is read by the parser that sends (WHATWG URL): the host checked is the host contacted.
-
-/** API paths are appended to `url.base`; `problem` completes "The Base URL …", never showing the text. */
-export type BaseUrlCheck =
-	| { ok: true; url: { origin: string; hostname: string; base: string } }
-	| { ok: false; problem: string };
+// The rule for the Base URL and each URL a secret goes to (docs/security.md), read by the parser that
+// sends (WHATWG URL): the host checked is the host contacted.
 
 /** A path every Voice AI API serves: the credential test reads it; the node reads it after a 404. */
 export const API_CHECK_PATH = '/contacts/list-names';
-
 export const API_KEY_PATTERN = /^ct_\S+$/;
-
 export const BASE_URL_RULE =
 	'Enter the address of the Voice AI API as http:// or https://, a host, an optional port and an optional path (for example https://api.example.com or https://api.example.com/v1), with no user name or password, no backslash, no spaces, no query (?), no fragment (#) and a host in plain ASCII letters, digits, dots and dashes, as the URL parser reads it.';
 
@@ -20,19 +13,15 @@ export const LONE_SURROGATE =
 export const HALF_CHARACTER =
 	'holds half of a character (a lone UTF-16 surrogate, as when text is cut in the middle of an emoji)';
 
-/** The host as written: no user info (to the authority's last `@`, as the parser reads it), no port. */
-function writtenHost(text: string): string {
-	const host = /:[/\\]*(?:[^/\\?#]*@)?([^/\\?#]*)/.exec(text)?.[1] ?? '';
-	return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':', 1)[0];
-}
-
 /**
- * Why `url` (`text` as parsed) may not receive a secret, completing "<field> …": the host as written,
- * lower-cased, must be the host contacted. Never shows the text (it may hold user info or a token).
+ * Why `url` (`text` as parsed) may not get a secret, completing "<field> …" without the text: the host
+ * as written (after user info to the last `@`, no port), lower-cased, must be the host contacted.
  */
 export function destinationProblem(text: string, url: URL): string | undefined {
 	if (LONE_SURROGATE.test(text)) return HALF_CHARACTER;
-	if (writtenHost(text).toLowerCase() === url.hostname) return undefined;
+	const host = /:[/\\]*(?:[^/\\?#]*@)?([^/\\?#]*)/.exec(text)?.[1] ?? '';
+	const written = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+	if (written.toLowerCase() === url.hostname) return undefined;
 	return `holds a host the URL parser has to map: the URL parser contacts ${url.host}, not the host as written (it maps non-ASCII letters, percent escapes, Unicode dots and slashes, short IP addresses)`;
 }
 
@@ -42,11 +31,12 @@ export function httpUrl(value: string): URL | undefined {
 	return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
 }
 
-export function parseBaseUrl(value: unknown): BaseUrlCheck {
+/** `problem` completes "The Base URL …", never showing the text; API paths are appended to `base`. */
+export function parseBaseUrl(value: unknown) {
 	const text = typeof value === 'string' ? value.trim() : '';
 	const url = httpUrl(text);
 	const contacted = url ? ` (the URL parser reads the host as ${url.origin})` : '';
-	const refuse = (problem: string): BaseUrlCheck => ({ ok: false, problem });
+	const refuse = (problem: string) => ({ ok: false as const, problem });
 	if (text === '') return refuse('is empty');
 	if (text.includes('\\'))
 		return refuse(`holds a backslash (\\), which the URL parser reads as a slash${contacted}`);
@@ -65,5 +55,5 @@ export function parseBaseUrl(value: unknown): BaseUrlCheck {
 	const mapped = destinationProblem(text, url);
 	if (mapped) return refuse(mapped);
 	const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-	return { ok: true, url: { origin: url.origin, hostname: url.hostname, base } };
+	return { ok: true as const, url: { origin: url.origin, hostname: url.hostname, base } };
 }

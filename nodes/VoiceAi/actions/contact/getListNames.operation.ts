@@ -17,9 +17,7 @@ export const getListNames = defineOperation<{ limit?: number }>({
 	},
 	async execute({ limit }, api) {
 		const body = await send(api, LIST_NAMES);
-		const list = listIn(body);
-		if (!list) return toRecords(body);
-		const names = list.map((name) => (typeof name === 'string' ? { name } : toRecords(name)[0]));
-		return limit === undefined ? names : names.slice(0, limit);
+		const names = listIn(body)?.map((name) => (typeof name === 'string' ? { name } : name));
+		return toRecords(names ?? body, limit);
 	},
 });

@@ -1,7 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkPathSegment, fieldsIn, readListLimit, readString } from '../validation';
+import { checkPathSegment, fieldIn, readListLimit, readString } from '../validation';
 import { defineOperation, request, returnAllFields, send, toListRecords } from '../types';
 
 const LIST = request('GET', '/agency/{carrier}/trust-products');
@@ -14,10 +13,11 @@ const properties: INodeProperties[] = [
 		default: 'twilio',
 		required: true,
 		description: 'Name of the external telephony carrier that holds the trust products',
+		displayOptions: { show: { resource: ['trustProduct'], operation: ['getAll'] } },
 	},
 ];
 
-const { carrier: CARRIER } = fieldsIn(properties, ['carrier']);
+const CARRIER = fieldIn(properties, 'carrier');
 
 export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	name: 'Get Many',
@@ -25,27 +25,16 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	action: 'Get many trust products',
 	changesData: false,
 	requests: [LIST],
-	description: [
-		...updateDisplayOptions(
-			{ show: { resource: ['trustProduct'], operation: ['getAll'] } },
-			properties,
-		),
-		...returnAllFields('trustProduct', 'getAll', 'trust products'),
-	],
+	description: [...properties, ...returnAllFields('trustProduct', 'getAll', 'trust products')],
 	repeatable: true,
 	target: ({ carrier }) => `Carrier "${carrier}"`,
 	validate(itemIndex) {
-		const carrier = readString(this, itemIndex, CARRIER, {
-			required: true,
-			fallback: 'twilio',
-			check: checkPathSegment,
-		});
+		const options = { required: true, fallback: 'twilio', check: checkPathSegment };
+		const carrier = readString(this, itemIndex, CARRIER, options);
 		return { carrier, limit: readListLimit(this, itemIndex) };
 	},
 	async execute({ carrier, limit }, api) {
-		return toListRecords(
-			await send(api, LIST, { values: { carrier: { field: CARRIER, value: carrier } } }),
-			limit,
-		);
+		const values = { carrier: { field: CARRIER, value: carrier } };
+		return toListRecords(await send(api, LIST, { values }), limit);
 	},
 });

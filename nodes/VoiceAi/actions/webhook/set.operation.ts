@@ -1,8 +1,7 @@
-import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { type INodeProperties, updateDisplayOptions } from 'n8n-workflow';
 
 import { setAccountWebhook } from '../../accountOwnership/ownership';
-import { checkHttpUrl, fieldsIn, readString } from '../validation';
+import { checkHttpUrl, fieldIn, readString } from '../validation';
 import { defineOperation, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
@@ -39,7 +38,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const { webhookUrl: WEBHOOK_URL } = fieldsIn(properties, ['webhookUrl']);
+const WEBHOOK_URL = fieldIn(properties, 'webhookUrl');
 
 export const set = defineOperation({
 	name: 'Set',
@@ -58,16 +57,14 @@ export const set = defineOperation({
 		{ show: { resource: ['webhook'], operation: ['set'] } },
 		properties,
 	),
-	// Setting the same URL twice leaves the same state.
 	repeatable: true,
 	validate(itemIndex) {
 		return {
-			webhook: readString(this, itemIndex, WEBHOOK_URL, { required: true, check: checkHttpUrl }),
+			url: readString(this, itemIndex, WEBHOOK_URL, { required: true, check: checkHttpUrl }),
 			takeOver: this.getNodeParameter('whenTriggerHolds', itemIndex, 'refuse') === 'takeOver',
 		};
 	},
 	async execute(input, api, itemIndex) {
-		const options = { url: input.webhook, takeOver: input.takeOver, itemIndex };
-		return toRecords(await setAccountWebhook.call(this, options, api));
+		return toRecords(await setAccountWebhook.call(this, { ...input, itemIndex }, api));
 	},
 });
