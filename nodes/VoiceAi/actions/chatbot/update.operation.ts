@@ -18,9 +18,8 @@ import { type ImageUpload, multipartBody, readImage } from './upload';
 
 const UPDATE = request('PATCH', '/chatbot/{id}');
 
-// The spec's update form: these fields and two files (no webhook_url or persistent_buttons: not in
-// it). Only the spec's rules are checked; any other value, empty too, goes as given
-// (docs/service-assumptions.md).
+// The spec's update form: never webhook_url or persistent_buttons, which it lacks. Only the spec's
+// rules are checked; any other value, empty too, goes as given (docs/service-assumptions.md).
 
 /** The image fields: the input item's binary field each names is uploaded as this form part. */
 const UPLOADS: Record<string, string> = {
