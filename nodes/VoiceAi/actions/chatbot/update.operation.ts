@@ -172,9 +172,8 @@ export const update = defineOperation({
 		return { chatbotId, fields, images };
 	},
 	async execute({ chatbotId, fields, images }, api, itemIndex) {
-		const { body, contentType } = await multipartBody(this, itemIndex, fields, images);
+		const { body, headers } = await multipartBody(this, itemIndex, fields, images);
 		const values = { id: { field: FIELDS.chatbotId, value: chatbotId } };
-		const extra = { headers: { 'Content-Type': contentType } };
-		return toRecords(await send(api, UPDATE, { values, body, extra }));
+		return toRecords(await send(api, UPDATE, { values, body, extra: { headers } }));
 	},
 });

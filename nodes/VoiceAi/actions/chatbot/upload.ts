@@ -73,7 +73,7 @@ export async function multipartBody(
 	itemIndex: number,
 	fields: Array<[string, string]>,
 	images: ImageUpload[],
-): Promise<{ body: Buffer; contentType: string }> {
+): Promise<{ body: Buffer; headers: { 'Content-Type': string } }> {
 	const boundary = `----VoiceAiFormBoundary${randomBytes(16).toString('hex')}`;
 	const head = (name: string, file = '') =>
 		`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"${file}\r\n`;
@@ -120,5 +120,5 @@ export async function multipartBody(
 			);
 		}
 	}
-	return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+	return { body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } };
 }
