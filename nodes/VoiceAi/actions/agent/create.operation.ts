@@ -63,15 +63,13 @@ export const create = defineOperation({
 	mayHaveApplied:
 		'The agent may have been created before the connection failed: look for it with Agent Get Many.',
 	validate(itemIndex) {
+		const read = (name: keyof typeof FIELDS, options: Parameters<typeof readString>[3] = {}) =>
+			readString(this, itemIndex, FIELDS[name], { required: true, ...options });
 		return {
-			phoneNumber: readString(this, itemIndex, FIELDS.phoneNumber, {
-				required: true,
-				locator: true,
-				check: checkE164,
-			}),
-			agentName: readString(this, itemIndex, FIELDS.agentName, { required: true }),
-			task: readString(this, itemIndex, FIELDS.task, { required: true, asTyped: true }),
-			selectedVoice: readString(this, itemIndex, FIELDS.selectedVoice, { required: true }),
+			phoneNumber: read('phoneNumber', { locator: true, check: checkE164 }),
+			agentName: read('agentName'),
+			task: read('task', { asTyped: true }),
+			selectedVoice: read('selectedVoice'),
 		};
 	},
 	async execute(input, api) {

@@ -18,15 +18,10 @@ import { type ImageUpload, multipartBody, readImage } from './upload';
 
 const UPDATE = request('PATCH', '/chatbot/{id}');
 
-// The spec's update form: these fields and two files (webhook_url and persistent_buttons are not in it,
-// so never sent). Only the spec's rules are checked; any other value, empty too, goes as given
-// (docs/service-assumptions.md). A field is read as its property's type says, plus these three facts:
+// The spec's update form: never webhook_url or persistent_buttons, which it lacks. Only the spec's
+// rules are checked; any other value, empty too, goes as given (docs/service-assumptions.md).
 
-/** The spec pins this colour to #RRGGBB; the others take any hex form. */
-const RRGGBB = 'header_color';
-/** An identifier, trimmed; other text is free text, sent as typed. */
-const IDENTIFIER = 'pathway_id';
-/** The image fields: each names a binary property of the input item, uploaded as this form part. */
+/** The image fields: the input item's binary field each names is uploaded as this form part. */
 const UPLOADS: Record<string, string> = {
 	bubbleIconImageProperty: 'bubbleIconImage',
 	chatbotImageProperty: 'chatbot_image',
@@ -40,21 +35,16 @@ const field = (
 ): INodeProperties => ({ displayName, name, ...(description ? { description } : {}), ...rest });
 const text = (displayName: string, name: string, description?: string) =>
 	field(displayName, name, description, { type: 'string', default: '' });
-const ANY_HEX = ': a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA), sent as written';
-const colour = (displayName: string, name: string, description: string) =>
-	field(displayName, name, description + (name === RRGGBB ? ', as #RRGGBB' : ANY_HEX), {
+const ANY_HEX = 'A hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA), sent as written';
+/** The spec pins header_color to #RRGGBB; the other colours take any hex form. */
+const colour = (displayName: string, name: string) =>
+	field(displayName, name, name === 'header_color' ? 'A #RRGGBB hex colour' : ANY_HEX, {
 		type: 'color',
 		default: '#000000',
 	});
 /** Options named from their values: "bottom-right" shows as "Bottom Right". */
-const choice = (
-	displayName: string,
-	name: string,
-	values: string[],
-	value = values[0],
-	description?: string,
-) =>
-	field(displayName, name, description, {
+const choice = (displayName: string, name: string, values: string[], value = values[0]) =>
+	field(displayName, name, undefined, {
 		type: 'options',
 		options: values.map((option) => ({
 			name: option.replace(/\b\w/g, (c) => c.toUpperCase()).replace(/-/g, ' '),
@@ -73,15 +63,14 @@ const image = (displayName: string, name: string, what: string) =>
 	);
 
 /** In the editor's order (alphabetical by display name). */
-export const FORM_FIELDS: INodeProperties[] = [
+const FORM_FIELDS: INodeProperties[] = [
 	flag('Auto Open', 'auto_open', false, 'Whether the chat window opens automatically'),
-	colour('Background Color', 'background_color', 'Background colour of the widget'),
+	colour('Background Color', 'background_color'),
 	choice(
 		'Bubble Icon',
 		'bubble_icon',
 		['message-circle', 'sparkles', 'bot', 'headphones', 'help-circle', 'heart'],
 		'message-circle',
-		'Icon of the chat bubble',
 	),
 	image('Bubble Icon Image Field', 'bubbleIconImageProperty', 'a custom bubble icon image'),
 	choice('Bubble Position', 'bubble_position', ['bottom-right', 'bottom-left', 'bottom-center']),
@@ -90,13 +79,13 @@ export const FORM_FIELDS: INodeProperties[] = [
 	text('Chatbot Name', 'chatbotName'),
 	text('Chatbot Title', 'chatbot_title', 'Title shown in the widget header'),
 	text('Greeting Text', 'greeting_text', 'Greeting tooltip shown near the chat bubble'),
-	colour('Header Color', 'header_color', 'Header colour of the widget'),
-	colour('Input Background Color', 'input_bg_color', 'Background colour of the message input'),
-	text('Input Placeholder', 'input_placeholder', 'Placeholder text of the message input'),
+	colour('Header Color', 'header_color'),
+	colour('Input Background Color', 'input_bg_color'),
+	text('Input Placeholder', 'input_placeholder'),
 	text(
 		'Pathway ID',
 		'pathway_id',
-		'Pathway identifier; left empty, an empty value is sent (how the service reads it is not documented)',
+		'Left empty, an empty value is sent (how the service reads it is not documented)',
 	),
 	flag(
 		'Show Branding',
@@ -105,15 +94,15 @@ export const FORM_FIELDS: INodeProperties[] = [
 		"Whether the chat footer shows the service's powered-by branding",
 	),
 	choice('Template', 'template', ['classic', 'modern', 'glassmorphism']),
-	colour('Text Color', 'text_color', 'Text colour of the widget'),
-	colour('User Message Color', 'user_message_color', 'Colour of the user message bubbles'),
+	colour('Text Color', 'text_color'),
+	colour('User Message Color', 'user_message_color'),
 	{
 		...text('Welcome Message', 'welcome_message', 'Message shown when a chat starts'),
 		typeOptions: { rows: 2 },
 	},
 ];
 
-/** A text part of the form. */
+/** A text part of the form, read as its property's type says; free text goes as typed. */
 function readText(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -121,16 +110,15 @@ function readText(
 	field: FieldRef,
 ): string {
 	if (type === 'boolean') return String(readBoolean(ctx, itemIndex, field, false));
-	if (type === 'color') {
-		const check = name === RRGGBB ? checkHexColour : checkAnyHexColour;
-		return readString(ctx, itemIndex, field, { required: true, check });
-	}
-	if (type === 'options') {
-		const values = (options as INodePropertyOptions[]).map(({ value }) => String(value));
-		const check: TextCheck = (...args) => checkOneOf(...args, values);
-		return readString(ctx, itemIndex, field, { required: true, check });
-	}
-	return readString(ctx, itemIndex, field, { asTyped: name !== IDENTIFIER, added: true });
+	if (type === 'string')
+		return readString(ctx, itemIndex, field, { asTyped: name !== 'pathway_id', added: true });
+	const values = (options as INodePropertyOptions[] | undefined)?.map(({ value }) => String(value));
+	const check: TextCheck = values
+		? (...args) => checkOneOf(...args, values)
+		: name === 'header_color'
+			? checkHexColour
+			: checkAnyHexColour;
+	return readString(ctx, itemIndex, field, { required: true, check });
 }
 
 const properties: INodeProperties[] = [
@@ -150,16 +138,9 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const { chatbotId: CHATBOT, updateFields: UPDATE_FIELDS } = fieldsIn(properties, [
-	'chatbotId',
-	'updateFields',
-]);
+const FIELDS = fieldsIn(properties, ['chatbotId', 'updateFields']);
 
-export const update = defineOperation<{
-	chatbotId: string;
-	fields: Array<[string, string]>;
-	images: ImageUpload[];
-}>({
+export const update = defineOperation({
 	name: 'Update',
 	hint: 'Change the settings and images of a chatbot widget',
 	action: 'Update a chatbot',
@@ -172,7 +153,7 @@ export const update = defineOperation<{
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	async validate(itemIndex) {
-		const chatbotId = readString(this, itemIndex, CHATBOT, {
+		const chatbotId = readString(this, itemIndex, FIELDS.chatbotId, {
 			required: true,
 			locator: true,
 			check: checkPathId,
@@ -180,7 +161,7 @@ export const update = defineOperation<{
 		const fields: Array<[string, string]> = [];
 		const images: ImageUpload[] = [];
 		// No field chosen: the PATCH goes out empty (the spec requires none); it answers the chatbot.
-		for (const name of Object.keys(readCollection(this, itemIndex, UPDATE_FIELDS))) {
+		for (const name of Object.keys(readCollection(this, itemIndex, FIELDS.updateFields))) {
 			const property = FORM_FIELDS.find((candidate) => candidate.name === name);
 			if (!property) continue;
 			const field = { name: `updateFields.${name}`, label: property.displayName };
@@ -191,9 +172,8 @@ export const update = defineOperation<{
 		return { chatbotId, fields, images };
 	},
 	async execute({ chatbotId, fields, images }, api, itemIndex) {
-		const { body, contentType } = await multipartBody(this, itemIndex, fields, images);
-		const values = { id: { field: CHATBOT, value: chatbotId } };
-		const extra = { headers: { 'Content-Type': contentType } };
-		return toRecords(await send(api, UPDATE, { values, body, extra }));
+		const { body, headers } = await multipartBody(this, itemIndex, fields, images);
+		const values = { id: { field: FIELDS.chatbotId, value: chatbotId } };
+		return toRecords(await send(api, UPDATE, { values, body, extra: { headers } }));
 	},
 });

@@ -6,28 +6,23 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { FieldRef } from '../validation';
 import { invalidField, readString } from '../validation';
 
+/** Form part `part` from binary `property`; given `storedSize`, it streams from n8n's store. */
 export interface ImageUpload {
-	/** The form's part. */
-	field: string;
-	/** The input item's binary property. */
+	part: string;
 	property: string;
 	binary: IBinaryData & { mimeType: string };
-	/** The size n8n's binary data store gives for a file it holds; the file is then streamed from there. */
 	storedSize?: number;
 }
 
 /** `type/subtype` in RFC 7230 token characters: nothing that could end or add a part header. */
 const MIME_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/**
- * The input item's binary property that an image field names, checked before anything is sent: the
- * property exists, its type can be a part header, the file is not empty.
- */
+/** The image field's binary property: it exists, its type can be a part header, it is not empty. */
 export async function readImage(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
-	upload: string,
+	part: string,
 ): Promise<ImageUpload> {
 	const property = readString(ctx, itemIndex, field, { required: true });
 	const refuse = (problem: string, hint: string) =>
@@ -50,11 +45,10 @@ export async function readImage(
 		);
 	}
 	// A store that cannot say the size: the file is read whole when it is sent.
-	const stored = binary.id && (await ctx.helpers.getBinaryMetadata(binary.id).catch(() => {}));
+	const size =
+		binary.id && (await ctx.helpers.getBinaryMetadata(binary.id).catch(() => {}))?.fileSize;
 	const storedSize =
-		stored && Number.isSafeInteger(stored.fileSize) && stored.fileSize >= 0
-			? stored.fileSize
-			: undefined;
+		Number.isSafeInteger(size) && (size as number) >= 0 ? (size as number) : undefined;
 	const inItem = typeof binary.data === 'string' && Buffer.byteLength(binary.data, 'base64');
 	if ((binary.id ? storedSize : inItem) === 0) {
 		throw refuse(
@@ -62,7 +56,7 @@ export async function readImage(
 			'An empty file would replace the current image with nothing. Check the node that produced the file. Nothing was sent to Voice AI for this item.',
 		);
 	}
-	return { field: upload, property, binary: { ...binary, mimeType }, storedSize };
+	return { part, property, binary: { ...binary, mimeType }, storedSize };
 }
 
 const escapeName = (name: string) =>
@@ -79,7 +73,7 @@ export async function multipartBody(
 	itemIndex: number,
 	fields: Array<[string, string]>,
 	images: ImageUpload[],
-): Promise<{ body: Buffer; contentType: string }> {
+): Promise<{ body: Buffer; headers: { 'Content-Type': string } }> {
 	const boundary = `----VoiceAiFormBoundary${randomBytes(16).toString('hex')}`;
 	const head = (name: string, file = '') =>
 		`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"${file}\r\n`;
@@ -88,10 +82,10 @@ export async function multipartBody(
 	);
 	for (const image of images) {
 		const { fileName, fileExtension, mimeType } = image.binary;
-		const name = fileName ?? `${image.field}.${fileExtension ?? 'bin'}`;
+		const name = fileName ?? `${image.part}.${fileExtension ?? 'bin'}`;
 		parts.push(
 			Buffer.from(
-				`${head(image.field, `; filename="${escapeName(name)}"`)}Content-Type: ${mimeType}\r\n\r\n`,
+				`${head(image.part, `; filename="${escapeName(name)}"`)}Content-Type: ${mimeType}\r\n\r\n`,
 			),
 			image.storedSize === undefined
 				? await ctx.helpers.getBinaryDataBuffer(itemIndex, image.property)
@@ -105,27 +99,26 @@ export async function multipartBody(
 	const body = Buffer.allocUnsafe(parts.reduce((sum, part) => sum + sizeOf(part), 0));
 	let offset = 0;
 	for (const part of parts) {
-		if (Buffer.isBuffer(part)) {
-			offset += part.copy(body, offset);
-			continue;
-		}
 		const end = offset + sizeOf(part);
-		for await (const chunk of await ctx.helpers.getBinaryStream(part.binary.id as string)) {
-			if (offset + (chunk as Buffer).length > end) throw fileChanged(ctx, itemIndex, part);
-			offset += (chunk as Buffer).copy(body, offset);
+		const chunks = Buffer.isBuffer(part)
+			? [part]
+			: ((await ctx.helpers.getBinaryStream(part.binary.id as string)) as AsyncIterable<Buffer>);
+		for await (const chunk of chunks) {
+			// A stream longer than the size given is only counted, then refused.
+			if (offset + chunk.length <= end) chunk.copy(body, offset);
+			offset += chunk.length;
 		}
-		if (offset !== end) throw fileChanged(ctx, itemIndex, part);
+		if (offset !== end) {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`The file for ${(part as ImageUpload).part} changed size while it was being read`,
+				{
+					itemIndex,
+					description:
+						'n8n reported one size for the binary data and delivered another. Run the node again.',
+				},
+			);
+		}
 	}
-	return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+	return { body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } };
 }
-
-const fileChanged = (ctx: IExecuteFunctions, itemIndex: number, image: ImageUpload) =>
-	new NodeOperationError(
-		ctx.getNode(),
-		`The file for ${image.field} changed size while it was being read`,
-		{
-			itemIndex,
-			description:
-				'n8n reported one size for the binary data and delivered another. Run the node again.',
-		},
-	);

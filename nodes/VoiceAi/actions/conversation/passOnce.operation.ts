@@ -8,6 +8,7 @@ import { recordOnce } from './passOnceRecorder';
 const ID_FIELD = { name: 'conversationId', label: 'Conversation ID' };
 const HISTORY_FIELD = { name: 'historySize', label: 'History Size' };
 const HISTORY_SIZE = 10_000;
+const HISTORY_RANGE = { min: 1, max: 1_000_000 };
 
 export const passOnce = defineOperation<{ id: string; historySize: number }>({
 	name: 'Pass Once',
@@ -61,13 +62,8 @@ export const passOnce = defineOperation<{ id: string; historySize: number }>({
 				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.",
 			);
 		}
-		return {
-			id: id.trim(),
-			historySize: readInteger(this, itemIndex, HISTORY_FIELD, HISTORY_SIZE, {
-				min: 1,
-				max: 1_000_000,
-			}),
-		};
+		const historySize = readInteger(this, itemIndex, HISTORY_FIELD, HISTORY_SIZE, HISTORY_RANGE);
+		return { id: id.trim(), historySize };
 	},
 	async execute({ id, historySize }, _api, itemIndex) {
 		// n8n adds its processed-data helpers as one set (DeduplicationHelperFunctions).

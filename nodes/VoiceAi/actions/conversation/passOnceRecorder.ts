@@ -21,53 +21,43 @@ interface Waiting {
 
 const ENTRIES = { mode: 'entries' } as const;
 const LOCK = 'pass-once lock';
-/** A holder keeps the lock for a few database round trips; a lock record this old was left by a dead process. */
+/** A holder keeps the lock for a few round trips: a lock record this old was left by a dead process. */
 const LOCK_LAPSES_AFTER_MS = 30_000;
 const LOCK_WAIT_MS = 60_000;
 const ATTEMPTS = 3;
 const RECHECK_MS = 1_000;
-/** Waiters read the lock record this often (ms, jittered): the gap between a release and the next holder. */
-const POLL_MS = [2, 5] as const;
-/** A holder that saw waiters leaves the lock free this long before taking it again: a few polls. */
-const STEP_ASIDE_MS = 3 * POLL_MS[1];
+/** A holder that saw waiters leaves the lock free this long (a few polls) before retaking it. */
+const STEP_ASIDE_MS = 15;
 
-const poll = async () =>
-	await sleep(POLL_MS[0] + Math.floor(Math.random() * (POLL_MS[1] - POLL_MS[0] + 1)));
+/** How often waiters read the lock record (2-5 ms, jittered): the gap before the next holder. */
+const poll = async () => await sleep(2 + Math.floor(Math.random() * 4));
 /** How many entries the lock record holds; 0 when there is none or it cannot be read. */
-const lockEntries = async (store: Store) =>
-	await store.getProcessedDataCount('node', ENTRIES).catch(() => 0);
+const lockEntries = (store: Store) => store.getProcessedDataCount('node', ENTRIES).catch(() => 0);
 
 /** Per workflow and history size: the conversations waiting for the next write. */
 const queues = new Map<string, Waiting[]>();
 
 /** Whether `id` is new to the workflow's history (and now recorded in it). */
-export async function recordOnce(
-	store: Store,
-	workflowId: string,
-	id: string,
-	historySize: number,
-): Promise<boolean> {
-	const key = `${workflowId}\n${historySize}`;
-	return await new Promise<boolean>((resolve, reject) => {
+export const recordOnce = (store: Store, workflowId: string, id: string, historySize: number) =>
+	new Promise<boolean>((resolve, reject) => {
+		const key = `${workflowId}\n${historySize}`;
 		const queue = queues.get(key);
 		if (queue) return void queue.push({ id, store, resolve, reject });
 		queues.set(key, [{ id, store, resolve, reject }]);
 		void drain(key, historySize);
 	});
-}
 
 async function drain(key: string, historySize: number): Promise<void> {
 	const queue = queues.get(key) as Waiting[];
 	let othersWaiting = false;
 	while (queue.length > 0) {
 		if (othersWaiting) await sleep(STEP_ASIDE_MS);
-		const store = queue[0].store;
+		const { store } = queue[0];
 		try {
 			await acquire(store);
 		} catch (error) {
 			for (const waiting of queue.splice(0)) waiting.reject(error);
-			othersWaiting = false;
-			continue;
+			break;
 		}
 		// Taken after the lock, not before: what arrived while this process waited goes in this write.
 		const batch = queue.splice(0);
@@ -98,8 +88,8 @@ async function drain(key: string, historySize: number): Promise<void> {
  * process: it is cleared. Between tries a waiter only reads (whileHeld).
  */
 async function acquire(store: Store): Promise<void> {
-	const token = `${LOCK} ${Date.now()} ${Math.random()}`;
 	const started = Date.now();
+	const token = `${LOCK} ${started} ${Math.random()}`;
 	let heldSince = started;
 	let failures = 0;
 	let lastError: unknown;
@@ -122,9 +112,8 @@ async function acquire(store: Store): Promise<void> {
 			if ((await lockEntries(store)) === 0) failures++;
 			raced = true;
 		}
-		if (failures >= ATTEMPTS) {
+		if (failures >= ATTEMPTS)
 			throw new Error(`could not take the lock of Pass Once: ${(lastError as Error).message}`);
-		}
 		if (Date.now() - started > LOCK_WAIT_MS) {
 			throw new Error(
 				`the lock of Pass Once stayed taken for ${LOCK_WAIT_MS / 1000} s${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
