@@ -1,13 +1,11 @@
 import type { KeyIdentity, QueuedClaim } from './registration';
 
-// What this n8n process knows of who receives each organization's one webhook, and the verbs that
-// change it; no requests: ownership.ts makes n8n's calls of them (docs/trigger-ownership.md).
+// What this n8n process knows of who receives each organization's one webhook; no requests.
 
-/** A claim in memory: its token is kept here only (none when rebuilt from a record). */
+/** A claim in memory, the only place its token is kept (none when rebuilt from a record). */
 export interface Claim extends QueuedClaim {
 	token?: string;
-	/** Its unpublish could not point the webhook elsewhere. */
-	releaseFailed?: boolean;
+	releaseFailed?: boolean; // its unpublish could not point the webhook elsewhere
 }
 
 /** One organization as far as this process can tell; its claims in the order first made, the last holds. */
@@ -17,23 +15,19 @@ export interface Organization {
 	credentialIds: Set<string>;
 	agentIds?: Set<string>;
 	claims: Claim[];
-	/** The test listen borrowing the webhook. */
-	lentTo?: string;
-	/** Webhook Set (or On Unpublish during a test) pointed it at this URL, to restore after a test. */
-	setBy?: { workflowId: string; workflowName: string; url: string };
+	lentTo?: string; // the test listen borrowing the webhook
+	setBy?: string; // the URL Webhook Set (or On Unpublish during a test) gave, restored after a test
 }
 
 let organizations: Organization[] = [];
 
-/** A restart (tests): ownership.ts's forgetAllAccounts. */
 export function forgetOrganizations(): void {
 	organizations = [];
 }
 
 /**
- * Whether a key reaches an organization. An agent id belongs to one organization, so a shared id means
- * the same one and two lists with none in common, one of them non-empty, mean two; a new key in a
- * known credential (a rotation) stays with it.
+ * An agent id belongs to one organization: a shared id means the same one, two lists with none in
+ * common (one of them non-empty) two; a new key in a known credential (a rotation) stays with it.
  */
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
@@ -51,7 +45,6 @@ export const holderIn = (org: Organization): Claim | undefined => org.claims[org
 const byTime = (a: Claim, b: Claim) => a.claimedAt - b.claimedAt;
 export const withClaim = (id: string) =>
 	organizations.find((o) => o.claims.some((c) => c.id === id));
-export const hasClaim = (id: string): boolean => withClaim(id) !== undefined;
 export const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
 
 /**
@@ -86,7 +79,6 @@ export function holderForSet(key: KeyIdentity): { holder: Claim; unsure: boolean
 
 /** The key's organization, added when new; entries its agents join are merged, and what it tells is learnt. */
 export function enter(key: KeyIdentity): Organization {
-	const [org, ...rest] = view(key).same;
 	const learnt: Organization = {
 		baseUrl: key.baseUrl,
 		keyHashes: new Set([key.keyHash]),
@@ -94,10 +86,8 @@ export function enter(key: KeyIdentity): Organization {
 		agentIds: key.agentIds && new Set(key.agentIds),
 		claims: [],
 	};
-	if (org === undefined) {
-		organizations.push(learnt);
-		return learnt;
-	}
+	const [org = learnt, ...rest] = view(key).same;
+	if (org === learnt) organizations.push(learnt);
 	for (const other of [...rest, learnt]) {
 		other.keyHashes.forEach((hash) => org.keyHashes.add(hash));
 		other.credentialIds.forEach((id) => org.credentialIds.add(id));
@@ -118,22 +108,21 @@ export function insert(org: Organization, claim: Claim): void {
 
 /** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
-type Claimed =
-	| { outcome: 'register' | 'wait' | 'unknown' }
-	| { outcome: 'refused'; holder: Claim; unsure: boolean };
 
 /**
- * A new claim is refused when an organization the key cannot be told from has a holder (even taking
- * over: handing back could point that organization here), when another holds it and it does not take
- * over, or when this process has not seen the organization and its record does not say it held it.
- * Joined in the order first made, it registers when it is the latest and no test borrows the webhook.
+ * Refused when an organization the key cannot be told from has a holder (even taking over: handing
+ * back could point that organization here), when another holds it and it does not take over, or when
+ * this process has not seen the organization and its record does not say it held it. Otherwise it
+ * joins in the order first made, and registers when it is the latest and no test borrows the webhook.
  */
 export function claim(
 	key: KeyIdentity,
 	wanted: Claim,
 	event: ClaimEvent,
 	recorded = false,
-): Claimed {
+):
+	| { outcome: 'register' | 'wait' | 'unknown' }
+	| { outcome: 'refused'; holder: Claim; unsure: boolean } {
 	const previous = withClaim(wanted.id);
 	if (previous === undefined && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
@@ -159,24 +148,24 @@ export function queueOf(id: string): QueuedClaim[] {
 	});
 }
 
-type Released =
-	| { state: 'notHolding' }
-	| { state: 'heldAlone' | 'heldDuringTest'; claim: Claim; org: Organization }
-	| { state: 'heldWithQueue'; next: Claim; claim: Claim; org: Organization };
-
 /**
  * A published trigger lets go. Only when it held the webhook is there something to do: hand back to
  * the claim before it (`next`), or, with none, On Unpublish (during a test listen, when it ends).
  */
-export function release(id: string): Released {
+export function release(
+	id: string,
+):
+	| { state: 'notHolding' }
+	| { state: 'heldAlone' | 'heldDuringTest'; claim: Claim; org: Organization }
+	| { state: 'heldWithQueue'; next: Claim; claim: Claim; org: Organization } {
 	const org = withClaim(id);
 	if (org === undefined) return { state: 'notHolding' };
 	const at = org.claims.findIndex((c) => c.id === id);
 	const [claim] = org.claims.splice(at, 1);
 	const next = holderIn(org);
-	if (at !== org.claims.length || org.setBy) return { state: 'notHolding' };
-	if (org.lentTo !== undefined)
-		return next ? { state: 'notHolding' } : { state: 'heldDuringTest', claim, org };
+	if (at !== org.claims.length || org.setBy || (org.lentTo !== undefined && next))
+		return { state: 'notHolding' };
+	if (org.lentTo !== undefined) return { state: 'heldDuringTest', claim, org };
 	return next ? { state: 'heldWithQueue', next, claim, org } : { state: 'heldAlone', claim, org };
 }
 
@@ -195,14 +184,9 @@ export function giveBack(
 	const org = organizations.find((o) => o.lentTo === testId);
 	if (org === undefined) return { state: 'lentToAnotherTest' };
 	org.lentTo = undefined;
-	if (org.setBy) return { state: 'setElsewhere', url: org.setBy.url };
+	if (org.setBy) return { state: 'setElsewhere', url: org.setBy };
 	const holder = holderIn(org);
 	return holder ? { state: 'held', holder } : { state: 'free' };
-}
-
-/** Webhook Set pointed the webhook at a URL: the organization's claims wait until one publishes again. */
-export function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy']>): void {
-	if (isKnown(key)) enter(key).setBy = setBy;
 }
 
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */

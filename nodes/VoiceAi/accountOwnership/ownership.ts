@@ -1,10 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	INode,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import * as orgs from './organizations';
@@ -43,7 +37,7 @@ async function orUndo<T>(action: Promise<T>, undo: () => void): Promise<T> {
 
 const idOf = (ctx: IHookFunctions | IWebhookFunctions) =>
 	`${ctx.getWorkflow().id}/${ctx.getNode().id}`;
-const workflowOf = (ctx: IExecuteFunctions | IHookFunctions | IWebhookFunctions) => ({
+const workflowOf = (ctx: IHookFunctions | IWebhookFunctions) => ({
 	workflowId: String(ctx.getWorkflow().id),
 	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
 });
@@ -70,7 +64,7 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 		const record = registration.readRegistration(staticData);
 		if (record === undefined) return;
 		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
-		registration.forgetRegistration(staticData);
+		delete staticData.registration;
 	});
 }
 
@@ -94,7 +88,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const recorded = before?.kind === 'production' || unpublishedWhileUnknown.delete(id);
 	const token = registration.productionToken(apiKey, url);
 	const claimedAt = (before?.kind === 'production' && before.claimedAt) || Date.now();
-	const keyHash = identity.keyHash;
+	const { keyHash } = identity;
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded);
 	refusedPublishes.delete(id);
@@ -109,7 +103,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 		if (org && orgs.holderIn(org)?.id === id) org.setBy = undefined;
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
-	registration.saveRegistration(staticData, 'production', url, token, claimData);
+	registration.saveRegistration(staticData, url, token, claimData);
 }
 
 /**
@@ -121,7 +115,7 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
 	if (refusedPublishes.delete(id)) return;
-	if (!orgs.hasClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
+	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
 		unpublishedWhileUnknown.add(id);
 		const queued = record.queued ?? [];
 		if (toUrl || queued.length > 0) throw refused(this, refusal.unpublishUnknown(queued, toUrl));
@@ -133,7 +127,7 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	const queued = released.state === 'heldWithQueue';
 	if ((queued && (await orUndo(handBack.call(this, released.org), ghost))) || !toUrl) return;
 	const url = registration.replacementUrlOf.call(this);
-	if (released.state === 'heldDuringTest') released.org.setBy = { ...workflowOf(this), url };
+	if (released.state === 'heldDuringTest') released.org.setBy = url;
 	else await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
 }
 
@@ -145,7 +139,7 @@ async function startTest(this: IHookFunctions): Promise<void> {
 	orgs.lend(identity, testId);
 	const undo = () => orgs.giveBack(testId);
 	await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
-	registration.saveRegistration(this.getWorkflowStaticData('node'), 'test', url, token);
+	registration.saveRegistration(this.getWorkflowStaticData('node'), url, token);
 }
 
 async function endTest(this: IHookFunctions): Promise<void> {
@@ -194,8 +188,8 @@ export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 }
 
 /**
- * After a restart the first delivery tells who holds the organization (the service delivered here),
- * and its record who waits behind it. The key's agents are read after the delivery is answered.
+ * After a restart the first delivery tells who holds the organization (the service delivered here, with
+ * the token it holds, whatever key is current), and its record who waits behind it.
  */
 export async function noteDelivery(
 	this: IWebhookFunctions,
@@ -205,12 +199,14 @@ export async function noteDelivery(
 		return;
 	const known = await registration.identityOf.call(this, () => false).catch(() => undefined);
 	if (known === undefined || orgs.isKnown(known.identity)) return;
-	// The token the service delivered with is the one it holds, whatever key is current.
-	const token = String((this.getQueryData() as IDataObject)[registration.TOKEN_PARAMETER]);
+	const query = this.getQueryData() as Record<string, unknown>;
 	const { claimedAt = 0, accountKey: keyHash, webhookUrl: productionUrl } = record;
+	const token = String(query[registration.TOKEN_PARAMETER]);
 	const holder = { id: idOf(this), ...workflowOf(this), productionUrl, token, claimedAt, keyHash };
 	const org = orgs.enter(known.identity);
-	for (const c of [...(record.queued ?? []), holder]) if (!orgs.hasClaim(c.id)) orgs.insert(org, c);
+	for (const c of [...(record.queued ?? []), holder])
+		if (!orgs.withClaim(c.id)) orgs.insert(org, c);
+	// Its agents tell later keys apart; read after the delivery is answered.
 	const withAgents = registration.identityOf.call(this, () => true);
 	void withAgents
 		.then(({ identity }) => orgs.isKnown(identity) && orgs.enter(identity))
@@ -224,7 +220,7 @@ export async function noteDelivery(
 export async function setAccountWebhook(
 	this: IExecuteFunctions,
 	{ url, takeOver, itemIndex }: { url: string; takeOver: boolean; itemIndex: number },
-	send: (method: 'GET' | 'POST', path: string, body?: IDataObject) => Promise<unknown>,
+	send: (method: 'GET' | 'POST', path: string, body?: { webhook: string }) => Promise<unknown>,
 ): Promise<unknown> {
 	return await oneAtATime(async () => {
 		const readAgents = async () => await send('GET', '/callback/standardCampaign');
@@ -236,7 +232,7 @@ export async function setAccountWebhook(
 		if (!takeOver && !orgs.isKnown(known.identity))
 			throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		orgs.noteSet(known.identity, { ...workflowOf(this), url });
+		if (orgs.isKnown(known.identity)) orgs.enter(known.identity).setBy = url;
 		return answer;
 	});
 }
