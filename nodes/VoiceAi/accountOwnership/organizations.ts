@@ -25,10 +25,7 @@ export function forgetOrganizations(): void {
 	organizations = [];
 }
 
-/**
- * An agent id belongs to one organization: a shared id means the same one, two lists with none in
- * common (one of them non-empty) two; a new key in a known credential (a rotation) stays with it.
- */
+// An agent id belongs to one organization; a new key in a known credential (a rotation) stays with it.
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
 	const [theirs, mine] = [org.agentIds, key.agentIds];
@@ -47,10 +44,7 @@ export const withClaim = (id: string) =>
 	organizations.find((o) => o.claims.some((c) => c.id === id));
 export const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
 
-/**
- * The key's organizations (several when its agents joined two) and their holder, the last holder it
- * cannot tell from its own, and whether its agents could change that (such an organization, or a rotation).
- */
+/** The key's organizations (several when its agents join two), their holder, and that of one it cannot tell apart. */
 function view(key: KeyIdentity) {
 	const holders = (orgs: Organization[]) => orgs.flatMap((o) => o.claims.slice(-1));
 	const same = organizations.filter((o) => relationOf(o, key) === 'same');
@@ -110,10 +104,9 @@ export function insert(org: Organization, claim: Claim): void {
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
 /**
- * Refused when an organization the key cannot be told from has a holder (even taking over: handing
- * back could point that organization here), when another holds it and it does not take over, or when
- * this process has not seen the organization and its record does not say it held it. Otherwise it
- * joins in the order first made, and registers when it is the latest and no test borrows the webhook.
+ * Refused when an organization the key cannot be told from has a holder (even taking over: handing back
+ * could point that one here), when another holds it without Take Over, or when the organization is
+ * unknown here and unrecorded. Otherwise it joins in time order; the latest registers unless lent.
  */
 export function claim(
 	key: KeyIdentity,
@@ -148,10 +141,7 @@ export function queueOf(id: string): QueuedClaim[] {
 	});
 }
 
-/**
- * A published trigger lets go. Only when it held the webhook is there something to do: hand back to
- * the claim before it (`next`), or, with none, On Unpublish (during a test listen, when it ends).
- */
+/** A published trigger lets go; only the holder's release asks for a hand-back to `next` or On Unpublish. */
 export function release(
 	id: string,
 ):

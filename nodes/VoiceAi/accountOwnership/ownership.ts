@@ -107,9 +107,8 @@ async function publish(this: IHookFunctions): Promise<void> {
 }
 
 /**
- * Found by the claim itself, whatever key the credential holds now. When the service refuses, the
- * account still points here: the claim stays, marked, and n8n tries again. Before this process knows
- * the organization, anything but leaving the webhook is refused: another may have taken over since.
+ * Found by the claim itself, whatever the credential's key is now. A refused request keeps the claim,
+ * marked. Before this process knows the organization, anything but leaving the webhook is refused.
  */
 async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
 	const id = idOf(this);
@@ -150,9 +149,8 @@ async function endTest(this: IHookFunctions): Promise<void> {
 }
 
 /**
- * Points the webhook back at the organization's holder with its own token (derived from this key for a
- * claim rebuilt from a record); false when none is left. A rebuilt claim n8n answers 404 for (unpublished
- * before the restart: a published trigger answers 401) is dropped and logged; no answer keeps it.
+ * Points the webhook back at the holder with its own token (a rebuilt claim's: derived from this key);
+ * false when none is left. A rebuilt claim whose URL n8n answers 404 for (unpublished) is dropped.
  */
 async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<boolean> {
 	let holder = orgs.holderIn(org);
@@ -187,10 +185,7 @@ export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 	return record.kind === 'production' && record.tokenHash === registration.hashToken(token);
 }
 
-/**
- * After a restart the first delivery tells who holds the organization (the service delivered here, with
- * the token it holds, whatever key is current), and its record who waits behind it.
- */
+/** After a restart, a delivery tells who holds the organization (here, with the token given) and who waits behind. */
 export async function noteDelivery(
 	this: IWebhookFunctions,
 	record: Registration | undefined,
@@ -213,10 +208,7 @@ export async function noteDelivery(
 		.catch(() => {});
 }
 
-/**
- * Webhook Set: refused, sending nothing, when a published trigger holds the organization or this
- * process cannot tell, unless it takes over; then its claims wait until one publishes again.
- */
+/** Webhook Set: unless it takes over, refused (nothing sent) when a published trigger holds it or none can tell. */
 export async function setAccountWebhook(
 	this: IExecuteFunctions,
 	{ url, takeOver, itemIndex }: { url: string; takeOver: boolean; itemIndex: number },
@@ -237,7 +229,6 @@ export async function setAccountWebhook(
 	});
 }
 
-/** The errors the decisions above fail with: message, description. */
 type Refusal = [message: string, description: string];
 const refused = (ctx: { getNode(): INode }, [message, description]: Refusal, itemIndex?: number) =>
 	new NodeOperationError(ctx.getNode(), message, { description, itemIndex });

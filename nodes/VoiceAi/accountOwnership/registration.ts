@@ -7,21 +7,17 @@ import { agentsIn, requestAgents } from '../listSearch/agentList';
 import { credentialTypeOf, destinationProblem, httpUrl, voiceAiApiRequest } from '../transport';
 import type { VoiceAiContext } from '../transport';
 
-/** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
 
-/**
- * What this node registered, in its static data (never the token). Production only: when it first
- * claimed (ms), the hash of the key it claimed with, and the claims queued before it, oldest first.
- */
+/** What this node registered, in its static data: never the token. */
 export interface Registration {
 	kind: 'production' | 'test';
 	webhookUrl: string; // n8n's URL of this node, without the token
 	tokenHash: string;
 	registeredAt: string;
-	claimedAt?: number;
-	accountKey?: string;
-	queued?: QueuedClaim[];
+	claimedAt?: number; // production only, as the next two: when it first claimed (ms)
+	accountKey?: string; // the hash of the key it claimed with
+	queued?: QueuedClaim[]; // the claims queued before it, oldest first
 }
 
 /** A published trigger's claim as another trigger's record keeps it: no token (its own key derives it). */
@@ -78,7 +74,6 @@ export function withToken(webhookUrl: string, token: string): string {
 	return url.toString();
 }
 
-/** The API key of the trigger's credential as it is now. */
 export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promise<string> {
 	return String((await this.getCredentials('voiceAiApi')).apiKey ?? '');
 }
@@ -112,9 +107,8 @@ const isLocalIpv4 = ([a, b]: number[]): boolean =>
 	(a === 192 && b === 168);
 
 /**
- * Whether a host as WHATWG URL gives it is one a service elsewhere cannot reach: a local IPv4 address,
- * alone or in IPv6 (::/96, ::ffff:0:0/96, 64:ff9b::/96), fc00::/7, fe80::/9, a name only a local
- * network resolves (RFC 6761, mDNS, ICANN's `.internal`, RFC 8375, `.lan`) or one without a dot.
+ * A host (as WHATWG URL gives it) a service elsewhere cannot reach: a local IPv4 address, alone or in
+ * IPv6 (::/96, ::ffff:0:0/96, 64:ff9b::/96), fc00::/7, fe80::/9, a local-only name or one without a dot.
  */
 export function isLocalHost(hostname: string): boolean {
 	const host = hostname.replace(/\.$/, '');
@@ -158,10 +152,7 @@ export interface KeyIdentity {
 export const accountKey = (baseUrl: string, apiKey: string): string =>
 	createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
 
-/**
- * The credential's key as ownership knows it; its agent list is read when `wantAgents` says (a
- * publish always, to tell later keys apart), through `read` when the caller sends its own requests.
- */
+/** The credential's key as ownership knows it; its agents are read when `wantAgents` says (through `read` if given). */
 export async function identityOf(
 	this: VoiceAiContext,
 	wantAgents: (key: KeyIdentity) => boolean,
