@@ -108,27 +108,21 @@ export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 're
  * could point that one here), when another holds it without Take Over, or when the organization is
  * unknown here and unrecorded. Otherwise it joins in time order; the latest registers unless lent.
  */
-export function claim(
-	key: KeyIdentity,
-	wanted: Claim,
-	event: ClaimEvent,
-	recorded = false,
-):
-	| { outcome: 'register' | 'wait' | 'unknown' }
-	| { outcome: 'refused'; holder: Claim; unsure: boolean } {
+export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, recorded = false) {
 	const previous = withClaim(wanted.id);
 	if (previous === undefined && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
-		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true };
+		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true } as const;
 		if (holder && event !== 'publishTakingOver')
-			return { outcome: 'refused', holder, unsure: false };
-		if (same.length === 0 && !recorded && event === 'publish') return { outcome: 'unknown' };
+			return { outcome: 'refused', holder, unsure: false } as const;
+		if (same.length === 0 && !recorded && event === 'publish')
+			return { outcome: 'unknown' } as const;
 	}
 	if (previous) previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
 	const org = enter(key);
 	insert(org, wanted);
 	const latest = holderIn(org)?.id === wanted.id && org.lentTo === undefined;
-	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' };
+	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' } as const;
 }
 
 /** The claims queued before this one, oldest first, as its record keeps them: without tokens. */
@@ -142,21 +136,17 @@ export function queueOf(id: string): QueuedClaim[] {
 }
 
 /** A published trigger lets go; only the holder's release asks for a hand-back to `next` or On Unpublish. */
-export function release(
-	id: string,
-):
-	| { state: 'notHolding' }
-	| { state: 'heldAlone' | 'heldDuringTest'; claim: Claim; org: Organization }
-	| { state: 'heldWithQueue'; next: Claim; claim: Claim; org: Organization } {
+export function release(id: string) {
 	const org = withClaim(id);
-	if (org === undefined) return { state: 'notHolding' };
+	if (org === undefined) return { state: 'notHolding' } as const;
 	const at = org.claims.findIndex((c) => c.id === id);
 	const [claim] = org.claims.splice(at, 1);
 	const next = holderIn(org);
 	if (at !== org.claims.length || org.setBy || (org.lentTo !== undefined && next))
-		return { state: 'notHolding' };
-	if (org.lentTo !== undefined) return { state: 'heldDuringTest', claim, org };
-	return next ? { state: 'heldWithQueue', next, claim, org } : { state: 'heldAlone', claim, org };
+		return { state: 'notHolding' } as const;
+	if (org.lentTo !== undefined) return { state: 'heldDuringTest', claim, org } as const;
+	if (next) return { state: 'heldWithQueue', next, claim, org } as const;
+	return { state: 'heldAlone', claim, org } as const;
 }
 
 export function lend(key: KeyIdentity, testId: string): Claim | undefined {
@@ -165,18 +155,13 @@ export function lend(key: KeyIdentity, testId: string): Claim | undefined {
 	return holderIn(org);
 }
 
-export function giveBack(
-	testId: string,
-):
-	| { state: 'setElsewhere'; url: string }
-	| { state: 'held'; holder: Claim }
-	| { state: 'free' | 'lentToAnotherTest' } {
+export function giveBack(testId: string) {
 	const org = organizations.find((o) => o.lentTo === testId);
-	if (org === undefined) return { state: 'lentToAnotherTest' };
+	if (org === undefined) return { state: 'lentToAnotherTest' } as const;
 	org.lentTo = undefined;
-	if (org.setBy) return { state: 'setElsewhere', url: org.setBy };
+	if (org.setBy) return { state: 'setElsewhere', url: org.setBy } as const;
 	const holder = holderIn(org);
-	return holder ? { state: 'held', holder } : { state: 'free' };
+	return holder ? ({ state: 'held', holder } as const) : ({ state: 'free' } as const);
 }
 
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */

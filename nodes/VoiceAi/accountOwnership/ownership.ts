@@ -186,10 +186,7 @@ export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 }
 
 /** After a restart, a delivery tells who holds the organization (here, with the token given) and who waits behind. */
-export async function noteDelivery(
-	this: IWebhookFunctions,
-	record: Registration | undefined,
-): Promise<void> {
+export async function noteDelivery(this: IWebhookFunctions, record?: Registration): Promise<void> {
 	if (record?.kind !== 'production' || !record.accountKey || orgs.knowsKey(record.accountKey))
 		return;
 	const known = await registration.identityOf.call(this, () => false).catch(() => undefined);
