@@ -95,7 +95,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') refusedPublishes.add(id);
 	if (claimed.outcome === 'unknown') throw refused(this, refusal.publishUnknown());
 	if (claimed.outcome === 'refused')
-		throw refused(this, refusal.heldByAnother(claimed.holder, claimed.unsure));
+		throw refused(this, refusal[claimed.unsure ? 'mayBeHeld' : 'held'](claimed.holder));
 	if (claimed.outcome === 'register') {
 		const undo = () => orgs.release(id);
 		await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
@@ -116,8 +116,8 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	if (refusedPublishes.delete(id)) return;
 	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
 		unpublishedWhileUnknown.add(id);
-		const queued = record.queued ?? [];
-		if (toUrl || queued.length > 0) throw refused(this, refusal.unpublishUnknown(queued, toUrl));
+		const waiting = record.queued?.at(-1);
+		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
 	}
 	const released = orgs.release(id);
@@ -234,16 +234,14 @@ const SINCE_START =
 	'n8n keeps no record of who holds the account across a restart, and nothing has published, unpublished or received a delivery for this organization since n8n started';
 
 const refusal = {
-	heldByAnother: (holder: QueuedClaim, unsure: boolean): Refusal =>
-		unsure
-			? [
-					`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization`,
-					`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Use the credential "${holder.workflowName}" uses, or create an agent in this organization, then publish again. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
-				]
-			: [
-					`This Voice AI account's webhook is held by the published workflow ${named(holder)}`,
-					`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Unpublish "${holder.workflowName}", or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
-				],
+	held: (holder: QueuedClaim): Refusal => [
+		`This Voice AI account's webhook is held by the published workflow ${named(holder)}`,
+		`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Unpublish "${holder.workflowName}", or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
+	],
+	mayBeHeld: (holder: QueuedClaim): Refusal => [
+		`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization`,
+		`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Use the credential "${holder.workflowName}" uses, or create an agent in this organization, then publish again. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
+	],
 	holderUnknown: (): Refusal => [
 		"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
 		'Nothing has published, unpublished or received a delivery for this organization since n8n started, and listening would move its one webhook away from such a workflow for good. If a published workflow has a Voice AI Trigger for it, wait for its next delivery or unpublish and publish it, then listen again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead".',
@@ -256,18 +254,11 @@ const refusal = {
 		"n8n cannot tell whether another published workflow receives this Voice AI account's conversations",
 		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. If a published workflow has a Voice AI Trigger for this organization, wait for its next delivery (or unpublish and publish it), then publish again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead" (or "If Another Workflow Holds It" to "Take Over the Account Webhook") and publish again.`,
 	],
-	unpublishUnknown: (queued: QueuedClaim[], toUrl: boolean): Refusal => {
-		const waiting = queued[queued.length - 1];
-		const remedy = waiting
-			? `If "${waiting.workflowName}" should receive, unpublish and publish it.`
-			: toUrl
-				? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.'
-				: '';
-		return [
-			`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it`,
-			`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${remedy}`.trim(),
-		];
-	},
+	/** `waiting`: the claim it took the account over from. */
+	unpublishUnknown: (waiting: QueuedClaim | undefined, toUrl: boolean): Refusal => [
+		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it`,
+		`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${waiting ? `If "${waiting.workflowName}" should receive, unpublish and publish it.` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.' : ''}`.trim(),
+	],
 	handBackNeedsKey: (holder: QueuedClaim): Refusal => [
 		`Could not point the Voice AI account webhook back at workflow ${named(holder)}: it claimed the account with another API key, and n8n has restarted since`,
 		`The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here. Unpublish and publish "${holder.workflowName}" so that it receives again.`,
