@@ -43,12 +43,9 @@ export function saveRegistration(
 	token: string,
 	claim?: Pick<Registration, 'claimedAt' | 'accountKey' | 'queued'>,
 ): void {
-	const record = {
-		webhookUrl,
-		tokenHash: hashToken(token),
-		registeredAt: new Date().toISOString(),
-	};
-	staticData.registration = { kind: claim ? 'production' : 'test', ...record, ...claim };
+	const kind = claim ? 'production' : 'test';
+	const [tokenHash, registeredAt] = [hashToken(token), new Date().toISOString()];
+	staticData.registration = { kind, webhookUrl, tokenHash, registeredAt, ...claim };
 }
 
 /** An HMAC, not a random value: a test listen (empty static data) must put the production URL back, token included. */
@@ -79,11 +76,7 @@ export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promis
 }
 
 /** Points the account webhook at `url` (with `token` when given); the same URL twice changes nothing, so the transport may repeat it. */
-export async function registerAccountWebhook(
-	this: IHookFunctions,
-	url: string,
-	token?: string,
-): Promise<void> {
+export async function registerAccountWebhook(this: IHookFunctions, url: string, token?: string) {
 	const webhook = token === undefined ? url : withToken(url, token);
 	const path = '/webhook/insert-webhook';
 	await voiceAiApiRequest.call(this, 'POST', path, { webhook }, {}, { repeatable: true });
@@ -152,7 +145,7 @@ export interface KeyIdentity {
 export const accountKey = (baseUrl: string, apiKey: string): string =>
 	createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
 
-/** The credential's key as ownership knows it; its agents are read when `wantAgents` says (through `read` if given). */
+/** Its agents are read when `wantAgents` says (through `read` when given). */
 export async function identityOf(
 	this: VoiceAiContext,
 	wantAgents: (key: KeyIdentity) => boolean,
@@ -182,8 +175,6 @@ export async function isGone(this: IHookFunctions, url: string): Promise<boolean
 	const asIs = { returnFullResponse: true, ignoreHttpStatusErrors: true };
 	// eslint-disable-next-line no-restricted-syntax -- n8n's own webhook URL, not the service: no credential, no token
 	const answer = this.helpers.httpRequest({ ...request, ...asIs, disableFollowRedirect: true });
-	return await answer.then(
-		(r: { statusCode?: number }) => r.statusCode === 404,
-		() => false,
-	);
+	const response: { statusCode?: number } | undefined = await answer.catch(() => undefined);
+	return response?.statusCode === 404;
 }
