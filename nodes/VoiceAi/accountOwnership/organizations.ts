@@ -20,25 +20,29 @@ export interface Organization {
 }
 
 let organizations: Organization[] = [];
+/** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
+export const refusedPublishes = new Set<string>();
+/** Claims unpublished before this process knew the organization: published again, they are not blocked. */
+export const unpublishedWhileUnknown = new Set<string>();
 
-export function forgetOrganizations(): void {
+/** Forget everything, as a restart does (tests: static data and modules stay). */
+export function forgetAllAccounts(): void {
 	organizations = [];
+	refusedPublishes.clear();
+	unpublishedWhileUnknown.clear();
 }
 
 // An agent id belongs to one organization; a new key in a known credential (a rotation) stays with it.
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
 	const [theirs, mine] = [org.agentIds, key.agentIds];
-	if (mine !== undefined && theirs !== undefined && (theirs.size > 0 || mine.length > 0)) {
+	if (mine !== undefined && theirs !== undefined && (theirs.size > 0 || mine.length > 0))
 		return mine.some((id) => theirs.has(id)) ? 'same' : 'other';
-	}
 	if (org.baseUrl !== key.baseUrl) return 'other';
-	return key.credentialId !== undefined && org.credentialIds.has(key.credentialId)
-		? 'same'
-		: 'unknown';
+	return key.credentialId && org.credentialIds.has(key.credentialId) ? 'same' : 'unknown';
 }
 
-export const holderIn = (org: Organization): Claim | undefined => org.claims[org.claims.length - 1];
+export const holderIn = (org: Organization): Claim | undefined => org.claims.at(-1);
 const byTime = (a: Claim, b: Claim) => a.claimedAt - b.claimedAt;
 export const withClaim = (id: string) =>
 	organizations.find((o) => o.claims.some((c) => c.id === id));
@@ -95,9 +99,9 @@ export function enter(key: KeyIdentity): Organization {
 	return org;
 }
 
+/** After the claims made at or before it: the sort is stable. */
 export function insert(org: Organization, claim: Claim): void {
-	const at = org.claims.findIndex((c) => c.claimedAt > claim.claimedAt);
-	org.claims.splice(at === -1 ? org.claims.length : at, 0, { ...claim });
+	org.claims = [...org.claims, { ...claim }].sort(byTime);
 }
 
 /** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */

@@ -8,18 +8,8 @@ import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 // n8n's calls that decide who receives an organization's one webhook (docs/trigger-ownership.md).
 // Where neither memory (organizations.ts) nor a trigger's record tells, what could cut one off is refused.
 
-/** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
-const refusedPublishes = new Set<string>();
-/** Claims unpublished before this process knew the organization: published again, they are not blocked. */
-const unpublishedWhileUnknown = new Set<string>();
+const { refusedPublishes, unpublishedWhileUnknown } = orgs;
 let lastDecision: Promise<unknown> = Promise.resolve();
-
-/** Forget everything, as a restart does (tests: static data and modules stay). */
-export function forgetAllAccounts(): void {
-	orgs.forgetOrganizations();
-	refusedPublishes.clear();
-	unpublishedWhileUnknown.clear();
-}
 
 /** Decisions run one after another, requests included: two reading before either writes could strand the account. */
 async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
