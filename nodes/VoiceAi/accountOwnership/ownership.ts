@@ -61,7 +61,6 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 /** If Nobody Can Tell Who Holds It = Go Ahead. */
 const goesAhead = (ctx: IHookFunctions) =>
 	ctx.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
-
 function eventOf(this: IHookFunctions): orgs.ClaimEvent {
 	if (['init', 'leadershipChange'].includes(this.getActivationMode())) return 'restart';
 	if (this.getNodeParameter('whenHeld') === 'takeOver') return 'publishTakingOver';
@@ -202,16 +201,15 @@ export async function setAccountWebhook(
 	send: (method: 'GET' | 'POST', path: string, body?: { webhook: string }) => Promise<unknown>,
 ): Promise<unknown> {
 	return await oneAtATime(async () => {
-		const readAgents = async () => await send('GET', '/callback/standardCampaign');
-		const known = await registration.identityOf.call(this, orgs.needsAgents, itemIndex, readAgents);
-		orgs.forgetGhosts(known.identity, this.logger);
-		const held = orgs.holderForSet(known.identity);
-		if (held && !takeOver)
-			throw refused(this, refusal.setWhileHeld(held.holder, held.unsure), itemIndex);
-		if (!takeOver && !orgs.isKnown(known.identity))
-			throw refused(this, refusal.setUnknown(), itemIndex);
+		const read = async () => await send('GET', '/callback/standardCampaign');
+		const known = await registration.identityOf.call(this, orgs.needsAgents, itemIndex, read);
+		const { identity } = known;
+		orgs.forgetGhosts(identity, this.logger);
+		const held = orgs.holderForSet(identity);
+		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
+		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		if (orgs.isKnown(known.identity)) orgs.enter(known.identity).setBy = url;
+		if (orgs.isKnown(identity)) orgs.enter(identity).setBy = url;
 		return answer;
 	});
 }
@@ -253,7 +251,7 @@ const refusal = {
 		`Could not point the Voice AI account webhook back at workflow ${named(holder)}: it claimed the account with another API key, and n8n has restarted since`,
 		`The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here. Unpublish and publish "${holder.workflowName}" so that it receives again.`,
 	],
-	setWhileHeld: (holder: QueuedClaim, unsure: boolean): Refusal => [
+	setWhileHeld: ({ holder, unsure }: { holder: QueuedClaim; unsure: boolean }): Refusal => [
 		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off`,
 		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed. Unpublish "${holder.workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
 	],

@@ -53,9 +53,7 @@ export const productionToken = (apiKey: string, productionUrl: string): string =
 	createHmac('sha256', apiKey)
 		.update(`n8n-nodes-voiceai/trigger/v1\n${productionUrl}`)
 		.digest('base64url');
-
 export const testToken = (): string => randomBytes(32).toString('base64url');
-
 export const hashToken = (token: string): string =>
 	createHash('sha256').update(token, 'utf8').digest('hex');
 
