@@ -171,11 +171,10 @@ export function giveBack(testId: string) {
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
 export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string) => void }): void {
 	for (const org of view(key).same) {
-		for (const { workflowName, workflowId } of org.claims.filter((c) => c.releaseFailed)) {
+		for (const { workflowName, workflowId } of org.claims.filter((c) => c.releaseFailed))
 			logger.warn(
 				`Voice AI: workflow "${workflowName}" (ID ${workflowId}) could not point the account webhook elsewhere when it was unpublished, so the account may still point at its URL; n8n has forgotten it as the holder. Unpublish and publish the workflow that should receive.`,
 			);
-		}
 		org.claims = org.claims.filter((c) => !c.releaseFailed);
 	}
 }
