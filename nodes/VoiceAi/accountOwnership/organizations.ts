@@ -32,7 +32,8 @@ export function forgetAllAccounts(): void {
 	unpublishedWhileUnknown.clear();
 }
 
-// An agent id belongs to one organization; a new key in a known credential (a rotation) stays with it.
+// An agent id belongs to one organization: a shared id means the same one, lists with none in common
+// (one non-empty) two. A new key in a known credential (a rotation) stays with it.
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
 	const [theirs, mine] = [org.agentIds, key.agentIds];
