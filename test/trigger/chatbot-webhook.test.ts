@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
-import { hasClaim, holds } from '../../nodes/VoiceAi/accountOwnership/organizations';
+import { holds, withClaim } from '../../nodes/VoiceAi/accountOwnership/organizations';
 import { startTriggerHarness, type TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
@@ -81,7 +81,7 @@ test("a chatbot-way trigger registers nothing, is never the account's holder, an
 			(item.json._voiceAi as { conversationId: string }).conversationId,
 		]),
 	).toEqual([['Grace', conversationId]]);
-	expect(hasClaim(claimIdOf(flow))).toBe(false);
+	expect(withClaim(claimIdOf(flow))).toBeUndefined();
 	expect(holds(claimIdOf(holder))?.productionUrl).toBe(holder.productionUrl);
 
 	const forged = new URL(address);

@@ -9,7 +9,7 @@ import getRawBody from 'raw-body';
 import { setTimeout as sleep } from 'timers/promises';
 
 import type { Delivery } from '../../harness/sandboxAdmin';
-import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/ownership';
+import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/organizations';
 import {
 	forgetUnlessAnswered,
 	readRequestDeliveries,

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'crypto';
 
-import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/ownership';
+import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/organizations';
 import { isLocalHost } from '../../nodes/VoiceAi/accountOwnership/registration';
 import { startTriggerHarness, TriggerWorkflow } from '../../harness/triggerWorkflow';
 

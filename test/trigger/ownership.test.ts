@@ -6,10 +6,10 @@
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { accountKey, type KeyIdentity } from '../../nodes/VoiceAi/accountOwnership/registration';
-import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/ownership';
 import {
 	claim,
 	type Claim,
+	forgetAllAccounts,
 	giveBack,
 	holderForSet,
 	lend,

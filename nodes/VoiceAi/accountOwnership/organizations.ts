@@ -1,13 +1,11 @@
 import type { KeyIdentity, QueuedClaim } from './registration';
 
-// What this n8n process knows of who receives each organization's one webhook, and the verbs that
-// change it; no requests: ownership.ts makes n8n's calls of them (docs/trigger-ownership.md).
+// What this n8n process knows of who receives each organization's one webhook; no requests.
 
-/** A claim in memory: its token is kept here only (none when rebuilt from a record). */
+/** A claim in memory, the only place its token is kept (none when rebuilt from a record). */
 export interface Claim extends QueuedClaim {
 	token?: string;
-	/** Its unpublish could not point the webhook elsewhere. */
-	releaseFailed?: boolean;
+	releaseFailed?: boolean; // its unpublish could not point the webhook elsewhere
 }
 
 /** One organization as far as this process can tell; its claims in the order first made, the last holds. */
@@ -17,47 +15,41 @@ export interface Organization {
 	credentialIds: Set<string>;
 	agentIds?: Set<string>;
 	claims: Claim[];
-	/** The test listen borrowing the webhook. */
-	lentTo?: string;
-	/** Webhook Set (or On Unpublish during a test) pointed it at this URL, to restore after a test. */
-	setBy?: { workflowId: string; workflowName: string; url: string };
+	lentTo?: string; // the test listen borrowing the webhook
+	setBy?: string; // the URL Webhook Set (or On Unpublish during a test) gave, restored after a test
 }
 
 let organizations: Organization[] = [];
+/** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
+export const refusedPublishes = new Set<string>();
+/** Claims unpublished before this process knew the organization: published again, they are not blocked. */
+export const unpublishedWhileUnknown = new Set<string>();
 
-/** A restart (tests): ownership.ts's forgetAllAccounts. */
-export function forgetOrganizations(): void {
+/** Forget everything, as a restart does (tests: static data and modules stay). */
+export function forgetAllAccounts(): void {
 	organizations = [];
+	refusedPublishes.clear();
+	unpublishedWhileUnknown.clear();
 }
 
-/**
- * Whether a key reaches an organization. An agent id belongs to one organization, so a shared id means
- * the same one and two lists with none in common, one of them non-empty, mean two; a new key in a
- * known credential (a rotation) stays with it.
- */
+// An agent id belongs to one organization: a shared id means the same one, lists with none in common
+// (one non-empty) two. A new key in a known credential (a rotation) stays with it.
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
 	const [theirs, mine] = [org.agentIds, key.agentIds];
-	if (mine !== undefined && theirs !== undefined && (theirs.size > 0 || mine.length > 0)) {
+	if (mine !== undefined && theirs !== undefined && (theirs.size > 0 || mine.length > 0))
 		return mine.some((id) => theirs.has(id)) ? 'same' : 'other';
-	}
 	if (org.baseUrl !== key.baseUrl) return 'other';
-	return key.credentialId !== undefined && org.credentialIds.has(key.credentialId)
-		? 'same'
-		: 'unknown';
+	return key.credentialId && org.credentialIds.has(key.credentialId) ? 'same' : 'unknown';
 }
 
-export const holderIn = (org: Organization): Claim | undefined => org.claims[org.claims.length - 1];
+export const holderIn = (org: Organization): Claim | undefined => org.claims.at(-1);
 const byTime = (a: Claim, b: Claim) => a.claimedAt - b.claimedAt;
 export const withClaim = (id: string) =>
 	organizations.find((o) => o.claims.some((c) => c.id === id));
-export const hasClaim = (id: string): boolean => withClaim(id) !== undefined;
 export const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
 
-/**
- * The key's organizations (several when its agents joined two) and their holder, the last holder it
- * cannot tell from its own, and whether its agents could change that (such an organization, or a rotation).
- */
+/** The key's organizations (several when its agents join two), their holder, and that of one it cannot tell apart. */
 function view(key: KeyIdentity) {
 	const holders = (orgs: Organization[]) => orgs.flatMap((o) => o.claims.slice(-1));
 	const same = organizations.filter((o) => relationOf(o, key) === 'same');
@@ -86,7 +78,6 @@ export function holderForSet(key: KeyIdentity): { holder: Claim; unsure: boolean
 
 /** The key's organization, added when new; entries its agents join are merged, and what it tells is learnt. */
 export function enter(key: KeyIdentity): Organization {
-	const [org, ...rest] = view(key).same;
 	const learnt: Organization = {
 		baseUrl: key.baseUrl,
 		keyHashes: new Set([key.keyHash]),
@@ -94,10 +85,8 @@ export function enter(key: KeyIdentity): Organization {
 		agentIds: key.agentIds && new Set(key.agentIds),
 		claims: [],
 	};
-	if (org === undefined) {
-		organizations.push(learnt);
-		return learnt;
-	}
+	const [org = learnt, ...rest] = view(key).same;
+	if (org === learnt) organizations.push(learnt);
 	for (const other of [...rest, learnt]) {
 		other.keyHashes.forEach((hash) => org.keyHashes.add(hash));
 		other.credentialIds.forEach((id) => org.credentialIds.add(id));
@@ -111,42 +100,34 @@ export function enter(key: KeyIdentity): Organization {
 	return org;
 }
 
+/** After the claims made at or before it: the sort is stable. */
 export function insert(org: Organization, claim: Claim): void {
-	const at = org.claims.findIndex((c) => c.claimedAt > claim.claimedAt);
-	org.claims.splice(at === -1 ? org.claims.length : at, 0, { ...claim });
+	org.claims = [...org.claims, { ...claim }].sort(byTime);
 }
 
 /** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
-type Claimed =
-	| { outcome: 'register' | 'wait' | 'unknown' }
-	| { outcome: 'refused'; holder: Claim; unsure: boolean };
 
 /**
- * A new claim is refused when an organization the key cannot be told from has a holder (even taking
- * over: handing back could point that organization here), when another holds it and it does not take
- * over, or when this process has not seen the organization and its record does not say it held it.
- * Joined in the order first made, it registers when it is the latest and no test borrows the webhook.
+ * Refused when an organization the key cannot be told from has a holder (even taking over: handing back
+ * could point that one here), when another holds it without Take Over, or when the organization is
+ * unknown here and unrecorded. Otherwise it joins in time order; the latest registers unless lent.
  */
-export function claim(
-	key: KeyIdentity,
-	wanted: Claim,
-	event: ClaimEvent,
-	recorded = false,
-): Claimed {
+export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, recorded = false) {
 	const previous = withClaim(wanted.id);
 	if (previous === undefined && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
-		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true };
+		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true } as const;
 		if (holder && event !== 'publishTakingOver')
-			return { outcome: 'refused', holder, unsure: false };
-		if (same.length === 0 && !recorded && event === 'publish') return { outcome: 'unknown' };
+			return { outcome: 'refused', holder, unsure: false } as const;
+		if (same.length === 0 && !recorded && event === 'publish')
+			return { outcome: 'unknown' } as const;
 	}
 	if (previous) previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
 	const org = enter(key);
 	insert(org, wanted);
 	const latest = holderIn(org)?.id === wanted.id && org.lentTo === undefined;
-	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' };
+	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' } as const;
 }
 
 /** The claims queued before this one, oldest first, as its record keeps them: without tokens. */
@@ -159,25 +140,18 @@ export function queueOf(id: string): QueuedClaim[] {
 	});
 }
 
-type Released =
-	| { state: 'notHolding' }
-	| { state: 'heldAlone' | 'heldDuringTest'; claim: Claim; org: Organization }
-	| { state: 'heldWithQueue'; next: Claim; claim: Claim; org: Organization };
-
-/**
- * A published trigger lets go. Only when it held the webhook is there something to do: hand back to
- * the claim before it (`next`), or, with none, On Unpublish (during a test listen, when it ends).
- */
-export function release(id: string): Released {
+/** A published trigger lets go; only the holder's release asks for a hand-back to `next` or On Unpublish. */
+export function release(id: string) {
 	const org = withClaim(id);
-	if (org === undefined) return { state: 'notHolding' };
+	if (org === undefined) return { state: 'notHolding' } as const;
 	const at = org.claims.findIndex((c) => c.id === id);
 	const [claim] = org.claims.splice(at, 1);
 	const next = holderIn(org);
-	if (at !== org.claims.length || org.setBy) return { state: 'notHolding' };
-	if (org.lentTo !== undefined)
-		return next ? { state: 'notHolding' } : { state: 'heldDuringTest', claim, org };
-	return next ? { state: 'heldWithQueue', next, claim, org } : { state: 'heldAlone', claim, org };
+	if (at !== org.claims.length || org.setBy || (org.lentTo !== undefined && next))
+		return { state: 'notHolding' } as const;
+	if (org.lentTo !== undefined) return { state: 'heldDuringTest', claim, org } as const;
+	if (next) return { state: 'heldWithQueue', next, claim, org } as const;
+	return { state: 'heldAlone', claim, org } as const;
 }
 
 export function lend(key: KeyIdentity, testId: string): Claim | undefined {
@@ -186,33 +160,22 @@ export function lend(key: KeyIdentity, testId: string): Claim | undefined {
 	return holderIn(org);
 }
 
-export function giveBack(
-	testId: string,
-):
-	| { state: 'setElsewhere'; url: string }
-	| { state: 'held'; holder: Claim }
-	| { state: 'free' | 'lentToAnotherTest' } {
+export function giveBack(testId: string) {
 	const org = organizations.find((o) => o.lentTo === testId);
-	if (org === undefined) return { state: 'lentToAnotherTest' };
+	if (org === undefined) return { state: 'lentToAnotherTest' } as const;
 	org.lentTo = undefined;
-	if (org.setBy) return { state: 'setElsewhere', url: org.setBy.url };
+	if (org.setBy) return { state: 'setElsewhere', url: org.setBy } as const;
 	const holder = holderIn(org);
-	return holder ? { state: 'held', holder } : { state: 'free' };
-}
-
-/** Webhook Set pointed the webhook at a URL: the organization's claims wait until one publishes again. */
-export function noteSet(key: KeyIdentity, setBy: NonNullable<Organization['setBy']>): void {
-	if (isKnown(key)) enter(key).setBy = setBy;
+	return holder ? ({ state: 'held', holder } as const) : ({ state: 'free' } as const);
 }
 
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
 export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string) => void }): void {
 	for (const org of view(key).same) {
-		for (const { workflowName, workflowId } of org.claims.filter((c) => c.releaseFailed)) {
+		for (const { workflowName, workflowId } of org.claims.filter((c) => c.releaseFailed))
 			logger.warn(
 				`Voice AI: workflow "${workflowName}" (ID ${workflowId}) could not point the account webhook elsewhere when it was unpublished, so the account may still point at its URL; n8n has forgotten it as the holder. Unpublish and publish the workflow that should receive.`,
 			);
-		}
 		org.claims = org.claims.filter((c) => !c.releaseFailed);
 	}
 }

@@ -1,10 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	INode,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import * as orgs from './organizations';
@@ -14,18 +8,8 @@ import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 // n8n's calls that decide who receives an organization's one webhook (docs/trigger-ownership.md).
 // Where neither memory (organizations.ts) nor a trigger's record tells, what could cut one off is refused.
 
-/** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
-const refusedPublishes = new Set<string>();
-/** Claims unpublished before this process knew the organization: published again, they are not blocked. */
-const unpublishedWhileUnknown = new Set<string>();
+const { refusedPublishes, unpublishedWhileUnknown } = orgs;
 let lastDecision: Promise<unknown> = Promise.resolve();
-
-/** Forget everything, as a restart does (tests: static data and modules stay). */
-export function forgetAllAccounts(): void {
-	orgs.forgetOrganizations();
-	refusedPublishes.clear();
-	unpublishedWhileUnknown.clear();
-}
 
 /** Decisions run one after another, requests included: two reading before either writes could strand the account. */
 async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
@@ -43,7 +27,7 @@ async function orUndo<T>(action: Promise<T>, undo: () => void): Promise<T> {
 
 const idOf = (ctx: IHookFunctions | IWebhookFunctions) =>
 	`${ctx.getWorkflow().id}/${ctx.getNode().id}`;
-const workflowOf = (ctx: IExecuteFunctions | IHookFunctions | IWebhookFunctions) => ({
+const workflowOf = (ctx: IHookFunctions | IWebhookFunctions) => ({
 	workflowId: String(ctx.getWorkflow().id),
 	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
 });
@@ -70,14 +54,13 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 		const record = registration.readRegistration(staticData);
 		if (record === undefined) return;
 		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
-		registration.forgetRegistration(staticData);
+		delete staticData.registration;
 	});
 }
 
 /** If Nobody Can Tell Who Holds It = Go Ahead. */
 const goesAhead = (ctx: IHookFunctions) =>
 	ctx.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
-
 function eventOf(this: IHookFunctions): orgs.ClaimEvent {
 	if (['init', 'leadershipChange'].includes(this.getActivationMode())) return 'restart';
 	if (this.getNodeParameter('whenHeld') === 'takeOver') return 'publishTakingOver';
@@ -94,14 +77,14 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const recorded = before?.kind === 'production' || unpublishedWhileUnknown.delete(id);
 	const token = registration.productionToken(apiKey, url);
 	const claimedAt = (before?.kind === 'production' && before.claimedAt) || Date.now();
-	const keyHash = identity.keyHash;
+	const { keyHash } = identity;
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded);
 	refusedPublishes.delete(id);
 	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') refusedPublishes.add(id);
 	if (claimed.outcome === 'unknown') throw refused(this, refusal.publishUnknown());
 	if (claimed.outcome === 'refused')
-		throw refused(this, refusal.heldByAnother(claimed.holder, claimed.unsure));
+		throw refused(this, refusal[claimed.unsure ? 'mayBeHeld' : 'held'](claimed.holder));
 	if (claimed.outcome === 'register') {
 		const undo = () => orgs.release(id);
 		await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
@@ -109,22 +92,21 @@ async function publish(this: IHookFunctions): Promise<void> {
 		if (org && orgs.holderIn(org)?.id === id) org.setBy = undefined;
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
-	registration.saveRegistration(staticData, 'production', url, token, claimData);
+	registration.saveRegistration(staticData, url, token, claimData);
 }
 
 /**
- * Found by the claim itself, whatever key the credential holds now. When the service refuses, the
- * account still points here: the claim stays, marked, and n8n tries again. Before this process knows
- * the organization, anything but leaving the webhook is refused: another may have taken over since.
+ * Found by the claim itself, whatever the credential's key is now. A refused request keeps the claim,
+ * marked. Before this process knows the organization, anything but leaving the webhook is refused.
  */
 async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
 	if (refusedPublishes.delete(id)) return;
-	if (!orgs.hasClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
+	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
 		unpublishedWhileUnknown.add(id);
-		const queued = record.queued ?? [];
-		if (toUrl || queued.length > 0) throw refused(this, refusal.unpublishUnknown(queued, toUrl));
+		const waiting = record.queued?.at(-1);
+		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
 	}
 	const released = orgs.release(id);
@@ -133,7 +115,7 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	const queued = released.state === 'heldWithQueue';
 	if ((queued && (await orUndo(handBack.call(this, released.org), ghost))) || !toUrl) return;
 	const url = registration.replacementUrlOf.call(this);
-	if (released.state === 'heldDuringTest') released.org.setBy = { ...workflowOf(this), url };
+	if (released.state === 'heldDuringTest') released.org.setBy = url;
 	else await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
 }
 
@@ -145,7 +127,7 @@ async function startTest(this: IHookFunctions): Promise<void> {
 	orgs.lend(identity, testId);
 	const undo = () => orgs.giveBack(testId);
 	await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
-	registration.saveRegistration(this.getWorkflowStaticData('node'), 'test', url, token);
+	registration.saveRegistration(this.getWorkflowStaticData('node'), url, token);
 }
 
 async function endTest(this: IHookFunctions): Promise<void> {
@@ -156,9 +138,8 @@ async function endTest(this: IHookFunctions): Promise<void> {
 }
 
 /**
- * Points the webhook back at the organization's holder with its own token (derived from this key for a
- * claim rebuilt from a record); false when none is left. A rebuilt claim n8n answers 404 for (unpublished
- * before the restart: a published trigger answers 401) is dropped and logged; no answer keeps it.
+ * Points the webhook back at the holder with its own token (a rebuilt claim's: derived from this key);
+ * false when none is left. A rebuilt claim whose URL n8n answers 404 for (unpublished) is dropped.
  */
 async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<boolean> {
 	let holder = orgs.holderIn(org);
@@ -193,55 +174,46 @@ export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 	return record.kind === 'production' && record.tokenHash === registration.hashToken(token);
 }
 
-/**
- * After a restart the first delivery tells who holds the organization (the service delivered here),
- * and its record who waits behind it. The key's agents are read after the delivery is answered.
- */
-export async function noteDelivery(
-	this: IWebhookFunctions,
-	record: Registration | undefined,
-): Promise<void> {
+/** After a restart, a delivery tells who holds the organization (here, with the token given) and who waits behind. */
+export async function noteDelivery(this: IWebhookFunctions, record?: Registration): Promise<void> {
 	if (record?.kind !== 'production' || !record.accountKey || orgs.knowsKey(record.accountKey))
 		return;
 	const known = await registration.identityOf.call(this, () => false).catch(() => undefined);
 	if (known === undefined || orgs.isKnown(known.identity)) return;
-	// The token the service delivered with is the one it holds, whatever key is current.
-	const token = String((this.getQueryData() as IDataObject)[registration.TOKEN_PARAMETER]);
+	const query = this.getQueryData() as Record<string, unknown>;
 	const { claimedAt = 0, accountKey: keyHash, webhookUrl: productionUrl } = record;
+	const token = String(query[registration.TOKEN_PARAMETER]);
 	const holder = { id: idOf(this), ...workflowOf(this), productionUrl, token, claimedAt, keyHash };
 	const org = orgs.enter(known.identity);
-	for (const c of [...(record.queued ?? []), holder]) if (!orgs.hasClaim(c.id)) orgs.insert(org, c);
+	for (const c of [...(record.queued ?? []), holder])
+		if (!orgs.withClaim(c.id)) orgs.insert(org, c);
+	// Its agents tell later keys apart; read after the delivery is answered.
 	const withAgents = registration.identityOf.call(this, () => true);
 	void withAgents
 		.then(({ identity }) => orgs.isKnown(identity) && orgs.enter(identity))
 		.catch(() => {});
 }
 
-/**
- * Webhook Set: refused, sending nothing, when a published trigger holds the organization or this
- * process cannot tell, unless it takes over; then its claims wait until one publishes again.
- */
+/** Webhook Set: unless it takes over, refused (nothing sent) when a published trigger holds it or none can tell. */
 export async function setAccountWebhook(
 	this: IExecuteFunctions,
 	{ url, takeOver, itemIndex }: { url: string; takeOver: boolean; itemIndex: number },
-	send: (method: 'GET' | 'POST', path: string, body?: IDataObject) => Promise<unknown>,
+	send: (method: 'GET' | 'POST', path: string, body?: { webhook: string }) => Promise<unknown>,
 ): Promise<unknown> {
 	return await oneAtATime(async () => {
-		const readAgents = async () => await send('GET', '/callback/standardCampaign');
-		const known = await registration.identityOf.call(this, orgs.needsAgents, itemIndex, readAgents);
-		orgs.forgetGhosts(known.identity, this.logger);
-		const held = orgs.holderForSet(known.identity);
-		if (held && !takeOver)
-			throw refused(this, refusal.setWhileHeld(held.holder, held.unsure), itemIndex);
-		if (!takeOver && !orgs.isKnown(known.identity))
-			throw refused(this, refusal.setUnknown(), itemIndex);
+		const read = async () => await send('GET', '/callback/standardCampaign');
+		const known = await registration.identityOf.call(this, orgs.needsAgents, itemIndex, read);
+		const { identity } = known;
+		orgs.forgetGhosts(identity, this.logger);
+		const held = orgs.holderForSet(identity);
+		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
+		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		orgs.noteSet(known.identity, { ...workflowOf(this), url });
+		if (orgs.isKnown(identity)) orgs.enter(identity).setBy = url;
 		return answer;
 	});
 }
 
-/** The errors the decisions above fail with: message, description. */
 type Refusal = [message: string, description: string];
 const refused = (ctx: { getNode(): INode }, [message, description]: Refusal, itemIndex?: number) =>
 	new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
@@ -250,16 +222,14 @@ const SINCE_START =
 	'n8n keeps no record of who holds the account across a restart, and nothing has published, unpublished or received a delivery for this organization since n8n started';
 
 const refusal = {
-	heldByAnother: (holder: QueuedClaim, unsure: boolean): Refusal =>
-		unsure
-			? [
-					`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization`,
-					`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Use the credential "${holder.workflowName}" uses, or create an agent in this organization, then publish again. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
-				]
-			: [
-					`This Voice AI account's webhook is held by the published workflow ${named(holder)}`,
-					`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Unpublish "${holder.workflowName}", or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
-				],
+	held: (holder: QueuedClaim): Refusal => [
+		`This Voice AI account's webhook is held by the published workflow ${named(holder)}`,
+		`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Unpublish "${holder.workflowName}", or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
+	],
+	mayBeHeld: (holder: QueuedClaim): Refusal => [
+		`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization`,
+		`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Use the credential "${holder.workflowName}" uses, or create an agent in this organization, then publish again. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
+	],
 	holderUnknown: (): Refusal => [
 		"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
 		'Nothing has published, unpublished or received a delivery for this organization since n8n started, and listening would move its one webhook away from such a workflow for good. If a published workflow has a Voice AI Trigger for it, wait for its next delivery or unpublish and publish it, then listen again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead".',
@@ -272,23 +242,16 @@ const refusal = {
 		"n8n cannot tell whether another published workflow receives this Voice AI account's conversations",
 		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. If a published workflow has a Voice AI Trigger for this organization, wait for its next delivery (or unpublish and publish it), then publish again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead" (or "If Another Workflow Holds It" to "Take Over the Account Webhook") and publish again.`,
 	],
-	unpublishUnknown: (queued: QueuedClaim[], toUrl: boolean): Refusal => {
-		const waiting = queued[queued.length - 1];
-		const remedy = waiting
-			? `If "${waiting.workflowName}" should receive, unpublish and publish it.`
-			: toUrl
-				? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.'
-				: '';
-		return [
-			`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it`,
-			`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${remedy}`.trim(),
-		];
-	},
+	/** `waiting`: the claim it took the account over from. */
+	unpublishUnknown: (waiting: QueuedClaim | undefined, toUrl: boolean): Refusal => [
+		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it`,
+		`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${waiting ? `If "${waiting.workflowName}" should receive, unpublish and publish it.` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.' : ''}`.trim(),
+	],
 	handBackNeedsKey: (holder: QueuedClaim): Refusal => [
 		`Could not point the Voice AI account webhook back at workflow ${named(holder)}: it claimed the account with another API key, and n8n has restarted since`,
 		`The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here. Unpublish and publish "${holder.workflowName}" so that it receives again.`,
 	],
-	setWhileHeld: (holder: QueuedClaim, unsure: boolean): Refusal => [
+	setWhileHeld: ({ holder, unsure }: { holder: QueuedClaim; unsure: boolean }): Refusal => [
 		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off`,
 		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed. Unpublish "${holder.workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
 	],

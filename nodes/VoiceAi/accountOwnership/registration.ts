@@ -1,42 +1,33 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { agentsIn, requestAgents } from '../listSearch/agentList';
 import { credentialTypeOf, destinationProblem, httpUrl, voiceAiApiRequest } from '../transport';
+import type { VoiceAiContext } from '../transport';
 
-/** Query parameter of the registered URL that carries the delivery token. */
 export const TOKEN_PARAMETER = 'token';
 
-/** What this node registered at the service, in the node's static data: never the token itself. */
+/** What this node registered, in its static data: never the token. */
 export interface Registration {
 	kind: 'production' | 'test';
-	/** n8n's URL of this node, without the token. */
-	webhookUrl: string;
+	webhookUrl: string; // n8n's URL of this node, without the token
 	tokenHash: string;
 	registeredAt: string;
-	/** Production only: when it first claimed (ms), the hash of the key it claimed with, and the claims queued before it, oldest first. */
-	claimedAt?: number;
-	accountKey?: string;
-	queued?: QueuedClaim[];
+	claimedAt?: number; // production only, as the next two: when it first claimed (ms)
+	accountKey?: string; // the hash of the key it claimed with
+	queued?: QueuedClaim[]; // the claims queued before it, oldest first
 }
 
 /** A published trigger's claim as another trigger's record keeps it: no token (its own key derives it). */
 export interface QueuedClaim {
-	/** workflow id/node id */
-	id: string;
+	id: string; // workflow id/node id
 	workflowId: string;
 	workflowName: string;
 	productionUrl: string;
 	claimedAt: number;
-	/** The hash of the key it claimed with. */
-	keyHash: string;
+	keyHash: string; // of the key it claimed with
 }
 
 export function readRegistration(staticData: IDataObject): Registration | undefined {
@@ -45,34 +36,24 @@ export function readRegistration(staticData: IDataObject): Registration | undefi
 	return valid ? record : undefined;
 }
 
+/** A production record with `claim`, a test record without. */
 export function saveRegistration(
 	staticData: IDataObject,
-	kind: Registration['kind'],
 	webhookUrl: string,
 	token: string,
-	claim: Pick<Registration, 'claimedAt' | 'accountKey' | 'queued'> = {},
+	claim?: Pick<Registration, 'claimedAt' | 'accountKey' | 'queued'>,
 ): void {
+	const kind = claim ? 'production' : 'test';
 	const [tokenHash, registeredAt] = [hashToken(token), new Date().toISOString()];
 	staticData.registration = { kind, webhookUrl, tokenHash, registeredAt, ...claim };
 }
 
-export function forgetRegistration(staticData: IDataObject): void {
-	delete staticData.registration;
-}
-
-/**
- * An HMAC of the production URL keyed with the API key, not a random value: a test listen runs with
- * an empty static data, yet must put the production URL (token included) back when it ends.
- */
-export function productionToken(apiKey: string, productionUrl: string): string {
-	return createHmac('sha256', apiKey)
+/** An HMAC, not a random value: a test listen (empty static data) must put the production URL back, token included. */
+export const productionToken = (apiKey: string, productionUrl: string): string =>
+	createHmac('sha256', apiKey)
 		.update(`n8n-nodes-voiceai/trigger/v1\n${productionUrl}`)
 		.digest('base64url');
-}
-
-/** A test listen's token lives only as long as the test. */
 export const testToken = (): string => randomBytes(32).toString('base64url');
-
 export const hashToken = (token: string): string =>
 	createHash('sha256').update(token, 'utf8').digest('hex');
 
@@ -88,20 +69,12 @@ export function withToken(webhookUrl: string, token: string): string {
 	return url.toString();
 }
 
-/** The API key of the trigger's credential as it is now. */
 export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promise<string> {
 	return String((await this.getCredentials('voiceAiApi')).apiKey ?? '');
 }
 
-/**
- * Points the account webhook at `url` (with `token` when given). Setting the same URL twice changes
- * nothing, so the transport may repeat it after a 5xx or a timeout.
- */
-export async function registerAccountWebhook(
-	this: IHookFunctions,
-	url: string,
-	token?: string,
-): Promise<void> {
+/** Points the account webhook at `url` (with `token` when given); the same URL twice changes nothing, so the transport may repeat it. */
+export async function registerAccountWebhook(this: IHookFunctions, url: string, token?: string) {
 	const webhook = token === undefined ? url : withToken(url, token);
 	const path = '/webhook/insert-webhook';
 	await voiceAiApiRequest.call(this, 'POST', path, { webhook }, {}, { repeatable: true });
@@ -125,11 +98,8 @@ const isLocalIpv4 = ([a, b]: number[]): boolean =>
 	(a === 192 && b === 168);
 
 /**
- * Whether a host as WHATWG URL gives it (IPv4 dotted; IPv6 in brackets, hex, `::` compressed) is one a
- * service elsewhere cannot reach: a local IPv4 address, alone or carried in IPv6 (compatible ::/96,
- * mapped ::ffff:0:0/96, NAT64 64:ff9b::/96), unique local fc00::/7, link- or site-local fe80::/9, a
- * name only a local network resolves (RFC 6761, mDNS, ICANN's `.internal`, RFC 8375, `.lan`) or one
- * without a dot.
+ * A host (as WHATWG URL gives it) a service elsewhere cannot reach: a local IPv4 address, alone or in
+ * IPv6 (::/96, ::ffff:0:0/96, 64:ff9b::/96), fc00::/7, fe80::/9, a local-only name or one without a dot.
  */
 export function isLocalHost(hostname: string): boolean {
 	const host = hostname.replace(/\.$/, '');
@@ -157,13 +127,9 @@ export async function assertServiceCanReach(this: IHookFunctions, url: string): 
 	const baseUrl = parseBaseUrl((await this.getCredentials('voiceAiApi')).baseUrl);
 	const serviceHost = baseUrl.ok ? baseUrl.url.hostname : undefined;
 	if (!n8nHost || !serviceHost || !isLocalHost(n8nHost) || isLocalHost(serviceHost)) return;
-	throw new NodeOperationError(
-		this.getNode(),
-		`Voice AI at ${serviceHost} cannot reach n8n at ${url}: set n8n's WEBHOOK_URL to an address the service can reach (a public host name, a reverse proxy or a tunnel)`,
-		{
-			description: `n8n builds its webhook URLs from the WEBHOOK_URL environment variable; unset, they read http://localhost:5678/. Set it to this n8n's public address (for example WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy, or a tunnel's address), restart n8n and try again. If the Voice AI service really runs on the same network as n8n, turn on Options > Allow a Local Webhook URL.`,
-		},
-	);
+	const message = `Voice AI at ${serviceHost} cannot reach n8n at ${url}: set n8n's WEBHOOK_URL to an address the service can reach (a public host name, a reverse proxy or a tunnel)`;
+	const description = `n8n builds its webhook URLs from the WEBHOOK_URL environment variable; unset, they read http://localhost:5678/. Set it to this n8n's public address (for example WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy, or a tunnel's address), restart n8n and try again. If the Voice AI service really runs on the same network as n8n, turn on Options > Allow a Local Webhook URL.`;
+	throw new NodeOperationError(this.getNode(), message, { description });
 }
 
 /** A credential's key as ownership knows it: never the key itself; `agentIds` undefined when not read. */
@@ -177,12 +143,9 @@ export interface KeyIdentity {
 export const accountKey = (baseUrl: string, apiKey: string): string =>
 	createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
 
-/**
- * The credential's key as ownership knows it; its agent list is read when `wantAgents` says (a
- * publish always, to tell later keys apart), through `read` when the caller sends its own requests.
- */
+/** Its agents are read when `wantAgents` says (through `read` when given). */
 export async function identityOf(
-	this: IExecuteFunctions | IHookFunctions | IWebhookFunctions,
+	this: VoiceAiContext,
 	wantAgents: (key: KeyIdentity) => boolean,
 	itemIndex?: number,
 	read?: () => Promise<unknown>,
@@ -208,11 +171,8 @@ export async function identityOf(
 export async function isGone(this: IHookFunctions, url: string): Promise<boolean> {
 	const request = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
 	const asIs = { returnFullResponse: true, ignoreHttpStatusErrors: true };
-	// n8n's own webhook URL, not the service: no credential, no token.
-	// eslint-disable-next-line no-restricted-syntax
+	// eslint-disable-next-line no-restricted-syntax -- n8n's own webhook URL, not the service: no credential, no token
 	const answer = this.helpers.httpRequest({ ...request, ...asIs, disableFollowRedirect: true });
-	return await answer.then(
-		(response: { statusCode?: number }) => response.statusCode === 404,
-		() => false,
-	);
+	const response: { statusCode?: number } | undefined = await answer.catch(() => undefined);
+	return response?.statusCode === 404;
 }
