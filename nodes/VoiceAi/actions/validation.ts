@@ -1,11 +1,6 @@
 // Reading and checking an item's fields (router.ts does it for every item before sending any): the
 // error names the field, as its property labels it, and the item.
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeProperties,
-	NodeOperationError,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	HALF_CHARACTER,
@@ -17,19 +12,17 @@ import {
 	refusedUserInfo,
 	shortened,
 } from '../transport';
-import { LIMIT, RETURN_ALL } from './types';
+import { returnAllFields } from './types';
 
 /** `name`: the parameter's path (`updateFields.header_color`); `label`: what the editor shows. */
 export interface FieldRef {
 	name: string;
 	label: string;
 }
+/** What every reader and check takes first. */
+type At = [ctx: IExecuteFunctions, itemIndex: number, field: FieldRef];
 
-/**
- * The displayName of the property `name`. A collection's option is named with a dot
- * (`updateFields.header_color`: "Header Color"); a fixedCollection's field carries its group's name
- * too (`directions.inbound.port`: "Inbound Port").
- */
+/** `updateFields.header_color`: "Header Color"; `directions.inbound.port`: "Inbound Port". */
 function labelOf(properties: readonly INodeProperties[], name: string): string | undefined {
 	const [first, ...rest] = name.split('.');
 	const property = properties.find((candidate) => candidate.name === first);
@@ -57,13 +50,11 @@ export function fieldsIn<Name extends string>(
 	return Object.fromEntries(entries) as Record<Name, FieldRef>;
 }
 
-function show(value: unknown): string {
-	const text =
-		typeof value === 'string' || (typeof value === 'object' && value !== null)
-			? JSON.stringify(value)
-			: String(value);
-	return shortened(text, 60);
-}
+const show = (value: unknown) =>
+	shortened(
+		typeof value === 'string' || typeof value === 'object' ? JSON.stringify(value) : String(value),
+		60,
+	);
 
 function typeName(value: unknown): string {
 	if (value === undefined) return 'nothing';
@@ -72,32 +63,18 @@ function typeName(value: unknown): string {
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-export const invalidField = (
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	problem: string,
-	hint?: string,
-): NodeOperationError => invalidValue(ctx.getNode(), itemIndex, field, problem, hint);
+export const invalidField = (...[ctx, ...rest]: [...At, problem: string, hint?: string]) =>
+	invalidValue(ctx.getNode(), ...rest);
 
 /** "expected <what>, got a number (42)"; `shown` false leaves the value out (a secret). */
 const expected = (what: string, raw: unknown, shown = true) =>
 	`expected ${what}, got ${typeName(raw)}${shown ? ` (${show(raw)})` : ''}`;
 
 /** A check of one text value: returns the value to send, or throws. */
-export type TextCheck = (
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-) => string;
+export type TextCheck = (...at: [...At, value: string]) => string;
 
 /** Refuses a value the pattern does not accept (`<value> <problem>`); an accepted one goes on as given. */
-function patternCheck(
-	pattern: { test(value: string): boolean },
-	problem: string,
-	hint?: string,
-): TextCheck {
+function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
 		if (!pattern.test(value))
 			throw invalidField(ctx, itemIndex, field, `${show(value)} ${problem}`, hint);
@@ -149,12 +126,7 @@ export function readString(
 	return options.check && value !== '' ? options.check(ctx, itemIndex, field, read) : read;
 }
 
-export function readBoolean(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	fallback: boolean,
-): boolean {
+export function readBoolean(...[ctx, itemIndex, field, fallback]: [...At, boolean]): boolean {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
 	if (typeof raw === 'boolean') return raw;
 	if (raw === 'true' || raw === 'false') return raw === 'true';
@@ -162,38 +134,28 @@ export function readBoolean(
 }
 
 export function checkOneOf<T extends string>(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-	allowed: readonly T[],
+	...[ctx, itemIndex, field, value, allowed]: [...At, value: string, allowed: readonly T[]]
 ): T {
 	if ((allowed as readonly string[]).includes(value)) return value as T;
 	throw invalidField(ctx, itemIndex, field, `${show(value)} is not one of ${allowed.join(', ')}`);
 }
 
 /** Reads a collection parameter (e.g. Update Fields) and refuses anything that is not an object. */
-export function readCollection(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-): IDataObject {
+export function readCollection(...[ctx, itemIndex, field]: At): IDataObject {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, {}) as unknown;
 	if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) return raw as IDataObject;
 	throw invalidField(ctx, itemIndex, field, expected('a set of fields', raw, false));
 }
 
+type Bounds = { min: number; max: number; decimals?: true };
 /**
  * A number within `min` to `max`, whole unless `decimals`. Given as text it counts only in decimal
  * digits: Number() would also read 0x13C4, 0b1010, 0o7 and 1e3, which nobody types as a port or a limit.
  */
 export function readInteger(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	fallback: number,
-	{ min, max, decimals }: { min: number; max: number; decimals?: true },
+	...[ctx, itemIndex, field, fallback, bounds]: [...At, fallback: number, bounds: Bounds]
 ): number {
+	const { min, max, decimals } = bounds;
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
 	const text = typeof raw === 'string' ? raw.trim() : undefined;
 	const digits = decimals ? /^-?\d+(?:\.\d+)?$/ : /^-?\d+$/;
@@ -206,12 +168,14 @@ export function readInteger(
 	return value;
 }
 
+const [RETURN_ALL, LIMIT] = returnAllFields('', '', '');
 const LIST_FIELDS = fieldsIn([RETURN_ALL, LIMIT], ['returnAll', 'limit']);
 
 /** The item's Limit (returnAllFields), or undefined with Return All on. */
 export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
-	if (readBoolean(ctx, itemIndex, LIST_FIELDS.returnAll, RETURN_ALL.default)) return undefined;
-	return readInteger(ctx, itemIndex, LIST_FIELDS.limit, LIMIT.default, { min: 1, max: 1_000_000 });
+	if (readBoolean(ctx, itemIndex, LIST_FIELDS.returnAll, RETURN_ALL.default as boolean)) return;
+	const bounds = { min: 1, max: 1_000_000 };
+	return readInteger(ctx, itemIndex, LIST_FIELDS.limit, LIMIT.default as number, bounds);
 }
 
 const uuidCheck = patternCheck(
@@ -219,9 +183,7 @@ const uuidCheck = patternCheck(
 	'is not a UUID',
 	'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.',
 );
-
-export const checkUuid: TextCheck = (ctx, itemIndex, field, value) =>
-	uuidCheck(ctx, itemIndex, field, value).toLowerCase();
+export const checkUuid: TextCheck = (...at) => uuidCheck(...at).toLowerCase();
 
 /** Any id that goes into a request path, refused now as the path builder would refuse it when sending. */
 export const checkPathId: TextCheck = (ctx, itemIndex, field, value) => {
@@ -234,16 +196,8 @@ const pathSegmentCheck = patternCheck(
 	/^[A-Za-z0-9][A-Za-z0-9._-]*$/,
 	'may only hold letters, digits, dots, dashes and underscores',
 );
-
 export const checkPathSegment: TextCheck = (ctx, itemIndex, field, value) =>
 	pathSegmentCheck(ctx, itemIndex, field, checkPathId(ctx, itemIndex, field, value));
-
-const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
-/** sip:<host> as the spec writes it: a DNS name or an IPv4 address, no user part, port or parameters. */
-const SIP_HOST = new RegExp(`^sip:(?:${HOST_LABEL}\\.)*${HOST_LABEL}$`);
-/** A host of digits and dots only must be a real IPv4 address, not a DNS name such as 999.1.1.1. */
-const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
 
 export const checkE164 = patternCheck(
 	/^\+[1-9]\d{1,14}$/,
@@ -254,8 +208,7 @@ export const checkE164 = patternCheck(
 export const checkHttpUrl: TextCheck = (ctx, itemIndex, field, value) => {
 	const url = httpUrl(value);
 	if (!url) {
-		// User info may hold a password, a query or fragment a token, and a value cut to its start would
-		// show part of either.
+		// User info may hold a password, a query or fragment a token: none is shown, not even cut short.
 		const [address] = value.split(/[?#]/, 1);
 		const shown =
 			refusedUserInfo(address) !== undefined
@@ -270,10 +223,11 @@ export const checkHttpUrl: TextCheck = (ctx, itemIndex, field, value) => {
 	return value;
 };
 
+const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
+/** sip:<host>, no user part, port or parameters; a host of digits and dots is an IPv4 address. */
 export const checkSipUri = patternCheck(
-	{
-		test: (value) => SIP_HOST.test(value) && (!/^sip:[\d.]+$/.test(value) || SIP_IPV4.test(value)),
-	},
+	new RegExp(`^sip:(?:(?![\\d.]+$)(?:${HOST_LABEL}\\.)*${HOST_LABEL}|(?:${OCTET}\\.){3}${OCTET})$`),
 	'is not a SIP URI',
 	'Use the form sip:<host>, for example sip:pbx.example.com.',
 );
