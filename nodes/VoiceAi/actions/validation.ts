@@ -55,24 +55,21 @@ const show = (value: unknown) =>
 		typeof value === 'string' || typeof value === 'object' ? JSON.stringify(value) : String(value),
 		60,
 	);
-
 function typeName(value: unknown): string {
 	if (value === undefined) return 'nothing';
 	if (value === null) return 'null';
 	if (Array.isArray(value)) return 'an array';
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
-
-export const invalidField = (...[ctx, ...rest]: [...At, problem: string, hint?: string]) =>
-	invalidValue(ctx.getNode(), ...rest);
-
 /** "expected <what>, got a number (42)"; `shown` false leaves the value out (a secret). */
 const expected = (what: string, raw: unknown, shown = true) =>
 	`expected ${what}, got ${typeName(raw)}${shown ? ` (${show(raw)})` : ''}`;
 
+export const invalidField = (...[ctx, ...rest]: [...At, problem: string, hint?: string]) =>
+	invalidValue(ctx.getNode(), ...rest);
+
 /** A check of one text value: returns the value to send, or throws. */
 export type TextCheck = (...at: [...At, value: string]) => string;
-
 /** Refuses a value the pattern does not accept (`<value> <problem>`); an accepted one goes on as given. */
 function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
@@ -82,46 +79,40 @@ function patternCheck(pattern: RegExp, problem: string, hint?: string): TextChec
 	};
 }
 
+interface TextOptions {
+	required?: boolean;
+	fallback?: string;
+	secret?: boolean;
+	/** A resource locator: the value of whichever mode is chosen. */
+	locator?: boolean;
+	/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
+	asTyped?: boolean;
+	/** Added to a collection, so sent: nothing (a misspelt expression?) is refused, not sent empty. */
+	added?: boolean;
+	/** What a value given must also pass (checkE164, checkPathId ...); an empty optional one skips it. */
+	check?: TextCheck;
+}
+
 /** Reads a text parameter; an expression that produced a number, object or nothing is refused. */
 export function readString(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	options: {
-		required?: boolean;
-		fallback?: string;
-		secret?: boolean;
-		/** A resource locator: the value of whichever mode is chosen. */
-		locator?: boolean;
-		/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
-		asTyped?: boolean;
-		/** Added to a collection, so sent: nothing (a misspelt expression?) is refused, not sent empty. */
-		added?: boolean;
-		/** What a value given must also pass (checkE164, checkPathId ...); an empty optional one skips it. */
-		check?: TextCheck;
-	} = {},
+	...[ctx, itemIndex, field, options = {}]: [...At, options?: TextOptions]
 ): string {
-	const raw = ctx.getNodeParameter(field.name, itemIndex, options.fallback ?? '', {
-		extractValue: options.locator,
-	}) as unknown;
+	const { fallback = '', locator, secret } = options;
+	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback, { extractValue: locator });
+	const refuse = (problem: string, hint?: string) =>
+		invalidField(ctx, itemIndex, field, problem, hint);
 	if ((raw === undefined || raw === null) && options.added) {
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
+		throw refuse(
 			`its value is ${raw} (an expression that yields nothing?)`,
 			`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
 		);
 	}
 	const text = raw ?? '';
-	if (typeof text !== 'string')
-		throw invalidField(ctx, itemIndex, field, expected('text', raw, !options.secret));
+	if (typeof text !== 'string') throw refuse(expected('text', raw, !secret));
 	// A secret is redacted in its URL-encoded form too, which text with half a character does not have.
-	if (options.secret && LONE_SURROGATE.test(text))
-		throw invalidField(ctx, itemIndex, field, `it ${HALF_CHARACTER}`);
+	if (secret && LONE_SURROGATE.test(text)) throw refuse(`it ${HALF_CHARACTER}`);
 	const value = text.trim();
-	if (options.required && value === '')
-		throw invalidField(ctx, itemIndex, field, 'a value is required');
+	if (options.required && value === '') throw refuse('a value is required');
 	const read = options.asTyped ? text : value;
 	return options.check && value !== '' ? options.check(ctx, itemIndex, field, read) : read;
 }
@@ -157,9 +148,8 @@ export function readInteger(
 ): number {
 	const { min, max, decimals } = bounds;
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
-	const text = typeof raw === 'string' ? raw.trim() : undefined;
 	const digits = decimals ? /^-?\d+(?:\.\d+)?$/ : /^-?\d+$/;
-	const value = text !== undefined && digits.test(text) ? Number(text) : raw;
+	const value = typeof raw === 'string' && digits.test(raw.trim()) ? Number(raw) : raw;
 	const what = decimals ? 'a number' : 'a whole number';
 	if (typeof value !== 'number' || !(decimals ? Number.isFinite(value) : Number.isInteger(value)))
 		throw invalidField(ctx, itemIndex, field, expected(what, raw));
