@@ -6,8 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { ApiPath } from '../transport';
-import { listIn } from '../transport';
+import { type ApiPath, listIn } from '../transport';
 
 /** A request with the item's retry policy applied; operations call it through `send`. */
 export type ApiCall = (
@@ -17,23 +16,21 @@ export type ApiCall = (
 	extra?: Partial<IHttpRequestOptions>,
 ) => Promise<unknown>;
 
-/** `'/agency/{carrier}/trust-products'` → `'carrier'`. */
-type PathNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
-	? Name | PathNames<Rest>
-	: never;
-
 /** A request in the spec's form (`/sip/{phone_number}`): what `send` sends and the docs show. */
 export interface OperationRequest<Path extends string = string> {
 	method: IHttpRequestMethods;
 	path: Path;
 	when?: string; // sent only in some runs, e.g. 'to keep the directions not listed'
 }
-
 export const request = <Path extends string>(
 	method: IHttpRequestMethods,
 	path: Path,
 ): OperationRequest<Path> => ({ method, path });
 
+/** `'/agency/{carrier}/trust-products'` → `'carrier'`. */
+type PathNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+	? Name | PathNames<Rest>
+	: never;
 type PathValue = ApiPath['values'][number];
 /** A path with `{name}`s needs a value for each (checked by tsc). */
 type Sending<Path extends string> = {
@@ -42,7 +39,6 @@ type Sending<Path extends string> = {
 } & ([PathNames<Path>] extends [never]
 	? { values?: undefined }
 	: { values: Record<PathNames<Path>, PathValue> });
-
 /** Each `{name}` takes its value encoded; one empty, `.`, `..` or with a slash is refused. */
 export async function send<Path extends string>(
 	api: ApiCall,
@@ -59,7 +55,6 @@ export async function send<Path extends string>(
 
 /** Added in parentheses to a changing operation's hint. */
 type ChangesData = 'changes data' | `changes data: ${string}`;
-
 /** `repeatable`: sent twice, same state; else `mayHaveApplied` says what a lost answer may hide. */
 export type VoiceAiOperation<Input = unknown> = (
 	| { changesData: false | ChangesData; repeatable: true; mayHaveApplied?: never }
@@ -86,7 +81,6 @@ export type VoiceAiOperation<Input = unknown> = (
 		itemIndex: number,
 	): Promise<IDataObject[]>;
 };
-
 export const defineOperation = <Input>(operation: VoiceAiOperation<Input>) =>
 	operation as VoiceAiOperation;
 
@@ -97,12 +91,10 @@ export interface VoiceAiResource {
 	/** The first is the one a new node shows; their fields come in this order. */
 	operations: Record<string, VoiceAiOperation>;
 }
-
 export const defineResource = (resource: VoiceAiResource) => resource;
 
 export const toListRecords = (body: unknown, limit?: number) =>
 	toRecords(listIn(body) ?? body, limit);
-
 /** One item per array element (up to `limit`); anything else is one item. */
 export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
 	(Array.isArray(body) ? body : [body])
