@@ -20,7 +20,7 @@ const byName = (resource: VoiceAiResource) =>
 		.map(([value, operation]) => ({ resource, value, operation }))
 		.sort((a, b) => a.operation.name.localeCompare(b.operation.name));
 
-/** Every operation, by resource and then by name: the editor's order. */
+/** By resource, then by name: the editor's order. */
 export const allOperations = () => resources.flatMap(byName);
 export type RegisteredOperation = ReturnType<typeof byName>[number];
 
@@ -32,7 +32,6 @@ export function operationOf(resource: string, operation: string): VoiceAiOperati
 export const optionDescription = ({ hint, changesData }: VoiceAiOperation) =>
 	changesData === false ? hint : `${hint} (${changesData})`;
 
-/** The Resource dropdown, then each resource's Operation dropdown and fields. */
 export function resourceAndOperationProperties(): INodeProperties[] {
 	const firstResource = resources[0].value;
 	return [

@@ -17,10 +17,8 @@ import type { ApiCall } from './types';
 type Outputs = Array<INodeExecutionData[] | undefined>;
 
 /**
- * Validates every item before sending any (Continue On Fail makes an invalid one an error item), then
- * sends up to Concurrency items at once (RequestGate, recordOf); output keeps input order. A hard
- * failure closes the gate: requests not yet started are not sent. The one place secrets leave: every
- * error and output item goes out through `secrets` here.
+ * Validates every item before sending any, then sends up to Concurrency at once, output in input order.
+ * A hard failure closes the gate. The one place secrets leave: all output goes through `secrets` here.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -35,20 +33,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	const { concurrency, retry } = readRequestOptions(this);
 	const gate = requestGate(concurrency, this.getExecutionCancelSignal());
-	const continueOnFail = this.continueOnFail();
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const secrets = new Secrets();
 	const earlier = earlierTries(this, items);
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const inputs: unknown[] = new Array(items.length);
 	const failedItems = new Set<INodeExecutionData>();
-	/** Throws the error (without secrets) or, with Continue On Fail, makes it the item's output. */
 	const fail = (caught: unknown, itemIndex: number, stops = false) => {
 		const error =
 			caught instanceof NodeApiError || caught instanceof NodeOperationError
 				? caught
 				: new NodeOperationError(this.getNode(), caught as Error, { itemIndex });
-		if (!continueOnFail || stops) {
+		if (!this.continueOnFail() || stops) {
 			gate.close();
 			throw secrets.redactError(error);
 		}
@@ -139,9 +135,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 }
 
 /**
- * n8n's Retry On Fail runs the node again within one run, handing every try the same IExecuteData and
- * input array (1.x and 2.x, main process and queue worker); a new run, execution or AI tool call gets
- * new ones, so shares nothing, and an entry goes with its data.
+ * n8n's Retry On Fail hands every try of one run the same IExecuteData and input array (1.x and 2.x,
+ * main process and queue worker); a new run, execution or AI tool call gets new ones.
  */
 const triesOfRun = new WeakMap<
 	INodeExecutionData[],

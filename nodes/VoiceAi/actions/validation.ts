@@ -19,7 +19,6 @@ export interface FieldRef {
 	name: string;
 	label: string;
 }
-/** What every reader and check takes first. */
 type At = [ctx: IExecuteFunctions, itemIndex: number, field: FieldRef];
 
 /** `updateFields.header_color`: "Header Color"; `directions.inbound.port`: "Inbound Port". */
@@ -131,7 +130,6 @@ export function checkOneOf<T extends string>(
 	throw invalidField(ctx, itemIndex, field, `${show(value)} is not one of ${allowed.join(', ')}`);
 }
 
-/** Reads a collection parameter (e.g. Update Fields) and refuses anything that is not an object. */
 export function readCollection(...[ctx, itemIndex, field]: At): IDataObject {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, {}) as unknown;
 	if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) return raw as IDataObject;
@@ -139,10 +137,7 @@ export function readCollection(...[ctx, itemIndex, field]: At): IDataObject {
 }
 
 type Bounds = { min: number; max: number; decimals?: true };
-/**
- * A number within `min` to `max`, whole unless `decimals`. Given as text it counts only in decimal
- * digits: Number() would also read 0x13C4, 0b1010, 0o7 and 1e3, which nobody types as a port or a limit.
- */
+/** Whole unless `decimals`. Text counts in decimal digits only (not as Number() reads 0x13C4 or 1e3). */
 export function readInteger(
 	...[ctx, itemIndex, field, fallback, bounds]: [...At, fallback: number, bounds: Bounds]
 ): number {
