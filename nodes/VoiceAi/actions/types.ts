@@ -105,11 +105,7 @@ export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
 				: { value: entry as IDataObject[string] },
 		);
 
-export function returnAllFields(
-	resource: string,
-	operation: string,
-	noun: string,
-): INodeProperties[] {
+export function returnAllFields(resource: string, operation: string, noun: string) {
 	const show = { resource: [resource], operation: [operation] };
 	return [
 		{
@@ -130,7 +126,7 @@ export function returnAllFields(
 			hint: `At most this many ${noun}`,
 			displayOptions: { show: { ...show, returnAll: [false] } },
 		},
-	];
+	] satisfies INodeProperties[];
 }
 
 /** For an id the spec offers no list endpoint for. */
