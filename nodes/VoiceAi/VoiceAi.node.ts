@@ -1,12 +1,6 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { authenticationProperty } from './actions/authentication';
 import { resourceAndOperationProperties, subtitleExpression } from './actions/registry';
 import { router } from './actions/router';
 import { requestOptionsDescription } from './actions/requestOptions';
@@ -32,7 +26,7 @@ export class VoiceAi implements INodeType {
 		),
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		// One credential at a time, chosen by Authentication; literal values, as n8n's lint reads them.
+		// One credential at a time, chosen by Authentication (transport/credential.ts maps each value to its type).
 		credentials: [
 			{
 				name: 'voiceAiApi',
@@ -46,7 +40,27 @@ export class VoiceAi implements INodeType {
 			},
 		],
 		properties: [
-			authenticationProperty,
+			{
+				displayName: 'Authentication',
+				name: 'authentication',
+				type: 'options',
+				options: [
+					{
+						name: 'API Key',
+						value: 'apiKey',
+						description: 'A Voice AI API credential: base URL and API key',
+					},
+					{
+						name: 'API Key and SIP Trunk Login',
+						value: 'apiKeyAndSipLogin',
+						description:
+							'A Voice AI with SIP Trunk Login API credential: base URL, API key and the login SIP Update and Compare send',
+					},
+				],
+				default: 'apiKey',
+				description:
+					'Choose API Key and SIP Trunk Login to keep a SIP trunk password in an encrypted credential rather than in the workflow',
+			},
 			...resourceAndOperationProperties(),
 			requestOptionsDescription,
 		],
@@ -54,7 +68,5 @@ export class VoiceAi implements INodeType {
 
 	methods = { listSearch: { searchAgents, searchPhoneNumbers } };
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
-	}
+	execute = router;
 }

@@ -1,5 +1,5 @@
-// The one list of the action node's resources and operations: the node's description (dropdowns and
-// subtitle), the router, the README's table, docs/operations.md and their tests all come from here.
+// The one list of the resources and operations: the node's description, the router, the README's
+// table, docs/operations.md and their tests all come from here.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { agent } from './agent';
@@ -14,27 +14,24 @@ import { webhook } from './webhook';
 /** In the Resource dropdown's order (alphabetical by name). */
 export const resources = [agent, chatbot, contact, conversation, sip, trustProduct, webhook];
 
-/** A resource's operations (`value`: the `operation` parameter's), sorted by name as its dropdown shows. */
+/** A resource's operations, sorted by name as its dropdown shows them. */
 const byName = (resource: VoiceAiResource) =>
 	Object.entries(resource.operations)
 		.map(([value, operation]) => ({ resource, value, operation }))
 		.sort((a, b) => a.operation.name.localeCompare(b.operation.name));
 
-/** Every operation, by resource and then by name: the editor's order. */
+/** By resource, then by name: the editor's order. */
 export const allOperations = () => resources.flatMap(byName);
 export type RegisteredOperation = ReturnType<typeof byName>[number];
 
 export function operationOf(resource: string, operation: string): VoiceAiOperation | undefined {
-	const found = resources.find((entry) => entry.value === resource);
-	return found && Object.hasOwn(found.operations, operation)
-		? found.operations[operation]
-		: undefined;
+	const { operations } = resources.find((entry) => entry.value === resource) ?? {};
+	return operations && Object.hasOwn(operations, operation) ? operations[operation] : undefined;
 }
 
 export const optionDescription = ({ hint, changesData }: VoiceAiOperation) =>
 	changesData === false ? hint : `${hint} (${changesData})`;
 
-/** The Resource dropdown, then each resource's Operation dropdown and fields. */
 export function resourceAndOperationProperties(): INodeProperties[] {
 	const firstResource = resources[0].value;
 	return [
@@ -67,7 +64,7 @@ export function resourceAndOperationProperties(): INodeProperties[] {
 	];
 }
 
-/** "Trust Product" → "trust product"; words in capitals (SIP) stay as they are. */
+/** "Trust Product" → "trust product"; SIP stays. */
 const lower = (text: string) =>
 	text.replace(/\S+/g, (word) => (word === word.toUpperCase() ? word : word.toLowerCase()));
 const json = (entries: Array<[string, string]>) => JSON.stringify(Object.fromEntries(entries));

@@ -1,9 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { RetrySettings } from '../transport';
 import { fieldIn, readBoolean, readInteger } from './validation';
 
-/** The node's Options collection: how many requests run at once and how failures are retried. */
 export const requestOptionsDescription: INodeProperties = {
 	displayName: 'Options',
 	name: 'options',
@@ -65,10 +63,7 @@ export const requestOptionsDescription: INodeProperties = {
 };
 
 /** The Options, read once per execution (item 0) within the bounds and with the defaults above. */
-export function readRequestOptions(ctx: IExecuteFunctions): {
-	concurrency: number;
-	retry: RetrySettings;
-} {
+export function readRequestOptions(ctx: IExecuteFunctions) {
 	const option = (name: string) => ({
 		...(requestOptionsDescription.options!.find((entry) => entry.name === name) as INodeProperties),
 		field: fieldIn([requestOptionsDescription], `options.${name}`),
@@ -77,13 +72,13 @@ export function readRequestOptions(ctx: IExecuteFunctions): {
 		const { field, default: fallback } = option(name);
 		return readBoolean(ctx, 0, field, fallback as boolean);
 	};
-	const number = (name: string, decimals?: true, min?: number) => {
+	const number = (name: string, min = 1, decimals?: true) => {
 		const { field, default: fallback, typeOptions } = option(name);
 		const max = typeOptions!.maxValue!;
-		return readInteger(ctx, 0, field, fallback as number, { min: min ?? 1, max, decimals });
+		return readInteger(ctx, 0, field, fallback as number, { min, max, decimals });
 	};
 	// A timeout from an expression may be under the editor's 1 s.
-	const ms = (name: string, min: number) => Math.round(number(name, true, min) * 1000);
+	const ms = (name: string, min: number) => Math.round(number(name, min, true) * 1000);
 	return {
 		concurrency: number('concurrency'),
 		retry: {

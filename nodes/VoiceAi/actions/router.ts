@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteData,
-	IExecuteFunctions,
-	INodeExecutionData,
-} from 'n8n-workflow';
+import type { IExecuteData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { readRequestOptions } from './requestOptions';
@@ -19,14 +14,11 @@ import {
 import { operationOf } from './registry';
 import type { ApiCall } from './types';
 
-const causeOf = (error: unknown): unknown => (error as { cause?: unknown })?.cause;
+type Outputs = Array<INodeExecutionData[] | undefined>;
 
 /**
- * Validates every item first (nothing is sent while any item is invalid, unless Continue On Fail turns
- * it into an error item), then sends up to Concurrency items at once (RequestGate, recordOf). Output
- * keeps input order. A hard failure closes the gate: requests not yet started are not sent. With n8n's
- * Retry On Fail, a later try sends only the items that did not succeed. The one place secrets leave:
- * every error and output item goes out through `secrets` here.
+ * Validates every item before sending any, then sends up to Concurrency at once, output in input order.
+ * A hard failure closes the gate. The one place secrets leave: all output goes through `secrets` here.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -41,28 +33,31 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	const { concurrency, retry } = readRequestOptions(this);
 	const gate = requestGate(concurrency, this.getExecutionCancelSignal());
-	const continueOnFail = this.continueOnFail();
-	const results: INodeExecutionData[][] = new Array(items.length);
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const secrets = new Secrets();
 	const earlier = earlierTries(this, items);
-	const errorOutput = this.getNode().onError === 'continueErrorOutput';
+	const results: INodeExecutionData[][] = new Array(items.length);
+	const inputs: unknown[] = new Array(items.length);
 	const failedItems = new Set<INodeExecutionData>();
-	/** Throws the error (without secrets) or, with Continue On Fail, makes it the item's output. */
 	const fail = (caught: unknown, itemIndex: number, stops = false) => {
 		const error =
 			caught instanceof NodeApiError || caught instanceof NodeOperationError
 				? caught
 				: new NodeOperationError(this.getNode(), caught as Error, { itemIndex });
-		if (!continueOnFail || stops) {
+		if (!this.continueOnFail() || stops) {
 			gate.close();
 			throw secrets.redactError(error);
 		}
-		const item = failedItem(error, itemIndex, errorOutput);
+		// n8n routes an item to the error output only when its json holds nothing but `error` (1.x also
+		// allows `message`, 2.x `message` and `details`), then merges it over the input item's json.
+		const { message, description, httpCode } = error as NodeApiError;
+		const rest = { ...(description && { description }), ...(httpCode && { httpCode }) };
+		const json = errorOutput ? { error: { message, ...rest } } : { error: message, ...rest };
+		const item = { json, pairedItem: { item: itemIndex } };
 		failedItems.add(item);
 		results[itemIndex] = [item];
 	};
 
-	const inputs: unknown[] = new Array(items.length);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			inputs[itemIndex] = await operation.validate.call(this, itemIndex);
@@ -83,8 +78,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		results[itemIndex] ??= earlier[itemIndex] as INodeExecutionData[];
 	}
 
-	// Read and checked when the first request is about to go: an operation that sends nothing
-	// (Conversation > Pass Once) needs no working credential. A bad one stops the node.
+	// Read when the first request is about to go: an operation that sends nothing (Conversation > Pass
+	// Once) needs no working credential. A bad one stops the node.
 	let credential: ReturnType<typeof voiceAiCredential> | undefined;
 	const { recordOf } = operation;
 	const sendItem = async (itemIndex: number) => {
@@ -102,10 +97,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		try {
 			const records = await operation.execute.call(this, inputs[itemIndex], api, itemIndex);
 			const failure = errorOutput ? operation.failureIn?.(records) : undefined;
-			if (failure) {
-				const { message, description } = failure;
-				throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
-			}
+			if (failure)
+				throw new NodeOperationError(this.getNode(), failure.message, { itemIndex, ...failure });
 			const whole = operation.passesItemOn ? items[itemIndex] : undefined;
 			results[itemIndex] = records.map((json) => ({
 				...whole,
@@ -115,8 +108,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			earlier[itemIndex] = results[itemIndex];
 		} catch (caught) {
 			// Stopped because another item failed (an operation may have wrapped that): that one is reported.
-			if (caught instanceof RequestsStopped || causeOf(caught) instanceof RequestsStopped) return;
-			fail(caught, itemIndex, [caught, causeOf(caught)].some(isUnusableCredentialError));
+			const chain = [caught, (caught as { cause?: unknown })?.cause];
+			if (chain.some((error) => error instanceof RequestsStopped)) return;
+			fail(caught, itemIndex, chain.some(isUnusableCredentialError));
 		}
 	};
 	await gate.forEachIndex(
@@ -126,53 +120,31 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	);
 
 	return [
-		results.flatMap((itemResults, itemIndex) =>
-			itemResults.map((item) => {
+		results.flatMap((itemResults, itemIndex) => {
+			// SIP Get, Update, Compare with Show SIP Passwords keep the passwords they were asked to show.
+			const input = inputs[itemIndex];
+			const shown = isPlainObject(input) && input.showPasswords === true;
+			return itemResults.map((item) => {
 				// A failed item is free text (message, description): redacted as an error message is.
 				const text = failedItems.has(item) ? secrets.redactText(item.json) : item.json;
-				// SIP Get, Update, Compare with Show SIP Passwords keep the passwords they were asked to show.
-				const shown = isPlainObject(inputs[itemIndex]) && inputs[itemIndex].showPasswords === true;
 				const json = secrets.redactValue(text, shown);
 				return json === item.json ? item : { ...item, json };
-			}),
-		),
+			});
+		}),
 	];
 }
 
 /**
- * The output item of an item that failed while the node continues on errors: `{ error, description?,
- * httpCode? }`. With "Continue (using error output)" the same fields go inside `error`: n8n routes an
- * item there only when its json holds nothing but `error` (1.x also allows `message`; 2.x `message` and
- * `details`), then merges it over the input item's json.
- */
-function failedItem(
-	error: Error & { description?: unknown; httpCode?: unknown },
-	itemIndex: number,
-	errorOutput: boolean,
-): INodeExecutionData {
-	const { message, description, httpCode } = error;
-	const rest: IDataObject = {};
-	if (typeof description === 'string' && description) rest.description = description;
-	if (typeof httpCode === 'string' && httpCode) rest.httpCode = httpCode;
-	const json = errorOutput ? { error: { message, ...rest } } : { error: message, ...rest };
-	return { json, pairedItem: { item: itemIndex } };
-}
-
-/**
- * n8n's Retry On Fail runs the node again within one run of it, handing every try the same IExecuteData
- * and input array (WorkflowExecute's try loop, 1.x and 2.x, main process and queue worker alike). A new
- * run, execution or AI tool call gets new ones, so shares nothing, and an entry goes with its data.
+ * n8n's Retry On Fail hands every try of one run the same IExecuteData and input array (1.x and 2.x,
+ * main process and queue worker); a new run, execution or AI tool call gets new ones.
  */
 const triesOfRun = new WeakMap<
 	INodeExecutionData[],
-	{ executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> }
+	{ executeData: IExecuteData; successes: Outputs }
 >();
 
 /** Per input item, what earlier tries of this run sent successfully (kept with Retry On Fail only). */
-function earlierTries(
-	ctx: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Array<INodeExecutionData[] | undefined> {
+function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): Outputs {
 	const executeData = typeof ctx.getExecuteData === 'function' ? ctx.getExecuteData() : undefined;
 	if (ctx.getNode().retryOnFail !== true || !executeData) return new Array(items.length);
 	let tries = triesOfRun.get(items);

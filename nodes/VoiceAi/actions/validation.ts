@@ -1,11 +1,6 @@
 // Reading and checking an item's fields (router.ts does it for every item before sending any): the
 // error names the field, as its property labels it, and the item.
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeProperties,
-	NodeOperationError,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	HALF_CHARACTER,
@@ -17,19 +12,16 @@ import {
 	refusedUserInfo,
 	shortened,
 } from '../transport';
-import { LIMIT, RETURN_ALL } from './types';
+import { returnAllFields } from './types';
 
 /** `name`: the parameter's path (`updateFields.header_color`); `label`: what the editor shows. */
 export interface FieldRef {
 	name: string;
 	label: string;
 }
+type At = [ctx: IExecuteFunctions, itemIndex: number, field: FieldRef];
 
-/**
- * The displayName of the property `name`. A collection's option is named with a dot
- * (`updateFields.header_color`: "Header Color"); a fixedCollection's field carries its group's name
- * too (`directions.inbound.port`: "Inbound Port").
- */
+/** `updateFields.header_color`: "Header Color"; `directions.inbound.port`: "Inbound Port". */
 function labelOf(properties: readonly INodeProperties[], name: string): string | undefined {
 	const [first, ...rest] = name.split('.');
 	const property = properties.find((candidate) => candidate.name === first);
@@ -57,47 +49,28 @@ export function fieldsIn<Name extends string>(
 	return Object.fromEntries(entries) as Record<Name, FieldRef>;
 }
 
-function show(value: unknown): string {
-	const text =
-		typeof value === 'string' || (typeof value === 'object' && value !== null)
-			? JSON.stringify(value)
-			: String(value);
-	return shortened(text, 60);
-}
-
+const show = (value: unknown) =>
+	shortened(
+		typeof value === 'string' || typeof value === 'object' ? JSON.stringify(value) : String(value),
+		60,
+	);
 function typeName(value: unknown): string {
 	if (value === undefined) return 'nothing';
 	if (value === null) return 'null';
 	if (Array.isArray(value)) return 'an array';
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
-
-export const invalidField = (
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	problem: string,
-	hint?: string,
-): NodeOperationError => invalidValue(ctx.getNode(), itemIndex, field, problem, hint);
-
 /** "expected <what>, got a number (42)"; `shown` false leaves the value out (a secret). */
 const expected = (what: string, raw: unknown, shown = true) =>
 	`expected ${what}, got ${typeName(raw)}${shown ? ` (${show(raw)})` : ''}`;
 
-/** A check of one text value: returns the value to send, or throws. */
-export type TextCheck = (
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-) => string;
+export const invalidField = (...[ctx, ...rest]: [...At, problem: string, hint?: string]) =>
+	invalidValue(ctx.getNode(), ...rest);
 
+/** A check of one text value: returns the value to send, or throws. */
+export type TextCheck = (...at: [...At, value: string]) => string;
 /** Refuses a value the pattern does not accept (`<value> <problem>`); an accepted one goes on as given. */
-function patternCheck(
-	pattern: { test(value: string): boolean },
-	problem: string,
-	hint?: string,
-): TextCheck {
+function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
 		if (!pattern.test(value))
 			throw invalidField(ctx, itemIndex, field, `${show(value)} ${problem}`, hint);
@@ -105,56 +78,45 @@ function patternCheck(
 	};
 }
 
+interface TextOptions {
+	required?: boolean;
+	fallback?: string;
+	secret?: boolean;
+	/** A resource locator: the value of whichever mode is chosen. */
+	locator?: boolean;
+	/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
+	asTyped?: boolean;
+	/** Added to a collection, so sent: nothing (a misspelt expression?) is refused, not sent empty. */
+	added?: boolean;
+	/** What a value given must also pass (checkE164, checkPathId ...); an empty optional one skips it. */
+	check?: TextCheck;
+}
+
 /** Reads a text parameter; an expression that produced a number, object or nothing is refused. */
 export function readString(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	options: {
-		required?: boolean;
-		fallback?: string;
-		secret?: boolean;
-		/** A resource locator: the value of whichever mode is chosen. */
-		locator?: boolean;
-		/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
-		asTyped?: boolean;
-		/** Added to a collection, so sent: nothing (a misspelt expression?) is refused, not sent empty. */
-		added?: boolean;
-		/** What a value given must also pass (checkE164, checkPathId ...); an empty optional one skips it. */
-		check?: TextCheck;
-	} = {},
+	...[ctx, itemIndex, field, options = {}]: [...At, options?: TextOptions]
 ): string {
-	const raw = ctx.getNodeParameter(field.name, itemIndex, options.fallback ?? '', {
-		extractValue: options.locator,
-	}) as unknown;
+	const { fallback = '', locator, secret } = options;
+	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback, { extractValue: locator });
+	const refuse = (problem: string, hint?: string) =>
+		invalidField(ctx, itemIndex, field, problem, hint);
 	if ((raw === undefined || raw === null) && options.added) {
-		throw invalidField(
-			ctx,
-			itemIndex,
-			field,
+		throw refuse(
 			`its value is ${raw} (an expression that yields nothing?)`,
 			`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
 		);
 	}
 	const text = raw ?? '';
-	if (typeof text !== 'string')
-		throw invalidField(ctx, itemIndex, field, expected('text', raw, !options.secret));
+	if (typeof text !== 'string') throw refuse(expected('text', raw, !secret));
 	// A secret is redacted in its URL-encoded form too, which text with half a character does not have.
-	if (options.secret && LONE_SURROGATE.test(text))
-		throw invalidField(ctx, itemIndex, field, `it ${HALF_CHARACTER}`);
+	if (secret && LONE_SURROGATE.test(text)) throw refuse(`it ${HALF_CHARACTER}`);
 	const value = text.trim();
-	if (options.required && value === '')
-		throw invalidField(ctx, itemIndex, field, 'a value is required');
+	if (options.required && value === '') throw refuse('a value is required');
 	const read = options.asTyped ? text : value;
 	return options.check && value !== '' ? options.check(ctx, itemIndex, field, read) : read;
 }
 
-export function readBoolean(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	fallback: boolean,
-): boolean {
+export function readBoolean(...[ctx, itemIndex, field, fallback]: [...At, boolean]): boolean {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
 	if (typeof raw === 'boolean') return raw;
 	if (raw === 'true' || raw === 'false') return raw === 'true';
@@ -162,42 +124,27 @@ export function readBoolean(
 }
 
 export function checkOneOf<T extends string>(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	value: string,
-	allowed: readonly T[],
+	...[ctx, itemIndex, field, value, allowed]: [...At, value: string, allowed: readonly T[]]
 ): T {
 	if ((allowed as readonly string[]).includes(value)) return value as T;
 	throw invalidField(ctx, itemIndex, field, `${show(value)} is not one of ${allowed.join(', ')}`);
 }
 
-/** Reads a collection parameter (e.g. Update Fields) and refuses anything that is not an object. */
-export function readCollection(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-): IDataObject {
+export function readCollection(...[ctx, itemIndex, field]: At): IDataObject {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, {}) as unknown;
 	if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) return raw as IDataObject;
 	throw invalidField(ctx, itemIndex, field, expected('a set of fields', raw, false));
 }
 
-/**
- * A number within `min` to `max`, whole unless `decimals`. Given as text it counts only in decimal
- * digits: Number() would also read 0x13C4, 0b1010, 0o7 and 1e3, which nobody types as a port or a limit.
- */
+type Bounds = { min: number; max: number; decimals?: true };
+/** Whole unless `decimals`. Text counts in decimal digits only (not as Number() reads 0x13C4 or 1e3). */
 export function readInteger(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	fallback: number,
-	{ min, max, decimals }: { min: number; max: number; decimals?: true },
+	...[ctx, itemIndex, field, fallback, bounds]: [...At, fallback: number, bounds: Bounds]
 ): number {
+	const { min, max, decimals } = bounds;
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
-	const text = typeof raw === 'string' ? raw.trim() : undefined;
 	const digits = decimals ? /^-?\d+(?:\.\d+)?$/ : /^-?\d+$/;
-	const value = text !== undefined && digits.test(text) ? Number(text) : raw;
+	const value = typeof raw === 'string' && digits.test(raw.trim()) ? Number(raw) : raw;
 	const what = decimals ? 'a number' : 'a whole number';
 	if (typeof value !== 'number' || !(decimals ? Number.isFinite(value) : Number.isInteger(value)))
 		throw invalidField(ctx, itemIndex, field, expected(what, raw));
@@ -206,12 +153,14 @@ export function readInteger(
 	return value;
 }
 
+const [RETURN_ALL, LIMIT] = returnAllFields('', '', '');
 const LIST_FIELDS = fieldsIn([RETURN_ALL, LIMIT], ['returnAll', 'limit']);
 
 /** The item's Limit (returnAllFields), or undefined with Return All on. */
 export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
-	if (readBoolean(ctx, itemIndex, LIST_FIELDS.returnAll, RETURN_ALL.default)) return undefined;
-	return readInteger(ctx, itemIndex, LIST_FIELDS.limit, LIMIT.default, { min: 1, max: 1_000_000 });
+	if (readBoolean(ctx, itemIndex, LIST_FIELDS.returnAll, RETURN_ALL.default as boolean)) return;
+	const bounds = { min: 1, max: 1_000_000 };
+	return readInteger(ctx, itemIndex, LIST_FIELDS.limit, LIMIT.default as number, bounds);
 }
 
 const uuidCheck = patternCheck(
@@ -219,9 +168,7 @@ const uuidCheck = patternCheck(
 	'is not a UUID',
 	'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.',
 );
-
-export const checkUuid: TextCheck = (ctx, itemIndex, field, value) =>
-	uuidCheck(ctx, itemIndex, field, value).toLowerCase();
+export const checkUuid: TextCheck = (...at) => uuidCheck(...at).toLowerCase();
 
 /** Any id that goes into a request path, refused now as the path builder would refuse it when sending. */
 export const checkPathId: TextCheck = (ctx, itemIndex, field, value) => {
@@ -234,16 +181,8 @@ const pathSegmentCheck = patternCheck(
 	/^[A-Za-z0-9][A-Za-z0-9._-]*$/,
 	'may only hold letters, digits, dots, dashes and underscores',
 );
-
 export const checkPathSegment: TextCheck = (ctx, itemIndex, field, value) =>
 	pathSegmentCheck(ctx, itemIndex, field, checkPathId(ctx, itemIndex, field, value));
-
-const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
-/** sip:<host> as the spec writes it: a DNS name or an IPv4 address, no user part, port or parameters. */
-const SIP_HOST = new RegExp(`^sip:(?:${HOST_LABEL}\\.)*${HOST_LABEL}$`);
-/** A host of digits and dots only must be a real IPv4 address, not a DNS name such as 999.1.1.1. */
-const SIP_IPV4 = new RegExp(`^sip:(?:${OCTET}\\.){3}${OCTET}$`);
 
 export const checkE164 = patternCheck(
 	/^\+[1-9]\d{1,14}$/,
@@ -254,8 +193,7 @@ export const checkE164 = patternCheck(
 export const checkHttpUrl: TextCheck = (ctx, itemIndex, field, value) => {
 	const url = httpUrl(value);
 	if (!url) {
-		// User info may hold a password, a query or fragment a token, and a value cut to its start would
-		// show part of either.
+		// User info may hold a password, a query or fragment a token: none is shown, not even cut short.
 		const [address] = value.split(/[?#]/, 1);
 		const shown =
 			refusedUserInfo(address) !== undefined
@@ -270,10 +208,11 @@ export const checkHttpUrl: TextCheck = (ctx, itemIndex, field, value) => {
 	return value;
 };
 
+const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
+/** sip:<host>, no user part, port or parameters; a host of digits and dots is an IPv4 address. */
 export const checkSipUri = patternCheck(
-	{
-		test: (value) => SIP_HOST.test(value) && (!/^sip:[\d.]+$/.test(value) || SIP_IPV4.test(value)),
-	},
+	new RegExp(`^sip:(?:(?![\\d.]+$)(?:${HOST_LABEL}\\.)*${HOST_LABEL}|(?:${OCTET}\\.){3}${OCTET})$`),
 	'is not a SIP URI',
 	'Use the form sip:<host>, for example sip:pbx.example.com.',
 );
