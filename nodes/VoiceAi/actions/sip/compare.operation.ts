@@ -1,15 +1,35 @@
+import type { IDataObject } from 'n8n-workflow';
+
 import { defineOperation } from '../types';
-import type { SipIntent } from './configuration';
-import {
-	GET_SIP,
-	buildBody,
-	differences,
-	fetchSip,
-	hideSipPasswords,
-	needsCurrent,
-	readCurrentSip,
-} from './configuration';
-import { sipForm } from './readIntent';
+import type { CurrentSip, SipIntent } from './configuration';
+import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
+import type { DirectionType } from './fields';
+import { DIRECTIONS, sipForm } from './fields';
+
+const keysOf = (a: IDataObject, b: IDataObject) => new Set([...Object.keys(a), ...Object.keys(b)]);
+
+/** What the body would change, one `{ field, direction, current, intended }` each; directions absent from the body stay. */
+function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDataObject[] {
+	const found: IDataObject[] = [];
+	const check = (field: string, now: unknown, next: unknown, direction?: DirectionType) => {
+		const [current, intended] = [now ?? null, next ?? null];
+		if (JSON.stringify(now) !== JSON.stringify(next))
+			found.push({ field, ...(direction && { direction }), current, intended });
+	};
+	if (body.trunkName !== undefined) check('trunkName', sip.config.trunkName, body.trunkName);
+	for (const type of Array.isArray(body.directions) ? DIRECTIONS : []) {
+		const now = sip.directions.find((direction) => direction.type === type);
+		const next = (body.directions as IDataObject[]).find((direction) => direction.type === type);
+		if (!now && !next) continue;
+		check('direction', now ? 'attached' : 'not attached', next ? 'attached' : 'detached', type);
+		if (!now || !next) continue;
+		for (const key of keysOf(now, next))
+			if (key !== 'type' && key !== 'options') check(key, now[key], next[key], type);
+		const [was, will] = [now.options ?? {}, next.options ?? {}] as IDataObject[];
+		for (const key of keysOf(was, will)) check(`options.${key}`, was[key], will[key], type);
+	}
+	return found;
+}
 
 /**
  * SIP Update's dry run: writes nothing. An answer the node cannot read gives status "could not read",
@@ -24,35 +44,29 @@ export const compare = defineOperation<SipIntent>({
 	...sipForm('compare'),
 	failureIn(records) {
 		const unreadable = records.find((record) => record.status === 'could not read');
-		if (!unreadable) return undefined;
-		return {
-			message: String(unreadable.reason),
-			description: `SIP Compare of ${String(unreadable.phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`,
-		};
+		return (
+			unreadable && {
+				message: String(unreadable.reason),
+				description: `SIP Compare of ${String(unreadable.phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`,
+			}
+		);
 	},
 	async execute(intent, api) {
 		const { phone_number, showPasswords } = intent;
-		const current = readCurrentSip(await fetchSip(api, phone_number));
+		const current = await readSip(api, phone_number);
 		if (current.readable) {
 			const wouldSend = buildBody(intent, current.directions);
-			const found = differences(current, wouldSend);
-			const status = found.length ? 'drift' : 'in sync';
-			const record = {
-				phone_number,
-				status,
-				wouldSend,
-				differences: found,
-				current: current.config,
-			};
+			const differences = changesIn(current, wouldSend);
+			const status = differences.length ? 'drift' : 'in sync';
+			const record = { phone_number, status, wouldSend, differences, current: current.config };
 			return [hideSipPasswords(record, showPasswords)];
 		}
-		const refused = needsCurrent(intent);
+		const wouldSend = needsCurrent(intent) ? null : buildBody(intent);
 		const reason = `The current SIP configuration could not be read: ${current.reason}. ${
-			refused
-				? 'SIP Update would refuse and write nothing.'
-				: 'SIP Update would send wouldSend; what it changes is unknown.'
+			wouldSend
+				? 'SIP Update would send wouldSend; what it changes is unknown.'
+				: 'SIP Update would refuse and write nothing.'
 		}`;
-		const wouldSend = refused ? null : buildBody(intent);
 		const record = { phone_number, status: 'could not read', reason, wouldSend };
 		return [hideSipPasswords({ ...record, differences: null, current: null }, showPasswords)];
 	},

@@ -3,13 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { setOwn } from '../../transport';
 import type { ApiCall } from '../types';
 import { request, send } from '../types';
-import { FIELDS } from './fields';
-
-// What the SIP operations share: reading GET /sip (its body shape is not in the spec), building the
-// PATCH /sip/sip2 body, listing differences, hiding SIP passwords.
-
-export const DIRECTIONS = ['inbound', 'outbound'] as const;
-export type DirectionType = (typeof DIRECTIONS)[number];
+import type { DirectionType } from './fields';
+import { DIRECTIONS, FIELDS } from './fields';
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
 const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true } as const;
@@ -37,7 +32,7 @@ export interface SipIntent {
 	showPasswords: boolean;
 }
 
-type CurrentSip =
+export type CurrentSip =
 	| { readable: true; config: IDataObject; directions: IDataObject[] }
 	| { readable: false; reason: string };
 
@@ -45,9 +40,9 @@ const isObject = (value: unknown): value is IDataObject =>
 	value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
- * The current configuration from a GET /sip/{phone} answer. Read only where the shape leaves no doubt:
- * an object with a `directions` list, or such an object under `data`. Every direction must be an object
- * whose type is inbound or outbound, each type at most once. Anything else is unreadable.
+ * The current configuration from a GET /sip/{phone} answer (its shape is not in the spec). Read only
+ * where the shape leaves no doubt: an object with a `directions` list, or such an object under `data`;
+ * every direction an object whose type is inbound or outbound, each type at most once.
  */
 export function readCurrentSip(answer: unknown): CurrentSip {
 	const unreadable = (reason: string) => ({ readable: false, reason }) as const;
@@ -81,9 +76,17 @@ function describeShape(value: unknown): string {
 	if (value === null || value === undefined) return 'empty';
 	if (!isObject(value)) return `a ${typeof value}`;
 	const keys = Object.keys(value);
-	const more = keys.length > 5 ? ', ...' : '';
-	return keys.length ? `an object with ${keys.slice(0, 5).join(', ')}${more}` : 'an empty object';
+	if (!keys.length) return 'an empty object';
+	return `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
 }
+
+export const GET_SIP = request('GET', '/sip/{phone_number}');
+
+export const fetchSip = async (api: ApiCall, value: string): Promise<unknown> =>
+	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });
+
+export const readSip = async (api: ApiCall, phone: string) =>
+	readCurrentSip(await fetchSip(api, phone));
 
 /** Does building the body need the current configuration? Then it is read first, and an unreadable one stops the write. */
 export function needsCurrent(intent: SipIntent): boolean {
@@ -92,9 +95,9 @@ export function needsCurrent(intent: SipIntent): boolean {
 }
 
 /**
- * The PATCH /sip/sip2 body. `current` must be readable whenever needsCurrent(intent) is true. A listed
- * direction keeps every field GET returned (options and fields the spec does not list) and takes the
- * user's fields; a new one gets NEW_DIRECTION_DEFAULTS for the fields left empty.
+ * The PATCH /sip/sip2 body; `current` must be readable whenever needsCurrent(intent). A listed direction
+ * keeps every field GET returned (options and fields the spec does not list) and takes the user's
+ * fields; a new one gets NEW_DIRECTION_DEFAULTS for the fields left empty.
  */
 export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObject {
 	const body: IDataObject = { phone_number: intent.phone_number };
@@ -116,71 +119,22 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 	return body;
 }
 
-const keysOf = (a: IDataObject, b: IDataObject) => new Set([...Object.keys(a), ...Object.keys(b)]);
-
 /**
- * What the body would change in the current configuration, one `{ field, direction, current, intended }`
- * each; directions absent from the body stay as they are.
+ * Hides SIP passwords by where they are, never by value (a password `udp` leaves transports alone): a
+ * set `sip_password` and both sides of an `options.sip_password` difference become "(set, hidden)"; an
+ * empty one stays. In place, at any depth: a loop, not recursion, so no stack limit.
  */
-export function differences(
-	current: CurrentSip & { readable: true },
-	body: IDataObject,
-): IDataObject[] {
-	const found: IDataObject[] = [];
-	const compare = (field: string, now: unknown, next: unknown, direction?: DirectionType) => {
-		if (JSON.stringify(now) !== JSON.stringify(next))
-			found.push({
-				field,
-				...(direction && { direction }),
-				current: now ?? null,
-				intended: next ?? null,
-			});
-	};
-	if (body.trunkName !== undefined) compare('trunkName', current.config.trunkName, body.trunkName);
-	for (const type of Array.isArray(body.directions) ? DIRECTIONS : []) {
-		const now = current.directions.find((direction) => direction.type === type);
-		const next = (body.directions as IDataObject[]).find((direction) => direction.type === type);
-		if (!now && !next) continue;
-		compare('direction', now ? 'attached' : 'not attached', next ? 'attached' : 'detached', type);
-		if (!now || !next) continue;
-		for (const key of keysOf(now, next))
-			if (key !== 'type' && key !== 'options') compare(key, now[key], next[key], type);
-		const [was, will] = [now.options ?? {}, next.options ?? {}] as IDataObject[];
-		for (const key of keysOf(was, will)) compare(`options.${key}`, was[key], will[key], type);
-	}
-	return found;
-}
-
-/**
- * Hides SIP passwords by where they are, never by their value (a password `udp` leaves transports as
- * they are): a set `sip_password` and both sides of an `options.sip_password` difference become
- * "(set, hidden)"; an empty one stays. Changes the node's own records in place, at any depth.
- */
-export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
-	records: T,
-	show: boolean,
-): T {
+export function hideSipPasswords<T extends object>(records: T, show: boolean): T {
 	const pending: unknown[] = show ? [] : [records];
-	const seen = new Set<object>();
 	while (pending.length > 0) {
-		const value = pending.pop();
-		if (value === null || typeof value !== 'object' || seen.has(value)) continue;
-		seen.add(value);
-		const record = value as Record<string, unknown>;
-		const difference =
-			record.field === 'options.sip_password' && 'current' in record && 'intended' in record;
-		for (const key of Object.keys(record)) {
-			const entry = record[key];
+		const record = pending.pop();
+		if (record === null || typeof record !== 'object') continue;
+		const difference = (record as IDataObject).field === 'options.sip_password';
+		for (const [key, entry] of Object.entries(record)) {
 			const secret = key === 'sip_password' || (difference && /^(current|intended)$/.test(key));
-			if (secret && entry !== '' && entry !== null && entry !== undefined)
-				setOwn(record, key, '(set, hidden)');
+			if (secret && (entry ?? '') !== '') setOwn(record, key, '(set, hidden)');
 			else pending.push(entry);
 		}
 	}
 	return records;
 }
-
-export const GET_SIP = request('GET', '/sip/{phone_number}');
-
-export const fetchSip = async (api: ApiCall, value: string): Promise<unknown> =>
-	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });
