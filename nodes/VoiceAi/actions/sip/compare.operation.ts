@@ -4,10 +4,9 @@ import { defineOperation } from '../types';
 import type { CurrentSip, SipIntent } from './configuration';
 import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
 import type { DirectionType } from './fields';
-import { DIRECTIONS, sipForm } from './fields';
+import { DIRECTIONS, readSipIntent, sipForm, updateProperties } from './fields';
 
 const keysOf = (a: IDataObject, b: IDataObject) => new Set([...Object.keys(a), ...Object.keys(b)]);
-
 /** What the body would change, one `{ field, direction, current, intended }` each; directions absent from the body stay. */
 function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDataObject[] {
 	const found: IDataObject[] = [];
@@ -31,17 +30,16 @@ function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDa
 	return found;
 }
 
-/**
- * SIP Update's dry run: writes nothing. An answer the node cannot read gives status "could not read",
- * never "in sync", so a scheduled audit cannot mistake it for a clean result.
- */
+// SIP Update's dry run, writing nothing. An answer it cannot read is "could not read", never
+// "in sync": a scheduled audit must not take it for a clean result.
 export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
 	action: 'Compare a SIP configuration with wanted settings',
 	changesData: false,
 	requests: [GET_SIP],
-	...sipForm('compare'),
+	...sipForm('compare', updateProperties),
+	validate: readSipIntent,
 	failureIn(records) {
 		const unreadable = records.find((record) => record.status === 'could not read');
 		return (

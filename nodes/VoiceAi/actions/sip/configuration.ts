@@ -8,7 +8,6 @@ import { DIRECTIONS, FIELDS } from './fields';
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
 const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true } as const;
-
 const OPTIONS = ['port', 'transport', 'secure_media', 'sip_username', 'sip_password'] as const;
 
 /** One direction as the user asked for it; an absent field keeps what the current configuration has. */
@@ -39,11 +38,8 @@ export type CurrentSip =
 const isObject = (value: unknown): value is IDataObject =>
 	value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/**
- * The current configuration from a GET /sip/{phone} answer (its shape is not in the spec). Read only
- * where the shape leaves no doubt: an object with a `directions` list, or such an object under `data`;
- * every direction an object whose type is inbound or outbound, each type at most once.
- */
+// The configuration in a GET /sip/{phone} answer (the spec shows no shape), read only if no doubt:
+// `directions` at the top or under `data`, each an object of type inbound or outbound, each once.
 export function readCurrentSip(answer: unknown): CurrentSip {
 	const unreadable = (reason: string) => ({ readable: false, reason }) as const;
 	const data = isObject(answer) ? answer.data : undefined;
@@ -81,10 +77,8 @@ function describeShape(value: unknown): string {
 }
 
 export const GET_SIP = request('GET', '/sip/{phone_number}');
-
 export const fetchSip = async (api: ApiCall, value: string): Promise<unknown> =>
 	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });
-
 export const readSip = async (api: ApiCall, phone: string) =>
 	readCurrentSip(await fetchSip(api, phone));
 
@@ -94,11 +88,8 @@ export function needsCurrent(intent: SipIntent): boolean {
 	return intent.changes.some((change) => OPTIONS.some((key) => change[key] === undefined));
 }
 
-/**
- * The PATCH /sip/sip2 body; `current` must be readable whenever needsCurrent(intent). A listed direction
- * keeps every field GET returned (options and fields the spec does not list) and takes the user's
- * fields; a new one gets NEW_DIRECTION_DEFAULTS for the fields left empty.
- */
+// The PATCH /sip/sip2 body (`current` given whenever needsCurrent). A listed direction keeps every
+// field GET returned, also those the spec does not list; a new one gets NEW_DIRECTION_DEFAULTS.
 export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObject {
 	const body: IDataObject = { phone_number: intent.phone_number };
 	if (intent.trunkName) body.trunkName = intent.trunkName;
@@ -119,11 +110,8 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 	return body;
 }
 
-/**
- * Hides SIP passwords by where they are, never by value (a password `udp` leaves transports alone): a
- * set `sip_password` and both sides of an `options.sip_password` difference become "(set, hidden)"; an
- * empty one stays. In place, at any depth: a loop, not recursion, so no stack limit.
- */
+// Hides a set `sip_password` and both sides of an `options.sip_password` difference by where they
+// are, never by value; an empty one stays. In place, at any depth (a loop: no stack limit).
 export function hideSipPasswords<T extends object>(records: T, show: boolean): T {
 	const pending: unknown[] = show ? [] : [records];
 	while (pending.length > 0) {

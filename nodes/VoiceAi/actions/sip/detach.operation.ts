@@ -1,12 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isRouteUnknown } from '../../transport';
 import type { ApiCall } from '../types';
 import { defineOperation, request, send, toRecords } from '../types';
 import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
 import { GET_SIP, readSip } from './configuration';
-import { DIRECTIONS, phoneNumberField, readPhoneNumber } from './fields';
+import { DIRECTIONS, phoneNumberField, readPhoneNumber, sipForm } from './fields';
 
 const properties: INodeProperties[] = [
 	phoneNumberField,
@@ -32,10 +32,8 @@ const properties: INodeProperties[] = [
 const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
 const DETACH = request('POST', '/sip/detach2');
 
-/**
- * After a 409 (the spec shows none for POST /sip/detach2, so it says nothing sure): what GET /sip shows
- * of the listed directions, or undefined when none is attached (docs/service-assumptions.md).
- */
+// After a 409 (the spec shows none for detach2: it proves nothing): why the listed directions may
+// still be attached, or undefined when GET /sip shows none of them (docs/service-assumptions.md).
 async function stillAttached(api: ApiCall, phone: string, directions: string[]) {
 	const unknown =
 		'Check the number in the Voice AI dashboard (or with SIP Get) before running again.';
@@ -61,12 +59,7 @@ export const detach = defineOperation<{
 	action: 'Detach a SIP configuration',
 	changesData: 'changes data',
 	requests: [DETACH, { ...GET_SIP, when: 'after a 409, to see what is attached' }],
-	description: updateDisplayOptions(
-		{ show: { resource: ['sip'], operation: ['detach'] } },
-		properties,
-	),
-	repeatable: true,
-	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	...sipForm('detach', properties),
 	recordOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber(this, itemIndex);

@@ -18,8 +18,6 @@ import {
 } from '../validation';
 import type { DirectionChange, SipIntent } from './configuration';
 
-// The SIP fields and how an item of SIP Update and Compare is read from them; nothing is sent here.
-
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
 export type DirectionType = (typeof DIRECTIONS)[number];
 
@@ -145,7 +143,6 @@ export const updateProperties: INodeProperties[] = [
 		default: {},
 		description:
 			'Inbound and/or outbound configuration to attach or change. Fields left empty keep what the direction has now (read with SIP Get first). A direction the number does not have yet gets port 5060, transport udp and secure media on unless you set them.',
-		hint: 'Fields left empty keep what the direction has now',
 		options: [
 			{ displayName: 'Inbound', name: 'inbound', values: directionValues },
 			{ displayName: 'Outbound', name: 'outbound', values: directionValues },
@@ -205,7 +202,6 @@ export const FIELDS = fieldsIn(updateProperties, [
 
 export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): string =>
 	readString(ctx, itemIndex, FIELDS.phoneNumber, { required: true, check: checkE164 });
-
 export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
 	readBoolean(ctx, itemIndex, FIELDS.showSipPasswords, false);
 
@@ -219,7 +215,6 @@ function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: Field
 }
 
 type Login = { sip_username: string; sip_password: string };
-
 /** The credential is read once per execution (in n8n each read is a database query). */
 const loginsByExecution = new WeakMap<object, Promise<Login>>();
 
@@ -257,7 +252,10 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 }
 
 /** What SIP Update and Compare take from an item, read and checked. */
-async function readSipIntent(this: IExecuteFunctions, itemIndex: number): Promise<SipIntent> {
+export async function readSipIntent(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<SipIntent> {
 	const text = (field: FieldRef, options?: Parameters<typeof readString>[3]) =>
 		readString(this, itemIndex, field, options);
 	const oneOf = <T extends string>(field: FieldRef, allowed: readonly T[]) => {
@@ -307,14 +305,14 @@ async function readSipIntent(this: IExecuteFunctions, itemIndex: number): Promis
 	return { phone_number, trunkName, uuid_config_id, changes, unlisted, showPasswords };
 }
 
-/** What Update and Compare share: the form and how an item is read. */
-export const sipForm = (operation: string) => ({
+// What every SIP operation shares: its fields and what a 404 is about. Each is repeatable: a read,
+// a detach, or an update the service compares with the current state (twice changes nothing more).
+export const sipForm = (operation: string, properties: INodeProperties[]) => ({
 	description: updateDisplayOptions(
 		{ show: { resource: ['sip'], operation: [operation] } },
-		updateProperties,
+		properties,
 	),
-	// The service compares the wanted state with the current one: sending it twice changes nothing more.
 	repeatable: true as const,
-	target: ({ phone_number }: SipIntent) => `The SIP configuration of ${phone_number}`,
-	validate: readSipIntent,
+	target: ({ phone_number }: { phone_number: string }) =>
+		`The SIP configuration of ${phone_number}`,
 });

@@ -5,7 +5,7 @@ import { defineOperation, request, send, toRecords } from '../types';
 import { fieldIn, invalidField } from '../validation';
 import type { SipIntent } from './configuration';
 import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
-import { sipForm, updateProperties } from './fields';
+import { readSipIntent, sipForm, updateProperties } from './fields';
 
 const PATCH_SIP = request('PATCH', '/sip/sip2');
 
@@ -24,7 +24,8 @@ export const update = defineOperation<SipIntent>({
 	action: 'Update a SIP configuration',
 	changesData: 'changes data',
 	requests: [{ ...GET_SIP, when: 'when a field or direction is kept' }, PATCH_SIP],
-	...sipForm('update'),
+	...sipForm('update', updateProperties),
+	validate: readSipIntent,
 	recordOf: ({ phone_number }) => phone_number,
 	async execute(intent, api, itemIndex) {
 		const { phone_number, changes } = intent;
@@ -36,8 +37,8 @@ export const update = defineOperation<SipIntent>({
 			throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
 		}
 		const body = buildBody(intent, current?.directions);
-		// The spec does not say GET shows passwords in clear: a kept one that is masked, empty or missing
-		// beside a user name may not be the trunk's, and writing it could set it (docs/service-assumptions.md).
+		// GET may not show passwords in clear (docs/service-assumptions.md): a kept one that is masked,
+		// empty or missing beside a user name may not be the trunk's, and writing it back could set it.
 		for (const direction of (body.directions ?? []) as IDataObject[]) {
 			const type = String(direction.type);
 			const supplied = changes.find((change) => change.type === type)?.sip_password;
