@@ -4,7 +4,8 @@ import { defineOperation } from '../types';
 import type { CurrentSip, SipIntent } from './configuration';
 import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
 import type { DirectionType } from './fields';
-import { DIRECTIONS, readSipIntent, sipForm, updateProperties } from './fields';
+import { DIRECTIONS, sipForm, updateProperties } from './fields';
+import { readSipIntent } from './readIntent';
 
 const keysOf = (a: IDataObject, b: IDataObject) => new Set([...Object.keys(a), ...Object.keys(b)]);
 /** What the body would change, one `{ field, direction, current, intended }` each; directions absent from the body stay. */
@@ -60,11 +61,10 @@ export const compare = defineOperation<SipIntent>({
 			return [hideSipPasswords(record, showPasswords)];
 		}
 		const wouldSend = needsCurrent(intent) ? null : buildBody(intent);
-		const reason = `The current SIP configuration could not be read: ${current.reason}. ${
-			wouldSend
-				? 'SIP Update would send wouldSend; what it changes is unknown.'
-				: 'SIP Update would refuse and write nothing.'
-		}`;
+		const then = wouldSend
+			? 'would send wouldSend; what it changes is unknown'
+			: 'would refuse and write nothing';
+		const reason = `The current SIP configuration could not be read: ${current.reason}. SIP Update ${then}.`;
 		const record = { phone_number, status: 'could not read', reason, wouldSend };
 		return [hideSipPasswords({ ...record, differences: null, current: null }, showPasswords)];
 	},

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { setOwn } from '../../transport';
+import { isPlainObject, setOwn } from '../../transport';
 import type { ApiCall } from '../types';
 import { request, send } from '../types';
 import type { DirectionType } from './fields';
@@ -35,32 +35,27 @@ export type CurrentSip =
 	| { readable: true; config: IDataObject; directions: IDataObject[] }
 	| { readable: false; reason: string };
 
-const isObject = (value: unknown): value is IDataObject =>
-	value !== null && typeof value === 'object' && !Array.isArray(value);
-
 // The configuration in a GET /sip/{phone} answer (the spec shows no shape), read only if no doubt:
 // `directions` at the top or under `data`, each an object of type inbound or outbound, each once.
 export function readCurrentSip(answer: unknown): CurrentSip {
-	const unreadable = (reason: string) => ({ readable: false, reason }) as const;
-	const data = isObject(answer) ? answer.data : undefined;
+	const fail = (reason: string) => ({ readable: false, reason }) as const;
+	const data = isPlainObject(answer) ? answer.data : undefined;
 	const config = [answer, data].find(
-		(candidate) => isObject(candidate) && Array.isArray(candidate.directions),
+		(candidate) => isPlainObject(candidate) && Array.isArray(candidate.directions),
 	) as IDataObject | undefined;
 	if (!config)
-		return unreadable(
-			`the answer is ${describeShape(answer)}, not an object with a directions list`,
-		);
-	if (config === answer && isObject(data) && 'directions' in data)
-		return unreadable('the answer holds two directions lists (top level and under data)');
+		return fail(`the answer is ${describeShape(answer)}, not an object with a directions list`);
+	if (config === answer && isPlainObject(data) && 'directions' in data)
+		return fail('the answer holds two directions lists (top level and under data)');
 	const directions = config.directions as unknown[];
 	const seen = new Set<unknown>();
 	for (const [index, direction] of directions.entries()) {
-		if (!isObject(direction) || !(DIRECTIONS as readonly unknown[]).includes(direction.type))
-			return unreadable(`direction ${index} is not an object whose type is inbound or outbound`);
+		if (!isPlainObject(direction) || !(DIRECTIONS as readonly unknown[]).includes(direction.type))
+			return fail(`direction ${index} is not an object whose type is inbound or outbound`);
 		const type = String(direction.type);
-		if (seen.has(type)) return unreadable(`the ${type} direction is listed twice`);
-		if (direction.options !== undefined && !isObject(direction.options))
-			return unreadable(`the options of the ${type} direction are not an object`);
+		if (seen.has(type)) return fail(`the ${type} direction is listed twice`);
+		if (direction.options !== undefined && !isPlainObject(direction.options))
+			return fail(`the options of the ${type} direction are not an object`);
 		seen.add(type);
 	}
 	return { readable: true, config, directions: directions as IDataObject[] };
@@ -70,7 +65,7 @@ function describeShape(value: unknown): string {
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'string') return 'text';
 	if (value === null || value === undefined) return 'empty';
-	if (!isObject(value)) return `a ${typeof value}`;
+	if (!isPlainObject(value)) return `a ${typeof value}`;
 	const keys = Object.keys(value);
 	if (!keys.length) return 'an empty object';
 	return `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
@@ -98,8 +93,8 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 		const existing = current?.find((direction) => direction.type === type);
 		const change = intent.changes.find((candidate) => candidate.type === type);
 		if (change) {
-			const options: IDataObject = {
-				...(existing ? (existing.options as IDataObject) : NEW_DIRECTION_DEFAULTS),
+			const options = {
+				...((existing ? existing.options : NEW_DIRECTION_DEFAULTS) as IDataObject),
 			};
 			for (const key of OPTIONS) if (change[key] !== undefined) options[key] = change[key];
 			directions.push({ ...existing, type, sip_endpoint: change.sip_endpoint, options });

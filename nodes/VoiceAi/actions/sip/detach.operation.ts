@@ -49,11 +49,8 @@ async function stillAttached(api: ApiCall, phone: string, directions: string[]) 
 	return undefined;
 }
 
-export const detach = defineOperation<{
-	phone_number: string;
-	directions: string[];
-	notFoundAsDetached: boolean;
-}>({
+type Detach = { phone_number: string; directions: string[]; notFoundAsDetached: boolean };
+export const detach = defineOperation<Detach>({
 	name: 'Detach',
 	hint: 'Unlink a number from its SIP configuration and notify the carrier',
 	action: 'Detach a SIP configuration',

@@ -1,22 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { AUTHENTICATION, authenticationOf } from '../../transport';
-import type { FieldRef } from '../validation';
-import {
-	checkE164,
-	checkOneOf,
-	checkSipUri,
-	checkUuid,
-	fieldIn,
-	fieldsIn,
-	invalidField,
-	readBoolean,
-	readCollection,
-	readInteger,
-	readString,
-} from '../validation';
-import type { DirectionChange, SipIntent } from './configuration';
+import { checkE164, fieldsIn, readBoolean, readString } from '../validation';
 
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
 export type DirectionType = (typeof DIRECTIONS)[number];
@@ -204,106 +189,6 @@ export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): stri
 	readString(ctx, itemIndex, FIELDS.phoneNumber, { required: true, check: checkE164 });
 export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
 	readBoolean(ctx, itemIndex, FIELDS.showSipPasswords, false);
-
-function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef) {
-	const raw = ctx.getNodeParameter(field.name, itemIndex, 'keep') as unknown;
-	if (raw === true || raw === 'on' || raw === 'true') return true;
-	if (raw === false || raw === 'off' || raw === 'false') return false;
-	if (raw === 'keep' || raw === '' || raw === undefined || raw === null) return undefined;
-	const got = JSON.stringify(raw).slice(0, 60);
-	throw invalidField(ctx, itemIndex, field, `expected keep, on or off (or true/false), got ${got}`);
-}
-
-type Login = { sip_username: string; sip_password: string };
-/** The credential is read once per execution (in n8n each read is a database query). */
-const loginsByExecution = new WeakMap<object, Promise<Login>>();
-
-async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): Promise<Login> {
-	const node = ctx.getNode();
-	const refuse = (problem: string, hint: string) =>
-		invalidField(ctx, itemIndex, FIELDS.sipLogin, problem, `${hint} Nothing was sent to Voice AI.`);
-	// Also how a workflow saved with the former separate SIP Trunk Login credential arrives here.
-	if (authenticationOf(node) !== 'apiKeyAndSipLogin')
-		throw refuse(
-			'the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login"',
-			'The trunk login now comes from the node\'s one credential. Create a "Voice AI with SIP Trunk Login API" credential (base URL, API key, SIP username and password), set Authentication to "API Key and SIP Trunk Login" and choose it; a "Voice AI SIP Trunk Login API" credential is no longer read. Or set SIP Login to "Fields in Each Direction".',
-		);
-	if (!node.credentials?.[AUTHENTICATION.apiKeyAndSipLogin])
-		throw refuse(
-			'no Voice AI with SIP Trunk Login credential is selected',
-			'Choose a Voice AI with SIP Trunk Login API credential on the node, or set SIP Login to "Fields in Each Direction".',
-		);
-	const login =
-		loginsByExecution.get(ctx) ??
-		ctx.getCredentials(AUTHENTICATION.apiKeyAndSipLogin, itemIndex).then((data) => ({
-			sip_username: String(data.sipUsername ?? '').trim(),
-			sip_password: String(data.sipPassword ?? ''),
-		}));
-	loginsByExecution.set(ctx, login);
-	const { sip_username, sip_password } = await login;
-	if (!sip_username || !sip_password) {
-		const message =
-			'The Voice AI with SIP Trunk Login credential has an empty SIP user name or password';
-		const description =
-			'Open the Voice AI with SIP Trunk Login API credential and fill in SIP Username and SIP Password. Nothing was sent to Voice AI.';
-		throw new NodeOperationError(node, message, { itemIndex, description });
-	}
-	return { sip_username, sip_password };
-}
-
-/** What SIP Update and Compare take from an item, read and checked. */
-export async function readSipIntent(
-	this: IExecuteFunctions,
-	itemIndex: number,
-): Promise<SipIntent> {
-	const text = (field: FieldRef, options?: Parameters<typeof readString>[3]) =>
-		readString(this, itemIndex, field, options);
-	const oneOf = <T extends string>(field: FieldRef, allowed: readonly T[]) => {
-		const value = text(field, { fallback: allowed[0], required: true });
-		return checkOneOf(this, itemIndex, field, value, allowed);
-	};
-	/** A direction's fields; one left empty is undefined: it keeps what the direction has now. */
-	const readDirection = (type: DirectionType) => {
-		const ref = (name: string) => fieldIn(updateProperties, `directions.${type}.${name}`);
-		const port = String(this.getNodeParameter(ref('port').name, itemIndex, '') ?? '').trim();
-		const change: DirectionChange = {
-			type,
-			sip_endpoint: text(ref('sipEndpoint'), { required: true, check: checkSipUri }),
-			port: port
-				? readInteger(this, itemIndex, ref('port'), 5060, { min: 1, max: 65535 })
-				: undefined,
-			transport: text(ref('transport')) || undefined,
-			secure_media: readSecureMedia(this, itemIndex, ref('secureMedia')),
-		};
-		if (login === 'fields') {
-			change.sip_username = text(ref('sipUsername')) || undefined;
-			// Checked as text, sent as typed: a password is not trimmed.
-			const password = text(ref('sipPassword'), { secret: true, asTyped: true });
-			if (password.trim()) change.sip_password = password;
-		}
-		return change;
-	};
-	const phone_number = readPhoneNumber(this, itemIndex);
-	const showPasswords = readShowPasswords(this, itemIndex);
-	const trunkName = text(FIELDS.trunkName) || undefined;
-	const login = oneOf(FIELDS.sipLogin, ['fields', 'credential']);
-	const chosen = readCollection(this, itemIndex, FIELDS.directions);
-	const changes = DIRECTIONS.filter((type) => chosen[type] !== undefined).map(readDirection);
-	if (login === 'credential' && changes.length > 0) {
-		const credential = await readLoginCredential(this, itemIndex);
-		for (const change of changes) Object.assign(change, credential);
-	}
-	const added = readCollection(this, itemIndex, FIELDS.additionalFields);
-	const configId = FIELDS['additionalFields.uuid_config_id'];
-	const uuid_config_id =
-		('uuid_config_id' in added && text(configId, { added: true, check: checkUuid })) || undefined;
-	if (!trunkName && changes.length === 0) {
-		const hint = 'Set a Trunk Name or add an Inbound or Outbound direction.';
-		throw invalidField(this, itemIndex, FIELDS.directions, 'nothing to update', hint);
-	}
-	const unlisted = oneOf(FIELDS.unlistedDirections, ['keep', 'detach']);
-	return { phone_number, trunkName, uuid_config_id, changes, unlisted, showPasswords };
-}
 
 // What every SIP operation shares: its fields and what a 404 is about. Each is repeatable: a read,
 // a detach, or an update the service compares with the current state (twice changes nothing more).

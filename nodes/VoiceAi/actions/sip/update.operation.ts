@@ -5,7 +5,8 @@ import { defineOperation, request, send, toRecords } from '../types';
 import { fieldIn, invalidField } from '../validation';
 import type { SipIntent } from './configuration';
 import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
-import { readSipIntent, sipForm, updateProperties } from './fields';
+import { sipForm, updateProperties } from './fields';
+import { readSipIntent } from './readIntent';
 
 const PATCH_SIP = request('PATCH', '/sip/sip2');
 
