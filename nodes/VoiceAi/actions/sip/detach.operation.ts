@@ -6,10 +6,9 @@ import type { ApiCall } from '../types';
 import { defineOperation, request, send, toRecords } from '../types';
 import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
 import { GET_SIP, readSip } from './configuration';
-import { DIRECTIONS, phoneNumberField, readPhoneNumber, sipForm } from './fields';
+import { DIRECTIONS, readPhoneNumber, sipForm } from './fields';
 
 const properties: INodeProperties[] = [
-	phoneNumberField,
 	{
 		displayName: 'Directions',
 		name: 'directions',

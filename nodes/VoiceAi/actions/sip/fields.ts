@@ -6,7 +6,7 @@ import { checkE164, fieldsIn, readBoolean, readString } from '../validation';
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
 export type DirectionType = (typeof DIRECTIONS)[number];
 
-export const phoneNumberField: INodeProperties = {
+const phoneNumberField: INodeProperties = {
 	displayName: 'Phone Number',
 	name: 'phoneNumber',
 	type: 'string',
@@ -90,7 +90,6 @@ const directionValues: INodeProperties[] = [
 ];
 
 export const updateProperties: INodeProperties[] = [
-	phoneNumberField,
 	{
 		displayName: 'Trunk Name',
 		name: 'trunkName',
@@ -174,7 +173,8 @@ export const updateProperties: INodeProperties[] = [
 ];
 
 /** The fields of SIP Update and Compare; Phone Number and Show SIP Passwords are those of every SIP operation. */
-export const FIELDS = fieldsIn(updateProperties, [
+const allFields = [phoneNumberField, ...updateProperties];
+export const FIELDS = fieldsIn(allFields, [
 	'phoneNumber',
 	'showSipPasswords',
 	'trunkName',
@@ -190,13 +190,13 @@ export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): stri
 export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
 	readBoolean(ctx, itemIndex, FIELDS.showSipPasswords, false);
 
-// What every SIP operation shares: its fields and what a 404 is about. Each is repeatable: a read,
-// a detach, or an update the service compares with the current state (twice changes nothing more).
+// What every SIP operation shares: Phone Number first, what a 404 is about. Each is repeatable: a
+// read, a detach, or an update the service compares with the current state (twice changes nothing).
 export const sipForm = (operation: string, properties: INodeProperties[]) => ({
-	description: updateDisplayOptions(
-		{ show: { resource: ['sip'], operation: [operation] } },
-		properties,
-	),
+	description: updateDisplayOptions({ show: { resource: ['sip'], operation: [operation] } }, [
+		phoneNumberField,
+		...properties,
+	]),
 	repeatable: true as const,
 	target: ({ phone_number }: { phone_number: string }) =>
 		`The SIP configuration of ${phone_number}`,

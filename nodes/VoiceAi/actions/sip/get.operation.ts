@@ -1,12 +1,6 @@
 import { defineOperation, toRecords } from '../types';
 import { GET_SIP, fetchSip, hideSipPasswords } from './configuration';
-import {
-	phoneNumberField,
-	readPhoneNumber,
-	readShowPasswords,
-	showPasswordsField,
-	sipForm,
-} from './fields';
+import { readPhoneNumber, readShowPasswords, showPasswordsField, sipForm } from './fields';
 
 export const get = defineOperation<{ phone_number: string; showPasswords: boolean }>({
 	name: 'Get',
@@ -14,7 +8,7 @@ export const get = defineOperation<{ phone_number: string; showPasswords: boolea
 	action: 'Get a SIP configuration',
 	changesData: false,
 	requests: [GET_SIP],
-	...sipForm('get', [phoneNumberField, showPasswordsField]),
+	...sipForm('get', [showPasswordsField]),
 	validate(itemIndex) {
 		return {
 			phone_number: readPhoneNumber(this, itemIndex),
