@@ -43,9 +43,8 @@ async function stillAttached(api: ApiCall, phone: string, directions: string[]) 
 		return `The configuration (GET /sip/${phone}) could not be read to find out: ${current.reason}. ${unknown}`;
 	const attached = directions.filter((type) => current.directions.some((d) => d.type === type));
 	const list = attached.join(', ');
-	if (list)
-		return `GET /sip/${phone} shows these directions still attached: ${list}. Detach only the directions that are attached (${list}), then run again.`;
-	return undefined;
+	if (!list) return undefined;
+	return `GET /sip/${phone} shows these directions still attached: ${list}. Detach only the directions that are attached (${list}), then run again.`;
 }
 
 type Detach = { phone_number: string; directions: string[]; notFoundAsDetached: boolean };

@@ -50,8 +50,7 @@ const directionValues: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'udp',
-		description:
-			'Transport protocol name, sent as written. The API documentation shows udp and does not list the other values, so any name your trunk uses (for example tcp or tls) is passed through.',
+		description: 'Sent as written: the API lists only udp, so tcp, tls or any other name passes',
 		hint: 'Empty: the transport the direction has now (udp for a new direction)',
 	},
 	{
@@ -72,8 +71,7 @@ const directionValues: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		displayOptions: { show: { '/sipLogin': ['fields'] } },
-		description:
-			'SIP login user name; an expression can take it from the input item for bulk provisioning',
+		description: 'SIP login user name; an expression can take it from each input item',
 		hint: 'Empty: the user name the direction has now',
 	},
 	{
@@ -105,8 +103,7 @@ export const updateProperties: INodeProperties[] = [
 			{
 				name: 'Fields in Each Direction',
 				value: 'fields',
-				description:
-					'SIP Username and SIP Password of each direction below; expressions from input items work there',
+				description: "Each direction's SIP Username and SIP Password below; expressions work there",
 			},
 			{
 				name: 'SIP Trunk Login Credential',
@@ -172,7 +169,6 @@ export const updateProperties: INodeProperties[] = [
 	showPasswordsField,
 ];
 
-/** The fields of SIP Update and Compare; Phone Number and Show SIP Passwords are those of every SIP operation. */
 const allFields = [phoneNumberField, ...updateProperties];
 export const FIELDS = fieldsIn(allFields, [
 	'phoneNumber',

@@ -13,7 +13,7 @@ import {
 	readInteger,
 	readString,
 } from '../validation';
-import type { DirectionChange, SipIntent } from './configuration';
+import type { DirectionChange } from './configuration';
 import { DIRECTIONS, FIELDS, readPhoneNumber, readShowPasswords, updateProperties } from './fields';
 
 function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef) {
@@ -63,10 +63,7 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 }
 
 /** What SIP Update and Compare take from an item, read and checked. */
-export async function readSipIntent(
-	this: IExecuteFunctions,
-	itemIndex: number,
-): Promise<SipIntent> {
+export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) {
 	const text = (field: FieldRef, options?: Parameters<typeof readString>[3]) =>
 		readString(this, itemIndex, field, options);
 	const oneOf = <T extends string>(field: FieldRef, allowed: readonly T[]) => {
