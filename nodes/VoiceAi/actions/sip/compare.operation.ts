@@ -3,7 +3,6 @@ import type { IDataObject } from 'n8n-workflow';
 import { defineOperation } from '../types';
 import type { CurrentSip, SipIntent } from './configuration';
 import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
-import type { DirectionType } from './fields';
 import { DIRECTIONS, sipForm, updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
 
@@ -11,7 +10,7 @@ const keysOf = (a: IDataObject, b: IDataObject) => new Set([...Object.keys(a), .
 /** What the body would change, one `{ field, direction, current, intended }` each; directions absent from the body stay. */
 function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDataObject[] {
 	const found: IDataObject[] = [];
-	const check = (field: string, now: unknown, next: unknown, direction?: DirectionType) => {
+	const check = (field: string, now: unknown, next: unknown, direction?: string) => {
 		const [current, intended] = [now ?? null, next ?? null];
 		if (JSON.stringify(now) !== JSON.stringify(next))
 			found.push({ field, ...(direction && { direction }), current, intended });

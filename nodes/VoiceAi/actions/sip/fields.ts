@@ -50,7 +50,7 @@ const directionValues: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'udp',
-		description: 'Sent as written: the API lists only udp, so tcp, tls or any other name passes',
+		description: 'Sent as written: the API shows udp and leaves others open (tcp, tls, ...)',
 		hint: 'Empty: the transport the direction has now (udp for a new direction)',
 	},
 	{
@@ -161,8 +161,7 @@ export const updateProperties: INodeProperties[] = [
 				name: 'uuid_config_id',
 				type: 'string',
 				default: '',
-				description:
-					"The uuid_config_id of the number's SIP configuration (from SIP Get); the service refuses the update when it does not match",
+				description: 'From SIP Get (uuid_config_id); the update is refused when it does not match',
 			},
 		],
 	},
