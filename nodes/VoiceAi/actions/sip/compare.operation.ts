@@ -6,8 +6,7 @@ import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './c
 import { DIRECTIONS, sipForm, updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
 
-const keysOf = (a: IDataObject, b: IDataObject) => new Set([...Object.keys(a), ...Object.keys(b)]);
-/** What the body would change, one `{ field, direction, current, intended }` each; directions absent from the body stay. */
+/** What the body would change: `{ field, direction, current, intended }` each; absent directions stay. */
 function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDataObject[] {
 	const found: IDataObject[] = [];
 	const check = (field: string, now: unknown, next: unknown, direction?: string) => {
@@ -22,10 +21,11 @@ function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDa
 		if (!now && !next) continue;
 		check('direction', now ? 'attached' : 'not attached', next ? 'attached' : 'detached', type);
 		if (!now || !next) continue;
-		for (const key of keysOf(now, next))
+		for (const key of Object.keys({ ...now, ...next }))
 			if (key !== 'type' && key !== 'options') check(key, now[key], next[key], type);
 		const [was, will] = [now.options ?? {}, next.options ?? {}] as IDataObject[];
-		for (const key of keysOf(was, will)) check(`options.${key}`, was[key], will[key], type);
+		for (const key of Object.keys({ ...was, ...will }))
+			check(`options.${key}`, was[key], will[key], type);
 	}
 	return found;
 }
