@@ -1,58 +1,69 @@
-import { defineOperation } from '../types';
-import type { SipIntent } from './configuration';
-import {
-	GET_SIP,
-	buildBody,
-	differences,
-	fetchSip,
-	hideSipPasswords,
-	needsCurrent,
-	readCurrentSip,
-} from './configuration';
-import { sipForm } from './readIntent';
+import type { IDataObject } from 'n8n-workflow';
 
-/**
- * SIP Update's dry run: writes nothing. An answer the node cannot read gives status "could not read",
- * never "in sync", so a scheduled audit cannot mistake it for a clean result.
- */
+import { defineOperation } from '../types';
+import type { CurrentSip, SipIntent } from './configuration';
+import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
+import { DIRECTIONS, sipForm, updateProperties } from './fields';
+import { readSipIntent } from './readIntent';
+
+/** What the body would change: `{ field, direction, current, intended }` each; absent directions stay. */
+function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDataObject[] {
+	const found: IDataObject[] = [];
+	const check = (field: string, now: unknown, next: unknown, direction?: string) => {
+		const [current, intended] = [now ?? null, next ?? null];
+		if (JSON.stringify(now) !== JSON.stringify(next))
+			found.push({ field, ...(direction && { direction }), current, intended });
+	};
+	if (body.trunkName !== undefined) check('trunkName', sip.config.trunkName, body.trunkName);
+	for (const type of Array.isArray(body.directions) ? DIRECTIONS : []) {
+		const now = sip.directions.find((direction) => direction.type === type);
+		const next = (body.directions as IDataObject[]).find((direction) => direction.type === type);
+		if (!now && !next) continue;
+		check('direction', now ? 'attached' : 'not attached', next ? 'attached' : 'detached', type);
+		if (!now || !next) continue;
+		for (const key of Object.keys({ ...now, ...next }))
+			if (key !== 'type' && key !== 'options') check(key, now[key], next[key], type);
+		const [was, will] = [now.options ?? {}, next.options ?? {}] as IDataObject[];
+		for (const key of Object.keys({ ...was, ...will }))
+			check(`options.${key}`, was[key], will[key], type);
+	}
+	return found;
+}
+
+// SIP Update's dry run, writing nothing. An answer it cannot read is "could not read", never
+// "in sync": a scheduled audit must not take it for a clean result.
 export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
 	action: 'Compare a SIP configuration with wanted settings',
 	changesData: false,
 	requests: [GET_SIP],
-	...sipForm('compare'),
+	...sipForm('compare', updateProperties),
+	validate: readSipIntent,
 	failureIn(records) {
 		const unreadable = records.find((record) => record.status === 'could not read');
-		if (!unreadable) return undefined;
-		return {
-			message: String(unreadable.reason),
-			description: `SIP Compare of ${String(unreadable.phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`,
-		};
+		return (
+			unreadable && {
+				message: String(unreadable.reason),
+				description: `SIP Compare of ${String(unreadable.phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`,
+			}
+		);
 	},
 	async execute(intent, api) {
 		const { phone_number, showPasswords } = intent;
-		const current = readCurrentSip(await fetchSip(api, phone_number));
+		const current = await readSip(api, phone_number);
 		if (current.readable) {
 			const wouldSend = buildBody(intent, current.directions);
-			const found = differences(current, wouldSend);
-			const status = found.length ? 'drift' : 'in sync';
-			const record = {
-				phone_number,
-				status,
-				wouldSend,
-				differences: found,
-				current: current.config,
-			};
+			const differences = changesIn(current, wouldSend);
+			const status = differences.length ? 'drift' : 'in sync';
+			const record = { phone_number, status, wouldSend, differences, current: current.config };
 			return [hideSipPasswords(record, showPasswords)];
 		}
-		const refused = needsCurrent(intent);
-		const reason = `The current SIP configuration could not be read: ${current.reason}. ${
-			refused
-				? 'SIP Update would refuse and write nothing.'
-				: 'SIP Update would send wouldSend; what it changes is unknown.'
-		}`;
-		const wouldSend = refused ? null : buildBody(intent);
+		const wouldSend = needsCurrent(intent) ? null : buildBody(intent);
+		const then = wouldSend
+			? 'would send wouldSend; what it changes is unknown'
+			: 'would refuse and write nothing';
+		const reason = `The current SIP configuration could not be read: ${current.reason}. SIP Update ${then}.`;
 		const record = { phone_number, status: 'could not read', reason, wouldSend };
 		return [hideSipPasswords({ ...record, differences: null, current: null }, showPasswords)];
 	},

@@ -1,19 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { setOwn } from '../../transport';
+import { isPlainObject, setOwn } from '../../transport';
 import type { ApiCall } from '../types';
 import { request, send } from '../types';
-import { FIELDS } from './fields';
-
-// What the SIP operations share: reading GET /sip (its body shape is not in the spec), building the
-// PATCH /sip/sip2 body, listing differences, hiding SIP passwords.
-
-export const DIRECTIONS = ['inbound', 'outbound'] as const;
-export type DirectionType = (typeof DIRECTIONS)[number];
+import type { DirectionType } from './fields';
+import { DIRECTIONS, FIELDS } from './fields';
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
 const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true } as const;
-
 const OPTIONS = ['port', 'transport', 'secure_media', 'sip_username', 'sip_password'] as const;
 
 /** One direction as the user asked for it; an absent field keeps what the current configuration has. */
@@ -37,39 +31,31 @@ export interface SipIntent {
 	showPasswords: boolean;
 }
 
-type CurrentSip =
+export type CurrentSip =
 	| { readable: true; config: IDataObject; directions: IDataObject[] }
 	| { readable: false; reason: string };
 
-const isObject = (value: unknown): value is IDataObject =>
-	value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/**
- * The current configuration from a GET /sip/{phone} answer. Read only where the shape leaves no doubt:
- * an object with a `directions` list, or such an object under `data`. Every direction must be an object
- * whose type is inbound or outbound, each type at most once. Anything else is unreadable.
- */
+// The configuration in a GET /sip/{phone} answer (the spec shows no shape), read only if no doubt:
+// `directions` at the top or under `data`, each an object of type inbound or outbound, each once.
 export function readCurrentSip(answer: unknown): CurrentSip {
-	const unreadable = (reason: string) => ({ readable: false, reason }) as const;
-	const data = isObject(answer) ? answer.data : undefined;
+	const fail = (reason: string) => ({ readable: false, reason }) as const;
+	const data = isPlainObject(answer) ? answer.data : undefined;
 	const config = [answer, data].find(
-		(candidate) => isObject(candidate) && Array.isArray(candidate.directions),
+		(candidate) => isPlainObject(candidate) && Array.isArray(candidate.directions),
 	) as IDataObject | undefined;
 	if (!config)
-		return unreadable(
-			`the answer is ${describeShape(answer)}, not an object with a directions list`,
-		);
-	if (config === answer && isObject(data) && 'directions' in data)
-		return unreadable('the answer holds two directions lists (top level and under data)');
+		return fail(`the answer is ${describeShape(answer)}, not an object with a directions list`);
+	if (config === answer && isPlainObject(data) && 'directions' in data)
+		return fail('the answer holds two directions lists (top level and under data)');
 	const directions = config.directions as unknown[];
 	const seen = new Set<unknown>();
 	for (const [index, direction] of directions.entries()) {
-		if (!isObject(direction) || !(DIRECTIONS as readonly unknown[]).includes(direction.type))
-			return unreadable(`direction ${index} is not an object whose type is inbound or outbound`);
+		if (!isPlainObject(direction) || !(DIRECTIONS as readonly unknown[]).includes(direction.type))
+			return fail(`direction ${index} is not an object whose type is inbound or outbound`);
 		const type = String(direction.type);
-		if (seen.has(type)) return unreadable(`the ${type} direction is listed twice`);
-		if (direction.options !== undefined && !isObject(direction.options))
-			return unreadable(`the options of the ${type} direction are not an object`);
+		if (seen.has(type)) return fail(`the ${type} direction is listed twice`);
+		if (direction.options !== undefined && !isPlainObject(direction.options))
+			return fail(`the options of the ${type} direction are not an object`);
 		seen.add(type);
 	}
 	return { readable: true, config, directions: directions as IDataObject[] };
@@ -79,11 +65,17 @@ function describeShape(value: unknown): string {
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'string') return 'text';
 	if (value === null || value === undefined) return 'empty';
-	if (!isObject(value)) return `a ${typeof value}`;
+	if (!isPlainObject(value)) return `a ${typeof value}`;
 	const keys = Object.keys(value);
-	const more = keys.length > 5 ? ', ...' : '';
-	return keys.length ? `an object with ${keys.slice(0, 5).join(', ')}${more}` : 'an empty object';
+	if (!keys.length) return 'an empty object';
+	return `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
 }
+
+export const GET_SIP = request('GET', '/sip/{phone_number}');
+export const fetchSip = async (api: ApiCall, value: string): Promise<unknown> =>
+	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });
+export const readSip = async (api: ApiCall, phone: string) =>
+	readCurrentSip(await fetchSip(api, phone));
 
 /** Does building the body need the current configuration? Then it is read first, and an unreadable one stops the write. */
 export function needsCurrent(intent: SipIntent): boolean {
@@ -91,11 +83,8 @@ export function needsCurrent(intent: SipIntent): boolean {
 	return intent.changes.some((change) => OPTIONS.some((key) => change[key] === undefined));
 }
 
-/**
- * The PATCH /sip/sip2 body. `current` must be readable whenever needsCurrent(intent) is true. A listed
- * direction keeps every field GET returned (options and fields the spec does not list) and takes the
- * user's fields; a new one gets NEW_DIRECTION_DEFAULTS for the fields left empty.
- */
+// The PATCH /sip/sip2 body (`current` given whenever needsCurrent). A listed direction keeps every
+// field GET returned, also those the spec does not list; a new one gets NEW_DIRECTION_DEFAULTS.
 export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObject {
 	const body: IDataObject = { phone_number: intent.phone_number };
 	if (intent.trunkName) body.trunkName = intent.trunkName;
@@ -104,8 +93,8 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 		const existing = current?.find((direction) => direction.type === type);
 		const change = intent.changes.find((candidate) => candidate.type === type);
 		if (change) {
-			const options: IDataObject = {
-				...(existing ? (existing.options as IDataObject) : NEW_DIRECTION_DEFAULTS),
+			const options = {
+				...((existing ? existing.options : NEW_DIRECTION_DEFAULTS) as IDataObject),
 			};
 			for (const key of OPTIONS) if (change[key] !== undefined) options[key] = change[key];
 			directions.push({ ...existing, type, sip_endpoint: change.sip_endpoint, options });
@@ -116,71 +105,19 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 	return body;
 }
 
-const keysOf = (a: IDataObject, b: IDataObject) => new Set([...Object.keys(a), ...Object.keys(b)]);
-
-/**
- * What the body would change in the current configuration, one `{ field, direction, current, intended }`
- * each; directions absent from the body stay as they are.
- */
-export function differences(
-	current: CurrentSip & { readable: true },
-	body: IDataObject,
-): IDataObject[] {
-	const found: IDataObject[] = [];
-	const compare = (field: string, now: unknown, next: unknown, direction?: DirectionType) => {
-		if (JSON.stringify(now) !== JSON.stringify(next))
-			found.push({
-				field,
-				...(direction && { direction }),
-				current: now ?? null,
-				intended: next ?? null,
-			});
-	};
-	if (body.trunkName !== undefined) compare('trunkName', current.config.trunkName, body.trunkName);
-	for (const type of Array.isArray(body.directions) ? DIRECTIONS : []) {
-		const now = current.directions.find((direction) => direction.type === type);
-		const next = (body.directions as IDataObject[]).find((direction) => direction.type === type);
-		if (!now && !next) continue;
-		compare('direction', now ? 'attached' : 'not attached', next ? 'attached' : 'detached', type);
-		if (!now || !next) continue;
-		for (const key of keysOf(now, next))
-			if (key !== 'type' && key !== 'options') compare(key, now[key], next[key], type);
-		const [was, will] = [now.options ?? {}, next.options ?? {}] as IDataObject[];
-		for (const key of keysOf(was, will)) compare(`options.${key}`, was[key], will[key], type);
-	}
-	return found;
-}
-
-/**
- * Hides SIP passwords by where they are, never by their value (a password `udp` leaves transports as
- * they are): a set `sip_password` and both sides of an `options.sip_password` difference become
- * "(set, hidden)"; an empty one stays. Changes the node's own records in place, at any depth.
- */
-export function hideSipPasswords<T extends IDataObject | IDataObject[]>(
-	records: T,
-	show: boolean,
-): T {
+// Hides a set `sip_password` and both sides of an `options.sip_password` difference by where they
+// are, never by value; an empty one stays. In place, at any depth (a loop: no stack limit).
+export function hideSipPasswords<T extends object>(records: T, show: boolean): T {
 	const pending: unknown[] = show ? [] : [records];
-	const seen = new Set<object>();
 	while (pending.length > 0) {
-		const value = pending.pop();
-		if (value === null || typeof value !== 'object' || seen.has(value)) continue;
-		seen.add(value);
-		const record = value as Record<string, unknown>;
-		const difference =
-			record.field === 'options.sip_password' && 'current' in record && 'intended' in record;
-		for (const key of Object.keys(record)) {
-			const entry = record[key];
+		const record = pending.pop();
+		if (record === null || typeof record !== 'object') continue;
+		const difference = (record as IDataObject).field === 'options.sip_password';
+		for (const [key, entry] of Object.entries(record)) {
 			const secret = key === 'sip_password' || (difference && /^(current|intended)$/.test(key));
-			if (secret && entry !== '' && entry !== null && entry !== undefined)
-				setOwn(record, key, '(set, hidden)');
+			if (secret && (entry ?? '') !== '') setOwn(record, key, '(set, hidden)');
 			else pending.push(entry);
 		}
 	}
 	return records;
 }
-
-export const GET_SIP = request('GET', '/sip/{phone_number}');
-
-export const fetchSip = async (api: ApiCall, value: string): Promise<unknown> =>
-	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });

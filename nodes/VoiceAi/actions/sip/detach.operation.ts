@@ -1,15 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isRouteUnknown } from '../../transport';
 import type { ApiCall } from '../types';
 import { defineOperation, request, send, toRecords } from '../types';
 import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
-import { DIRECTIONS, GET_SIP, fetchSip, readCurrentSip } from './configuration';
-import { phoneNumberField, readPhoneNumber } from './fields';
+import { GET_SIP, readSip } from './configuration';
+import { DIRECTIONS, readPhoneNumber, sipForm } from './fields';
 
 const properties: INodeProperties[] = [
-	phoneNumberField,
 	{
 		displayName: 'Directions',
 		name: 'directions',
@@ -32,63 +31,43 @@ const properties: INodeProperties[] = [
 const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
 const DETACH = request('POST', '/sip/detach2');
 
-/**
- * After a 409 (the spec shows none for POST /sip/detach2, so it says nothing sure): what GET /sip shows
- * of the listed directions, or undefined when none is attached (docs/service-assumptions.md).
- */
-async function stillAttached(
-	api: ApiCall,
-	phone_number: string,
-	directions: string[],
-): Promise<string | undefined> {
+// After a 409 (the spec shows none for detach2: it proves nothing): why the listed directions may
+// still be attached, or undefined when GET /sip shows none of them (docs/service-assumptions.md).
+async function stillAttached(api: ApiCall, phone: string, directions: string[]) {
 	const unknown =
 		'Check the number in the Voice AI dashboard (or with SIP Get) before running again.';
-	const current = await fetchSip(api, phone_number).then(readCurrentSip, (error: Error) => error);
+	const current = await readSip(api, phone).catch((error: Error) => error);
 	if (current instanceof Error)
 		return `Reading the configuration to find out failed: ${current.message}. ${unknown}`;
 	if (!current.readable)
-		return `The configuration (GET /sip/${phone_number}) could not be read to find out: ${current.reason}. ${unknown}`;
+		return `The configuration (GET /sip/${phone}) could not be read to find out: ${current.reason}. ${unknown}`;
 	const attached = directions.filter((type) => current.directions.some((d) => d.type === type));
-	if (attached.length === 0) return undefined;
 	const list = attached.join(', ');
-	return `GET /sip/${phone_number} shows these directions still attached: ${list}. Detach only the directions that are attached (${list}), then run again.`;
+	if (!list) return undefined;
+	return `GET /sip/${phone} shows these directions still attached: ${list}. Detach only the directions that are attached (${list}), then run again.`;
 }
 
-export const detach = defineOperation<{
-	phone_number: string;
-	directions: string[];
-	notFoundAsDetached: boolean;
-}>({
+type Detach = { phone_number: string; directions: string[]; notFoundAsDetached: boolean };
+export const detach = defineOperation<Detach>({
 	name: 'Detach',
 	hint: 'Unlink a number from its SIP configuration and notify the carrier',
 	action: 'Detach a SIP configuration',
 	changesData: 'changes data',
 	requests: [DETACH, { ...GET_SIP, when: 'after a 409, to see what is attached' }],
-	description: updateDisplayOptions(
-		{ show: { resource: ['sip'], operation: ['detach'] } },
-		properties,
-	),
-	repeatable: true,
-	target: ({ phone_number }) => `The SIP configuration of ${phone_number}`,
+	...sipForm('detach', properties),
 	recordOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber(this, itemIndex);
 		let raw = this.getNodeParameter('directions', itemIndex, []) as unknown;
-		if (typeof raw === 'string')
-			raw = raw
-				.split(',')
-				.map((entry) => entry.trim())
-				.filter(Boolean);
+		if (typeof raw === 'string') raw = raw.split(',').flatMap((entry) => entry.trim() || []);
 		if (!Array.isArray(raw) || raw.length === 0)
 			throw invalidField(this, itemIndex, FIELDS.directions, 'choose inbound, outbound or both');
-		const types = raw.map((entry) =>
-			checkOneOf(this, itemIndex, FIELDS.directions, String(entry), DIRECTIONS),
-		);
-		const notFoundAsDetached = readBoolean(this, itemIndex, FIELDS.notFoundAsDetached, false);
+		const check = (entry: unknown) =>
+			checkOneOf(this, itemIndex, FIELDS.directions, String(entry), DIRECTIONS);
 		return {
 			phone_number,
-			directions: [...new Set(types)],
-			notFoundAsDetached,
+			directions: [...new Set(raw.map(check))],
+			notFoundAsDetached: readBoolean(this, itemIndex, FIELDS.notFoundAsDetached, false),
 		};
 	},
 	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
@@ -108,13 +87,10 @@ export const detach = defineOperation<{
 					{ status, message },
 					{ message, description, httpCode: String(status), itemIndex },
 				);
+			const what = `SIP Detach of ${phone_number} (${directions.join(', ')})`;
 			if (status === 409) {
 				const found = await stillAttached(api, phone_number, directions);
-				if (found)
-					throw fail(
-						`SIP Detach of ${phone_number} (${directions.join(', ')}) is not known to have happened: ${answered}`,
-						found,
-					);
+				if (found) throw fail(`${what} is not known to have happened: ${answered}`, found);
 				const none =
 					directions.length > 1 ? 'neither direction' : `the ${directions[0]} direction not`;
 				const note = `${answered}; GET /sip/${phone_number} shows ${none} attached, so the number is detached as asked (for example when a detach is repeated after its answer was lost).`;
@@ -128,7 +104,7 @@ export const detach = defineOperation<{
 				return [{ detached: false, notFound: true, status, phone_number, directions, note }];
 			}
 			throw fail(
-				`SIP Detach of ${phone_number} (${directions.join(', ')}): not found (404)${typeof said === 'string' ? `: ${said}` : ''}`,
+				`${what}: not found (404)${typeof said === 'string' ? `: ${said}` : ''}`,
 				'The organization of the API key has no such number (a typo, or another organization’s number). If this detach was repeated after a lost answer (Options → Max Attempts), an earlier attempt may have gone through: SIP Get shows what the service has. Turn on Not Found Counts as Detached to get an item instead of this error.',
 			);
 		}

@@ -1,8 +1,12 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkE164, fieldsIn, readBoolean, readString } from '../validation';
 
-export const phoneNumberField: INodeProperties = {
+export const DIRECTIONS = ['inbound', 'outbound'] as const;
+export type DirectionType = (typeof DIRECTIONS)[number];
+
+const phoneNumberField: INodeProperties = {
 	displayName: 'Phone Number',
 	name: 'phoneNumber',
 	type: 'string',
@@ -46,8 +50,7 @@ const directionValues: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'udp',
-		description:
-			'Transport protocol name, sent as written. The API documentation shows udp and does not list the other values, so any name your trunk uses (for example tcp or tls) is passed through.',
+		description: 'Sent as written: the API shows udp and leaves others open (tcp, tls, ...)',
 		hint: 'Empty: the transport the direction has now (udp for a new direction)',
 	},
 	{
@@ -68,8 +71,7 @@ const directionValues: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		displayOptions: { show: { '/sipLogin': ['fields'] } },
-		description:
-			'SIP login user name; an expression can take it from the input item for bulk provisioning',
+		description: 'SIP login user name; an expression can take it from each input item',
 		hint: 'Empty: the user name the direction has now',
 	},
 	{
@@ -86,7 +88,6 @@ const directionValues: INodeProperties[] = [
 ];
 
 export const updateProperties: INodeProperties[] = [
-	phoneNumberField,
 	{
 		displayName: 'Trunk Name',
 		name: 'trunkName',
@@ -102,8 +103,7 @@ export const updateProperties: INodeProperties[] = [
 			{
 				name: 'Fields in Each Direction',
 				value: 'fields',
-				description:
-					'SIP Username and SIP Password of each direction below; expressions from input items work there',
+				description: "Each direction's SIP Username and SIP Password below; expressions work there",
 			},
 			{
 				name: 'SIP Trunk Login Credential',
@@ -124,7 +124,6 @@ export const updateProperties: INodeProperties[] = [
 		default: {},
 		description:
 			'Inbound and/or outbound configuration to attach or change. Fields left empty keep what the direction has now (read with SIP Get first). A direction the number does not have yet gets port 5060, transport udp and secure media on unless you set them.',
-		hint: 'Fields left empty keep what the direction has now',
 		options: [
 			{ displayName: 'Inbound', name: 'inbound', values: directionValues },
 			{ displayName: 'Outbound', name: 'outbound', values: directionValues },
@@ -162,16 +161,15 @@ export const updateProperties: INodeProperties[] = [
 				name: 'uuid_config_id',
 				type: 'string',
 				default: '',
-				description:
-					"The uuid_config_id of the number's SIP configuration (from SIP Get); the service refuses the update when it does not match",
+				description: 'From SIP Get (uuid_config_id); the update is refused when it does not match',
 			},
 		],
 	},
 	showPasswordsField,
 ];
 
-/** The fields of SIP Update and Compare; Phone Number and Show SIP Passwords are those of every SIP operation. */
-export const FIELDS = fieldsIn(updateProperties, [
+const allFields = [phoneNumberField, ...updateProperties];
+export const FIELDS = fieldsIn(allFields, [
 	'phoneNumber',
 	'showSipPasswords',
 	'trunkName',
@@ -184,6 +182,17 @@ export const FIELDS = fieldsIn(updateProperties, [
 
 export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): string =>
 	readString(ctx, itemIndex, FIELDS.phoneNumber, { required: true, check: checkE164 });
-
 export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
 	readBoolean(ctx, itemIndex, FIELDS.showSipPasswords, false);
+
+// What every SIP operation shares: Phone Number first, what a 404 is about. Each is repeatable: a
+// read, a detach, or an update the service compares with the current state (twice changes nothing).
+export const sipForm = (operation: string, properties: INodeProperties[]) => ({
+	description: updateDisplayOptions({ show: { resource: ['sip'], operation: [operation] } }, [
+		phoneNumberField,
+		...properties,
+	]),
+	repeatable: true as const,
+	target: ({ phone_number }: { phone_number: string }) =>
+		`The SIP configuration of ${phone_number}`,
+});

@@ -4,21 +4,14 @@ import { NodeOperationError } from 'n8n-workflow';
 import { defineOperation, request, send, toRecords } from '../types';
 import { fieldIn, invalidField } from '../validation';
 import type { SipIntent } from './configuration';
-import {
-	GET_SIP,
-	buildBody,
-	fetchSip,
-	hideSipPasswords,
-	needsCurrent,
-	readCurrentSip,
-} from './configuration';
-import { updateProperties } from './fields';
-import { sipForm } from './readIntent';
+import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
+import { sipForm, updateProperties } from './fields';
+import { readSipIntent } from './readIntent';
 
 const PATCH_SIP = request('PATCH', '/sip/sip2');
 
 /** How GET showed a kept password that is not one in clear, or undefined. */
-function unclear({ sip_password: password, sip_username: user }: IDataObject): string | undefined {
+function unclear({ sip_password: password, sip_username: user }: IDataObject = {}) {
 	if (typeof password === 'string' && /^[*•●]+$/.test(password)) return 'masked';
 	if (password === '') return 'empty';
 	if ((password === undefined || password === null) && typeof user === 'string' && user !== '')
@@ -32,40 +25,33 @@ export const update = defineOperation<SipIntent>({
 	action: 'Update a SIP configuration',
 	changesData: 'changes data',
 	requests: [{ ...GET_SIP, when: 'when a field or direction is kept' }, PATCH_SIP],
-	...sipForm('update'),
+	...sipForm('update', updateProperties),
+	validate: readSipIntent,
 	recordOf: ({ phone_number }) => phone_number,
 	async execute(intent, api, itemIndex) {
-		let current: IDataObject[] | undefined;
-		if (needsCurrent(intent)) {
-			const read = readCurrentSip(await fetchSip(api, intent.phone_number));
-			if (!read.readable) {
-				throw new NodeOperationError(
-					this.getNode(),
-					`SIP Update of ${intent.phone_number} wrote nothing: the current SIP configuration could not be read (${read.reason})`,
-					{
-						itemIndex,
-						description:
-							'"Directions Not Listed: Keep" and direction fields left empty need the current configuration, and this answer of GET /sip does not show it in a form the node can read without guessing. To write anyway, list both directions with every field, or choose "Directions Not Listed: Detach" and fill every field of the listed directions.',
-					},
-				);
-			}
-			current = read.directions;
+		const { phone_number, changes } = intent;
+		const current = needsCurrent(intent) ? await readSip(api, phone_number) : undefined;
+		if (current && !current.readable) {
+			const message = `SIP Update of ${phone_number} wrote nothing: the current SIP configuration could not be read (${current.reason})`;
+			const description =
+				'"Directions Not Listed: Keep" and direction fields left empty need the current configuration, and this answer of GET /sip does not show it in a form the node can read without guessing. To write anyway, list both directions with every field, or choose "Directions Not Listed: Detach" and fill every field of the listed directions.';
+			throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
 		}
-		const body = buildBody(intent, current);
-		// Whether GET shows SIP passwords in clear is not in the spec: a kept password that is masked,
-		// empty, or missing beside a user name may not be the trunk's, and writing it could set it
-		// (docs/service-assumptions.md). The user supplies it instead.
-		for (const { type, options } of (body.directions ?? []) as IDataObject[]) {
-			const supplied = intent.changes.find((change) => change.type === type)?.sip_password;
-			const how = supplied === undefined && unclear((options ?? {}) as IDataObject);
+		const body = buildBody(intent, current?.directions);
+		// GET may not show passwords in clear (docs/service-assumptions.md): a kept one that is masked,
+		// empty or missing beside a user name may not be the trunk's, and writing it back could set it.
+		for (const direction of (body.directions ?? []) as IDataObject[]) {
+			const type = String(direction.type);
+			const supplied = changes.find((change) => change.type === type)?.sip_password;
+			const how = supplied === undefined && unclear(direction.options as IDataObject | undefined);
 			if (!how) continue;
 			const label = type === 'inbound' ? 'Inbound' : 'Outbound';
 			throw invalidField(
 				this,
 				itemIndex,
-				fieldIn(updateProperties, `directions.${String(type)}.sipPassword`),
-				`GET /sip/${intent.phone_number} shows the ${String(type)} password ${how}, so it cannot be kept`,
-				`Supply the ${String(type)} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
+				fieldIn(updateProperties, `directions.${type}.sipPassword`),
+				`GET /sip/${phone_number} shows the ${type} password ${how}, so it cannot be kept`,
+				`Supply the ${type} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
 			);
 		}
 		return hideSipPasswords(toRecords(await send(api, PATCH_SIP, { body })), intent.showPasswords);
