@@ -25,66 +25,33 @@ type Container = Record<string, unknown> | unknown[];
 const isContainer = (value: unknown): value is Container =>
 	Array.isArray(value) || isPlainObject(value);
 
-function shallowCopy(source: Container): Container {
-	if (Array.isArray(source)) return [...source];
-	const copy = Object.create(Object.getPrototypeOf(source) as object | null) as Container;
-	for (const key of Object.keys(source)) setOwn(copy, key, source[key]);
-	return copy;
-}
-
-interface Frame {
-	source: Container;
-	keys: string[];
-	next: number;
-	copy?: Container;
-}
-
 /**
- * A copy of `value` with `leaf` applied to every string (and its key) in arrays and plain objects at
- * any depth, without recursion. Unchanged containers keep their identity; shared or cyclic ones are
- * handled once.
+ * `value` with `leaf` applied to every string (and its key) in arrays and plain objects at any depth,
+ * without recursion. Only containers with a changed string, and those holding them, are copied (keys
+ * such as `__proto__` stay own fields); shared and cyclic ones stay so in the copy.
  */
 function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): T {
-	if (typeof value === 'string') return leaf(value) as T;
-	if (!isContainer(value)) return value;
-	const done = new Map<Container, Container>();
-	const open = new Map<Container, Frame>();
-	const frameOf = (source: Container): Frame => {
-		const frame = { source, keys: Object.keys(source), next: 0 };
-		open.set(source, frame);
-		return frame;
-	};
-	const stack = [frameOf(value)];
-	const copyOf = (frame: Frame) => (frame.copy ??= shallowCopy(frame.source));
-	let result: Container = value;
-	while (stack.length > 0) {
-		const frame = stack[stack.length - 1];
-		const read = frame.source as Record<string, unknown>;
-		let child: Frame | undefined;
-		while (!child && frame.next < frame.keys.length) {
-			const key = frame.keys[frame.next++];
-			const entry = read[key];
-			let clean: unknown = entry;
-			if (typeof entry === 'string') clean = leaf(entry, key);
-			else if (isContainer(entry)) {
-				const cycle = open.get(entry);
-				if (cycle) clean = copyOf(cycle);
-				else if (done.has(entry)) clean = done.get(entry);
-				else stack.push((child = frameOf(entry)));
-			}
-			if (clean !== entry) setOwn(copyOf(frame), key, clean);
+	if (!isContainer(value)) return (typeof value === 'string' ? leaf(value) : value) as T;
+	// Every container reached, with those holding it: a Map's loop also visits entries added in it.
+	const holders = new Map<Container, Container[]>([[value, []]]);
+	const changed = new Set<Container>();
+	for (const [source] of holders)
+		for (const [key, entry] of Object.entries(source)) {
+			if (!isContainer(entry)) {
+				if (typeof entry === 'string' && leaf(entry, key) !== entry) changed.add(source);
+			} else if (holders.has(entry)) holders.get(entry)?.push(source);
+			else holders.set(entry, [source]);
 		}
-		if (child) continue;
-		stack.pop();
-		open.delete(frame.source);
-		result = frame.copy ?? frame.source;
-		done.set(frame.source, result);
-		// A child that changed replaces itself in its parent's copy.
-		const parent = stack[stack.length - 1];
-		if (parent && result !== frame.source)
-			setOwn(copyOf(parent), parent.keys[parent.next - 1], result);
-	}
-	return result as T;
+	for (const source of changed) for (const holder of holders.get(source) ?? []) changed.add(holder);
+	const copies = new Map<unknown, Container>();
+	for (const from of changed)
+		copies.set(from, Array.isArray(from) ? [...from] : Object.create(Object.getPrototypeOf(from)));
+	for (const [source, copy] of copies)
+		for (const [key, entry] of Object.entries(source as Container)) {
+			const clean = typeof entry === 'string' ? leaf(entry, key) : copies.get(entry);
+			setOwn(copy, key, clean ?? entry);
+		}
+	return (copies.get(value) ?? value) as T;
 }
 
 /**
