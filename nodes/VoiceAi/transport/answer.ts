@@ -57,7 +57,11 @@ export function setOwn(target: object, key: string, value: unknown): void {
 }
 
 /** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
-export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
+const MAX_ANSWER_MIB = 25;
+const MIB = 1024 * 1024;
+const tooLarge = (size: string) => ({
+	tooLarge: `Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_MIB} MiB); the transfer was stopped`,
+});
 const MAX_ERROR_BYTES = 64 * 1024;
 
 export interface FullResponse {
@@ -72,10 +76,11 @@ interface BodyStream {
 	on(event: string, listener: (...args: never[]) => void): void;
 }
 
-export type Answer = { text: string } | { value: unknown } | { tooLarge: true; declared?: number };
+/** `tooLarge`: the error message. */
+export type Answer = { text: string } | { value: unknown } | { tooLarge: string };
 
 /**
- * Reads an answer: a 2xx up to MAX_ANSWER_BYTES (past it, or a declared length past it, reading stops
+ * Reads an answer: a 2xx up to MAX_ANSWER_MIB (past it, or a declared length past it, reading stops
  * and the connection is closed), an error's first MAX_ERROR_BYTES, a redirect's not at all (undefined:
  * its first chunk closes the connection, since n8n's wrapper stream closes the one under it only once
  * reading has started). Stream events, not `for await`: the async iterator cost more CPU than the rest
@@ -91,7 +96,7 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 	}
 	const stream = body as BodyStream;
 	const truncate = status >= 300;
-	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_BYTES;
+	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_MIB * MIB;
 	const declared = Number(headerValue(response.headers['content-length']));
 	const reading = new Promise<Answer>((resolve, reject) => {
 		const chunks: Buffer[] = [];
@@ -108,7 +113,8 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 			withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8'));
 		stream.on('data', (chunk: Buffer | string) => {
 			if (settled) return;
-			if (!truncate && declared > limit) return settle({ tooLarge: true, declared }, true);
+			if (!truncate && declared > limit)
+				return settle(tooLarge(`${(declared / MIB).toFixed(1)} MiB`), true);
 			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 			if (bytes + data.length <= limit) {
 				chunks.push(data);
@@ -117,7 +123,7 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 				chunks.push(data.subarray(0, limit - bytes));
 				bytes = limit;
 				settle({ text: text() }, true);
-			} else settle({ tooLarge: true }, true);
+			} else settle(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`), true);
 		});
 		stream.on('end', () => settle({ text: text() }));
 		stream.on('error', (error: Error) => settle(error));
@@ -126,8 +132,7 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 		);
 	});
 	// A redirect is refused whatever its body: nothing to report if reading it fails.
-	if (redirect) reading.catch(() => undefined);
-	return redirect ? undefined : await reading;
+	return redirect ? void reading.catch(() => undefined) : await reading;
 }
 
 /** A 2xx answer, JSON parsed. A write succeeded whatever it answered; a GET without JSON is undefined. */

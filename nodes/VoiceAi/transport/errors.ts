@@ -21,22 +21,22 @@ export interface FailureContext {
 	origin: string;
 	/** The system error code of a request that got no answer. */
 	code?: string;
+	secrets: Secrets;
 }
 
-/** Execution data keeps `response`, whose status is the HTTP code. */
+/** The builder of every transport error: all it shows is redacted here. `response`'s status is the HTTP code. */
 function apiError(
 	node: INode,
-	context: FailureContext,
+	{ secrets, itemIndex }: FailureContext,
 	response: JsonObject,
 	description: string,
 	message = String(response.message),
 ): NodeApiError {
-	const httpCode = response.status === undefined ? undefined : String(response.status);
-	return new NodeApiError(node, response, {
-		message,
-		description,
-		httpCode,
-		itemIndex: context.itemIndex,
+	return new NodeApiError(node, secrets.redactText(response), {
+		message: secrets.redact(message),
+		description: secrets.redact(description),
+		httpCode: response.status === undefined ? undefined : String(response.status),
+		itemIndex,
 	});
 }
 
@@ -48,11 +48,6 @@ const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
 		? `${mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
 		: otherwise;
 
-/** One line of at most 500 characters; secrets go first, so a cut never leaves part of one behind. */
-function shown(text: string, secrets: Secrets): string {
-	return shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
-}
-
 /** JSON `{ error: { code, message, field } }`, `{ message }` or a string; else text, HTML's title. */
 export function parseServiceFailure(
 	status: number,
@@ -61,6 +56,8 @@ export function parseServiceFailure(
 	secrets: Secrets,
 ): ServiceFailure {
 	const failure: ServiceFailure = { status };
+	// One line of at most 500 characters, redacted first: a cut never leaves part of a secret behind.
+	const shown = (text: string) => shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
 	let data = body;
 	if (typeof data === 'string') {
 		const text = data.trim();
@@ -70,7 +67,7 @@ export function parseServiceFailure(
 		} catch {
 			const html = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text);
 			const message = html ? /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] : text;
-			if (message?.trim()) failure.message = shown(message, secrets);
+			if (message?.trim()) failure.message = shown(message);
 			return failure;
 		}
 	}
@@ -78,7 +75,7 @@ export function parseServiceFailure(
 	const said = typeof error === 'string' ? { message: error } : error;
 	const { code, message, field } = said as Record<string, unknown>;
 	if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
-	if (typeof message === 'string') failure.message = shown(message, secrets);
+	if (typeof message === 'string') failure.message = shown(message);
 	if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
 	return failure;
 }
@@ -151,11 +148,14 @@ export function serviceError(
 export function redirectError(
 	node: INode,
 	status: number,
-	location: string | undefined,
-	context: FailureContext & { requestUrl: string },
+	given: string | undefined,
+	context: FailureContext,
 ): NodeApiError {
-	const base = context.requestUrl;
-	const url = location && URL.canParse(location, base) ? new URL(location, base) : undefined;
+	// Redacted before parsing too: the parser lower-cases and decodes a host, hiding a secret's form.
+	const location = given && context.secrets.redact(given);
+	// Only the origin is named: resolving against the base URL's origin gives the same.
+	const { origin } = context;
+	const url = location && URL.canParse(location, origin) ? new URL(location, origin) : undefined;
 	const where = url && (url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`);
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
 	const description =
