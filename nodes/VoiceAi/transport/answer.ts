@@ -113,17 +113,14 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 			withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8'));
 		stream.on('data', (chunk: Buffer | string) => {
 			if (settled) return;
+			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 			if (!truncate && declared > limit)
 				return settle(tooLarge(`${(declared / MIB).toFixed(1)} MiB`), true);
-			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-			if (bytes + data.length <= limit) {
-				chunks.push(data);
-				bytes += data.length;
-			} else if (truncate) {
-				chunks.push(data.subarray(0, limit - bytes));
-				bytes = limit;
-				settle({ text: text() }, true);
-			} else settle(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`), true);
+			if (!truncate && bytes + data.length > limit)
+				return settle(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`), true);
+			chunks.push(data.subarray(0, limit - bytes));
+			bytes = Math.min(limit, bytes + data.length);
+			if (truncate && bytes === limit) settle({ text: text() }, true);
 		});
 		stream.on('end', () => settle({ text: text() }));
 		stream.on('error', (error: Error) => settle(error));

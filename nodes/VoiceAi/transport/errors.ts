@@ -5,14 +5,11 @@ import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-interface ServiceFailure {
-	status: number;
-	code?: string;
-	message?: string;
-	field?: string;
-}
+type ServiceFailure = { status: number; code?: string; message?: string; field?: string };
 
 export interface FailureContext {
+	/** getNode() deep-copies the node: called only for an error. */
+	node: () => INode;
 	itemIndex?: number;
 	target?: string;
 	mayHaveApplied?: string;
@@ -26,13 +23,12 @@ export interface FailureContext {
 
 /** The builder of every transport error: all it shows is redacted here. `response`'s status is the HTTP code. */
 function apiError(
-	node: INode,
-	{ secrets, itemIndex }: FailureContext,
+	{ node, secrets, itemIndex }: FailureContext,
 	response: JsonObject,
 	description: string,
 	message = String(response.message),
 ): NodeApiError {
-	return new NodeApiError(node, secrets.redactText(response), {
+	return new NodeApiError(node(), secrets.redactText(response), {
 		message: secrets.redact(message),
 		description: secrets.redact(description),
 		httpCode: response.status === undefined ? undefined : String(response.status),
@@ -113,11 +109,7 @@ const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	],
 };
 
-export function serviceError(
-	node: INode,
-	failure: ServiceFailure,
-	context: FailureContext,
-): NodeApiError {
+export function serviceError(failure: ServiceFailure, context: FailureContext): NodeApiError {
 	const { status, field } = failure;
 	const said = failure.message ? `: ${failure.message}` : '';
 	const known = CLIENT_ERRORS[status];
@@ -141,16 +133,11 @@ export function serviceError(
 	if (failure.code) response.code = failure.code;
 	if (failure.message) response.serviceMessage = failure.message;
 	if (field) response.field = field;
-	return apiError(node, context, response, description);
+	return apiError(context, response, description);
 }
 
 /** Never followed (n8n would send the key on); only the origin named is shown: a path may carry anything. */
-export function redirectError(
-	node: INode,
-	status: number,
-	given: string | undefined,
-	context: FailureContext,
-): NodeApiError {
+export function redirectError(status: number, context: FailureContext, given?: string) {
 	// Redacted before parsing too: the parser lower-cases and decodes a host, hiding a secret's form.
 	const location = given && context.secrets.redact(given);
 	// Only the origin is named: resolving against the base URL's origin gives the same.
@@ -163,32 +150,24 @@ export function redirectError(
 		(where
 			? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
 			: `Check the base URL of the credential (${context.origin}).`);
-	return apiError(node, context, { status, message }, description);
+	return apiError(context, { status, message }, description);
 }
 
-export function transportError(
-	node: INode,
-	problem: string,
-	context: FailureContext,
-): NodeApiError {
+export function transportError(problem: string, context: FailureContext): NodeApiError {
 	const code = context.code ? ` (${context.code})` : '';
 	const description = `${notRepeated(context, `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.`)}${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
-	return apiError(node, context, { message: problem }, description, `${problem}${tried(context)}`);
+	return apiError(context, { message: problem }, description, `${problem}${tried(context)}`);
 }
 
 const ROUTE_UNKNOWN = 'routeUnknown';
 
 /** A 404 of a base URL whose path is not the API's. */
-export function baseUrlNotFoundError(
-	node: INode,
-	said: string | undefined,
-	context: FailureContext,
-): NodeApiError {
+export function baseUrlNotFoundError(said: string | undefined, context: FailureContext) {
 	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
 	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
 	const description = `Check the Base URL in the Voice AI credential (${context.origin}, with its path) against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
-	return apiError(node, context, { status: 404, message, [ROUTE_UNKNOWN]: true }, description);
+	return apiError(context, { status: 404, message, [ROUTE_UNKNOWN]: true }, description);
 }
 
 export function isRouteUnknown(error: unknown): boolean {

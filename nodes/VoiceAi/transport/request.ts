@@ -68,10 +68,9 @@ const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
 function errorCode(error: unknown, depth = 0): string | undefined {
 	if (!error || typeof error !== 'object' || depth >= 5) return undefined;
 	const { code, httpCode, cause } = error as Record<string, unknown>;
-	const found = [code, httpCode].find(
-		(text) => typeof text === 'string' && /^E[A-Z_]+$/.test(text),
-	);
-	return (found as string | undefined) ?? errorCode(cause, depth + 1);
+	for (const text of [code, httpCode])
+		if (typeof text === 'string' && /^E[A-Z_]+$/.test(text)) return text;
+	return errorCode(cause, depth + 1);
 }
 
 /** Does the base URL answer 404 to API_CHECK_PATH too (a 404 is then not the record's)? Once per credential read. */
@@ -112,8 +111,8 @@ export async function voiceAiApiRequest(
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const { baseUrl, origin, secrets } = credential;
-	// getNode() deep-copies the node: called only for a refusal.
-	const url = `${baseUrl}${buildPath(() => this.getNode(), path, itemIndex)}`;
+	const node = () => this.getNode();
+	const url = `${baseUrl}${buildPath(node, path, itemIndex)}`;
 	// What the body carries (SIP passwords, tokens in URLs) is hidden in everything shown later.
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
@@ -131,9 +130,9 @@ export async function voiceAiApiRequest(
 	};
 	if (body !== undefined) options.body = body;
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
-	const context: FailureContext = { attempts: 1, itemIndex, target, origin, secrets };
+	const context: FailureContext = { attempts: 1, node, itemIndex, target, origin, secrets };
 	if (!repeatable) context.mayHaveApplied = policy.mayHaveApplied;
-	const fail = (problem: string) => transportError(this.getNode(), problem, context);
+	const fail = (problem: string) => transportError(problem, context);
 	const backoff = async () =>
 		await sleep(backoffMs(context.attempts, retry.maxWaitMs), gate?.signal ?? signal);
 
@@ -166,8 +165,7 @@ export async function voiceAiApiRequest(
 
 		const status = response.statusCode;
 		const header = (name: string) => headerValue(response.headers[name]);
-		if (answer === undefined)
-			throw redirectError(this.getNode(), status, header('location'), context);
+		if (answer === undefined) throw redirectError(status, context, header('location'));
 		if (status < 300) {
 			gate?.succeeded();
 			if ('tooLarge' in answer) throw fail(answer.tooLarge);
@@ -184,7 +182,7 @@ export async function voiceAiApiRequest(
 			const asked = parseRetryAfter(header('retry-after'));
 			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(context.attempts, retry.maxWaitMs));
 			gate?.rateLimited(wait);
-			if (!canRetry || !retry.rateLimit) throw serviceError(this.getNode(), failure, context);
+			if (!canRetry || !retry.rateLimit) throw serviceError(failure, context);
 			await (gate ? gate.requeue() : sleep(wait, signal));
 			continue;
 		}
@@ -201,9 +199,9 @@ export async function voiceAiApiRequest(
 					(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
 				);
 			routeChecks.set(credential, check);
-			if (await check) throw baseUrlNotFoundError(this.getNode(), failure.message, context);
+			if (await check) throw baseUrlNotFoundError(failure.message, context);
 		}
-		throw serviceError(this.getNode(), failure, context);
+		throw serviceError(failure, context);
 	}
 }
 
@@ -230,13 +228,9 @@ export function pathValueProblem(value: string): string | undefined {
 }
 
 /** The path with each value (or a plain path's each segment) checked: no id adds or drops a segment. */
-export function buildPath(
-	node: INode | (() => INode),
-	path: string | ApiPath,
-	itemIndex?: number,
-): string {
+export function buildPath(node: () => INode, path: string | ApiPath, itemIndex?: number): string {
 	const refused = (field: { label: string; name?: string }, problem: string) =>
-		invalidValue(typeof node === 'function' ? node() : node, itemIndex, field, problem);
+		invalidValue(node(), itemIndex, field, problem);
 	if (typeof path !== 'string') {
 		let text = path.pieces[0];
 		path.values.forEach(({ field, value }, index) => {

@@ -86,15 +86,11 @@ const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.le
 export class Secrets {
 	/** Every form of every secret: for free text. */
 	private readonly known = new Set<string>();
-
 	/** Forms of LONG_SECRET characters or more: of the key and URL secrets, and of field secrets. */
 	private readonly long = new Set<string>();
-
 	private readonly longOfFields = new Set<string>();
-
 	/** Forms an output value wholly equal to is hidden. */
 	private readonly wholeValues = new Set<string>();
-
 	/** Longest first, made when first needed after a change. */
 	private sorted: { known?: string[]; long?: string[]; all?: string[] } = {};
 
@@ -106,16 +102,13 @@ export class Secrets {
 			this.add(value);
 			this.add(formDecoded(value));
 		}
-		let userInfo: string | undefined;
-		try {
-			const url = new URL(text);
-			userInfo = url.password === '' ? url.username : `${url.username}:${url.password}`;
-		} catch {
-			userInfo = refusedUserInfo(text);
-		}
+		const url = URL.canParse(text) ? new URL(text) : undefined;
+		// The whole user info and its password (a user name holds no raw colon).
+		const userInfo = url
+			? `${url.username}:${url.password}`.replace(/:$/, '')
+			: refusedUserInfo(text);
 		if (!userInfo) return;
-		const colon = userInfo.indexOf(':');
-		for (const secret of colon < 0 ? [userInfo] : [userInfo, userInfo.slice(colon + 1)]) {
+		for (const secret of new Set([userInfo, userInfo.slice(userInfo.indexOf(':') + 1)])) {
 			this.add(secret);
 			this.add(decoded(secret));
 		}
@@ -159,14 +152,13 @@ export class Secrets {
 	/** In place, with every error it wraps, and what n8n keeps of it in execution data. */
 	redactError<E extends Error>(error: E): E {
 		const seen = new Set<Error>();
-		const freeText = (text: string) => this.redact(text);
 		for (let target: Error | undefined = error; target && !seen.has(target); ) {
 			seen.add(target);
 			const fields = target as unknown as Record<string, unknown>;
 			target.message = this.redact(String(target.message));
 			for (const name of ['description', 'stack', 'messages', 'context', 'errorResponse', 'cause'])
 				if (fields[name] !== undefined && !(fields[name] instanceof Error))
-					fields[name] = mapStrings(fields[name], freeText);
+					fields[name] = this.redactText(fields[name]);
 			target = fields.cause instanceof Error ? fields.cause : undefined;
 		}
 		return error;
