@@ -3,19 +3,15 @@ import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 // What HTTP carries, read for the action node and the trigger. URLs: credentials/voiceAiBaseUrl.ts.
 
 /** A repeated header comes as a list, of which the first counts. */
-export function headerValue(value: string | string[] | undefined): string | undefined {
-	return Array.isArray(value) ? value[0] : value;
-}
+export const headerValue = (value: string | string[] | undefined) =>
+	Array.isArray(value) ? value[0] : value;
 
 /** A byte-order mark is not part of the text (n8n 2.x drops it too). */
-export function withoutBom(text: string): string {
-	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
+export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 /** At most `max` characters, a cut ending in `...`. */
-export function shortened(text: string, max: number): string {
-	return text.length > max ? `${text.slice(0, max - 3)}...` : text;
-}
+export const shortened = (text: string, max: number) =>
+	text.length > max ? `${text.slice(0, max - 3)}...` : text;
 
 /** Text that is not valid percent-encoding stays as it is. */
 export function decoded(text: string): string {
@@ -28,9 +24,7 @@ export function decoded(text: string): string {
 }
 
 /** As a form decodes it (`+` is a space). */
-export function formDecoded(text: string): string {
-	return decoded(text.replaceAll('+', ' '));
-}
+export const formDecoded = (text: string) => decoded(text.replaceAll('+', ' '));
 
 /** The user info of a URL the parser refused: what stands before its authority's last `@`. */
 export function refusedUserInfo(text: string): string | undefined {
@@ -47,14 +41,13 @@ export function isPlainObject(value: unknown): value is IDataObject {
 }
 
 /** Sets `key` as an own field, also when it is `__proto__` (an assignment would set the prototype). */
-export function setOwn(target: object, key: string, value: unknown): void {
+export const setOwn = (target: object, key: string, value: unknown) =>
 	Object.defineProperty(target, key, {
 		value,
 		writable: true,
 		enumerable: true,
 		configurable: true,
 	});
-}
 
 /** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
 const MAX_ANSWER_MIB = 25;

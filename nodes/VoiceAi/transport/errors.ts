@@ -11,7 +11,9 @@ export interface FailureContext {
 	/** getNode() deep-copies the node: called only for an error. */
 	node: () => INode;
 	itemIndex?: number;
+	/** Named in a 404 message, e.g. `Chatbot "cb_1"`. */
 	target?: string;
+	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
 	attempts: number;
 	/** The base URL's scheme, host and port: the address actually contacted. */

@@ -77,15 +77,10 @@ function errorCode(error: unknown, depth = 0): string | undefined {
 const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 
 /** `repeatable`: a repeat after a 5xx, timeout or reset duplicates nothing (default: not for POST). */
-interface RequestPolicy {
-	itemIndex?: number;
+interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'mayHaveApplied'> {
 	repeatable?: boolean;
 	retry?: Partial<RetrySettings>;
 	gate?: RequestGate;
-	/** Named in a 404 message, e.g. `Chatbot "cb_1"`. */
-	target?: string;
-	/** For non-repeatable requests: what may have happened when no clear answer came back. */
-	mayHaveApplied?: string;
 	/** Read and checked once per execution. */
 	credential?: VoiceAiCredential;
 	/** The check of the base URL after a 404: its own 404 is not checked. */

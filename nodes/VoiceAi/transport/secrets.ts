@@ -61,7 +61,7 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 function masked(text: string, forms: readonly string[]): string {
 	const found: Array<[number, number]> = [];
 	let covered: Uint8Array | undefined;
-	for (const form of forms) {
+	for (const form of forms)
 		for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
 			const end = at + form.length;
 			covered ??= new Uint8Array(text.length);
@@ -69,16 +69,10 @@ function masked(text: string, forms: readonly string[]): string {
 			covered.fill(1, at, end);
 			found.push([at, end]);
 		}
-	}
-	if (found.length === 0) return text;
-	found.sort((a, b) => a[0] - b[0]);
-	let out = '';
-	let from = 0;
-	for (const [start, stop] of found) {
-		out += text.slice(from, start) + MASK;
-		from = stop;
-	}
-	return out + text.slice(from);
+	// From the last to the first, so the positions still to replace stay where they were.
+	return found
+		.sort((a, b) => b[0] - a[0])
+		.reduce((out, [start, end]) => out.slice(0, start) + MASK + out.slice(end), text);
 }
 
 const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.length - a.length);
