@@ -132,12 +132,11 @@ export function successValue(
 	status: number,
 ): unknown {
 	if ('value' in answer) return answer.value ?? { success: true, status };
-	const text = answer.text;
-	if (text.trim() === '') return { success: true, status };
+	if (answer.text.trim() === '') return { success: true, status };
 	try {
-		return JSON.parse(text);
+		return JSON.parse(answer.text);
 	} catch {
-		return method === 'GET' ? undefined : { success: true, status, body: text };
+		return method === 'GET' ? undefined : { success: true, status, body: answer.text };
 	}
 }
 

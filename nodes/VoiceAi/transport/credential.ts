@@ -1,5 +1,4 @@
 import type {
-	ICredentialsDecrypted,
 	IExecuteFunctions,
 	IHookFunctions,
 	ILoadOptionsFunctions,
@@ -30,15 +29,6 @@ export const authenticationOf = (node: INode): VoiceAiAuthentication =>
 	node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
 export const credentialTypeOf = (node: INode) => AUTHENTICATION[authenticationOf(node)];
 
-export interface VoiceAiCredential {
-	/** What every API path is appended to. */
-	baseUrl: string;
-	origin: string;
-	/** Handed to every request, so n8n does not decrypt the credential again. */
-	decrypted: ICredentialsDecrypted;
-	secrets: Secrets;
-}
-
 /** Errors that say the credential cannot be used: they stop the node whatever Continue On Fail says. */
 const unusableCredentialErrors = new WeakSet<Error>();
 
@@ -50,7 +40,7 @@ export async function voiceAiCredential(
 	this: VoiceAiContext,
 	itemIndex?: number,
 	secrets = new Secrets(),
-): Promise<VoiceAiCredential> {
+) {
 	const node = this.getNode();
 	const type = credentialTypeOf(node);
 	const credentials = await this.getCredentials(type, itemIndex);
@@ -76,9 +66,12 @@ export async function voiceAiCredential(
 	secrets.add(credentials.apiKey);
 	const id = node.credentials?.[type]?.id ?? '';
 	return {
+		/** What every API path is appended to. */
 		baseUrl: baseUrl.url.base,
 		origin: baseUrl.url.origin,
+		/** Handed to every request, so n8n does not decrypt the credential again. */
 		decrypted: { id, name: type, type, data: credentials },
 		secrets,
 	};
 }
+export type VoiceAiCredential = Awaited<ReturnType<typeof voiceAiCredential>>;

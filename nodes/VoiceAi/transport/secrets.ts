@@ -7,12 +7,11 @@
  * passwords (short values such as `1234` may equal one) are hidden in output by their field.
  */
 
-import { LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
+import { API_KEY_PATTERN, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
 import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
 
 /** A key the node never held, as a whole token (`ct_leads`, `Direct_Sales` never match). */
 const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
-const KEY_SHAPE = /^ct_\S+$/;
 const MASK = '***';
 /** From this length a random secret does not occur in ordinary data: removed inside output values too. */
 const LONG_SECRET = 16;
@@ -164,7 +163,7 @@ export class Secrets {
 		for (const text of new Set([value, value.trim()])) {
 			if (text === '') continue;
 			// An output value may also be the key as the header value that carries it.
-			if (wholeValue && KEY_SHAPE.test(text)) this.wholeValues.add(`Bearer ${text}`);
+			if (wholeValue && API_KEY_PATTERN.test(text)) this.wholeValues.add(`Bearer ${text}`);
 			for (const form of [
 				text,
 				...(LONE_SURROGATE.test(text) ? [] : [encodeURIComponent(text)]),
