@@ -162,18 +162,16 @@ export function transportError(problem: string, context: FailureContext): NodeAp
 	return apiError(context, { message: problem }, description, `${problem}${tried(context)}`);
 }
 
-const ROUTE_UNKNOWN = 'routeUnknown';
-
 /** A 404 of a base URL whose path is not the API's. */
 export function baseUrlNotFoundError(said: string | undefined, context: FailureContext) {
 	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
 	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
 	const description = `Check the Base URL in the Voice AI credential (${context.origin}, with its path) against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
-	return apiError(context, { status: 404, message, [ROUTE_UNKNOWN]: true }, description);
+	return apiError(context, { status: 404, message, routeUnknown: true }, description);
 }
 
 export function isRouteUnknown(error: unknown): boolean {
-	return error instanceof NodeApiError && error.errorResponse?.[ROUTE_UNKNOWN] === true;
+	return error instanceof NodeApiError && error.errorResponse?.routeUnknown === true;
 }
 
 /** The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`. */
