@@ -323,14 +323,14 @@ describe('values used in request paths', () => {
 	});
 
 	it('a plain path is checked segment by segment, whatever built it', () => {
-		const node = {
+		const node = () => ({
 			id: 'n',
 			name: 'Voice AI',
 			type: 'voiceAi',
 			typeVersion: 1,
 			position: [0, 0] as [number, number],
 			parameters: {},
-		};
+		});
 		expect(buildPath(node, '/sip/%2B14155550101')).toBe('/sip/%2B14155550101');
 		expect(() => buildPath(node, '/chatbot/..', 3)).toThrow(
 			`Invalid 'request path' in item 3: in /chatbot/.., ".." would address another resource than the one meant`,

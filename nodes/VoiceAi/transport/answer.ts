@@ -3,19 +3,15 @@ import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 // What HTTP carries, read for the action node and the trigger. URLs: credentials/voiceAiBaseUrl.ts.
 
 /** A repeated header comes as a list, of which the first counts. */
-export function headerValue(value: string | string[] | undefined): string | undefined {
-	return Array.isArray(value) ? value[0] : value;
-}
+export const headerValue = (value: string | string[] | undefined) =>
+	Array.isArray(value) ? value[0] : value;
 
 /** A byte-order mark is not part of the text (n8n 2.x drops it too). */
-export function withoutBom(text: string): string {
-	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
+export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 /** At most `max` characters, a cut ending in `...`. */
-export function shortened(text: string, max: number): string {
-	return text.length > max ? `${text.slice(0, max - 3)}...` : text;
-}
+export const shortened = (text: string, max: number) =>
+	text.length > max ? `${text.slice(0, max - 3)}...` : text;
 
 /** Text that is not valid percent-encoding stays as it is. */
 export function decoded(text: string): string {
@@ -28,9 +24,7 @@ export function decoded(text: string): string {
 }
 
 /** As a form decodes it (`+` is a space). */
-export function formDecoded(text: string): string {
-	return decoded(text.replaceAll('+', ' '));
-}
+export const formDecoded = (text: string) => decoded(text.replaceAll('+', ' '));
 
 /** The user info of a URL the parser refused: what stands before its authority's last `@`. */
 export function refusedUserInfo(text: string): string | undefined {
@@ -47,17 +41,20 @@ export function isPlainObject(value: unknown): value is IDataObject {
 }
 
 /** Sets `key` as an own field, also when it is `__proto__` (an assignment would set the prototype). */
-export function setOwn(target: object, key: string, value: unknown): void {
+export const setOwn = (target: object, key: string, value: unknown) =>
 	Object.defineProperty(target, key, {
 		value,
 		writable: true,
 		enumerable: true,
 		configurable: true,
 	});
-}
 
 /** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
-export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
+const MAX_ANSWER_MIB = 25;
+const MIB = 1024 * 1024;
+const tooLarge = (size: string) => ({
+	tooLarge: `Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_MIB} MiB); the transfer was stopped`,
+});
 const MAX_ERROR_BYTES = 64 * 1024;
 
 export interface FullResponse {
@@ -72,10 +69,11 @@ interface BodyStream {
 	on(event: string, listener: (...args: never[]) => void): void;
 }
 
-export type Answer = { text: string } | { value: unknown } | { tooLarge: true; declared?: number };
+/** `tooLarge`: the error message. */
+export type Answer = { text: string } | { value: unknown } | { tooLarge: string };
 
 /**
- * Reads an answer: a 2xx up to MAX_ANSWER_BYTES (past it, or a declared length past it, reading stops
+ * Reads an answer: a 2xx up to MAX_ANSWER_MIB (past it, or a declared length past it, reading stops
  * and the connection is closed), an error's first MAX_ERROR_BYTES, a redirect's not at all (undefined:
  * its first chunk closes the connection, since n8n's wrapper stream closes the one under it only once
  * reading has started). Stream events, not `for await`: the async iterator cost more CPU than the rest
@@ -91,7 +89,7 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 	}
 	const stream = body as BodyStream;
 	const truncate = status >= 300;
-	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_BYTES;
+	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_MIB * MIB;
 	const declared = Number(headerValue(response.headers['content-length']));
 	const reading = new Promise<Answer>((resolve, reject) => {
 		const chunks: Buffer[] = [];
@@ -108,16 +106,14 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 			withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8'));
 		stream.on('data', (chunk: Buffer | string) => {
 			if (settled) return;
-			if (!truncate && declared > limit) return settle({ tooLarge: true, declared }, true);
 			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-			if (bytes + data.length <= limit) {
-				chunks.push(data);
-				bytes += data.length;
-			} else if (truncate) {
-				chunks.push(data.subarray(0, limit - bytes));
-				bytes = limit;
-				settle({ text: text() }, true);
-			} else settle({ tooLarge: true }, true);
+			if (!truncate && declared > limit)
+				return settle(tooLarge(`${(declared / MIB).toFixed(1)} MiB`), true);
+			if (!truncate && bytes + data.length > limit)
+				return settle(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`), true);
+			chunks.push(data.subarray(0, limit - bytes));
+			bytes = Math.min(limit, bytes + data.length);
+			if (truncate && bytes === limit) settle({ text: text() }, true);
 		});
 		stream.on('end', () => settle({ text: text() }));
 		stream.on('error', (error: Error) => settle(error));
@@ -126,8 +122,7 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 		);
 	});
 	// A redirect is refused whatever its body: nothing to report if reading it fails.
-	if (redirect) reading.catch(() => undefined);
-	return redirect ? undefined : await reading;
+	return redirect ? void reading.catch(() => undefined) : await reading;
 }
 
 /** A 2xx answer, JSON parsed. A write succeeded whatever it answered; a GET without JSON is undefined. */
@@ -137,12 +132,11 @@ export function successValue(
 	status: number,
 ): unknown {
 	if ('value' in answer) return answer.value ?? { success: true, status };
-	const text = answer.text;
-	if (text.trim() === '') return { success: true, status };
+	if (answer.text.trim() === '') return { success: true, status };
 	try {
-		return JSON.parse(text);
+		return JSON.parse(answer.text);
 	} catch {
-		return method === 'GET' ? undefined : { success: true, status, body: text };
+		return method === 'GET' ? undefined : { success: true, status, body: answer.text };
 	}
 }
 

@@ -110,9 +110,7 @@ export function requestGate(max: number, cancel?: AbortSignal) {
 						busy.add(records[index]);
 						running++;
 						void task(index)
-							.catch((error: unknown) => {
-								failures.push({ index, error });
-							})
+							.catch((error: unknown) => void failures.push({ index, error }))
 							.finally(() => {
 								running--;
 								busy.delete(records[index]);

@@ -1,5 +1,4 @@
 import type {
-	ICredentialsDecrypted,
 	IExecuteFunctions,
 	IHookFunctions,
 	ILoadOptionsFunctions,
@@ -23,41 +22,25 @@ export const AUTHENTICATION = {
 	apiKey: 'voiceAiApi',
 	apiKeyAndSipLogin: 'voiceAiWithSipLoginApi',
 } as const;
-
 export type VoiceAiAuthentication = keyof typeof AUTHENTICATION;
-export type VoiceAiCredentialType = (typeof AUTHENTICATION)[VoiceAiAuthentication];
 
 /** Read from the node, not as a parameter: the trigger and list searches have no item to evaluate it for. */
-export function authenticationOf(node: INode): VoiceAiAuthentication {
-	return node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
-}
-
-export function credentialTypeOf(node: INode): VoiceAiCredentialType {
-	return AUTHENTICATION[authenticationOf(node)];
-}
-
-export interface VoiceAiCredential {
-	/** What every API path is appended to. */
-	baseUrl: string;
-	origin: string;
-	/** Handed to every request, so n8n does not decrypt the credential again. */
-	decrypted: ICredentialsDecrypted;
-	secrets: Secrets;
-}
+export const authenticationOf = (node: INode): VoiceAiAuthentication =>
+	node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
+export const credentialTypeOf = (node: INode) => AUTHENTICATION[authenticationOf(node)];
 
 /** Errors that say the credential cannot be used: they stop the node whatever Continue On Fail says. */
 const unusableCredentialErrors = new WeakSet<Error>();
 
-export function isUnusableCredentialError(error: unknown): boolean {
-	return error instanceof Error && unusableCredentialErrors.has(error);
-}
+export const isUnusableCredentialError = (error: unknown) =>
+	unusableCredentialErrors.has(error as Error);
 
 /** Reads and checks the credential before anything is sent; `secrets` gets the key. */
 export async function voiceAiCredential(
 	this: VoiceAiContext,
 	itemIndex?: number,
 	secrets = new Secrets(),
-): Promise<VoiceAiCredential> {
+) {
 	const node = this.getNode();
 	const type = credentialTypeOf(node);
 	const credentials = await this.getCredentials(type, itemIndex);
@@ -69,25 +52,26 @@ export async function voiceAiCredential(
 	// A Base URL with user info is refused; its password is still hidden wherever it could show.
 	if (typeof credentials.baseUrl === 'string') secrets.addFromUrl(credentials.baseUrl.trim());
 	const baseUrl = parseBaseUrl(credentials.baseUrl);
-	if (!baseUrl.ok) {
+	if (!baseUrl.ok)
 		throw unusable(
 			`The Voice AI credential has no valid base URL: the Base URL ${baseUrl.problem}`,
 			`Open the Voice AI credential. ${BASE_URL_RULE} Nothing was sent.`,
 		);
-	}
-	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim())) {
+	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim()))
 		throw unusable(
 			'The API key in the Voice AI credential does not start with ct_',
 			'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
 		);
-	}
 	// Held only now: hiding a value that is not a key (a space, "ct_") would cut the refusal's words apart.
 	secrets.add(credentials.apiKey);
 	const id = node.credentials?.[type]?.id ?? '';
 	return {
+		/** What every API path is appended to. */
 		baseUrl: baseUrl.url.base,
 		origin: baseUrl.url.origin,
+		/** Handed to every request, so n8n does not decrypt the credential again. */
 		decrypted: { id, name: type, type, data: credentials },
 		secrets,
 	};
 }
+export type VoiceAiCredential = Awaited<ReturnType<typeof voiceAiCredential>>;

@@ -5,38 +5,36 @@ import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-interface ServiceFailure {
-	status: number;
-	code?: string;
-	message?: string;
-	field?: string;
-}
+type ServiceFailure = { status: number; code?: string; message?: string; field?: string };
 
 export interface FailureContext {
+	/** getNode() deep-copies the node: called only for an error. */
+	node: () => INode;
 	itemIndex?: number;
+	/** Named in a 404 message, e.g. `Chatbot "cb_1"`. */
 	target?: string;
+	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
 	attempts: number;
 	/** The base URL's scheme, host and port: the address actually contacted. */
 	origin: string;
 	/** The system error code of a request that got no answer. */
 	code?: string;
+	secrets: Secrets;
 }
 
-/** Execution data keeps `response`, whose status is the HTTP code. */
+/** The builder of every transport error: all it shows is redacted here. `response`'s status is the HTTP code. */
 function apiError(
-	node: INode,
-	context: FailureContext,
+	{ node, secrets, itemIndex }: FailureContext,
 	response: JsonObject,
 	description: string,
 	message = String(response.message),
 ): NodeApiError {
-	const httpCode = response.status === undefined ? undefined : String(response.status);
-	return new NodeApiError(node, response, {
-		message,
-		description,
-		httpCode,
-		itemIndex: context.itemIndex,
+	return new NodeApiError(node(), secrets.redactText(response), {
+		message: secrets.redact(message),
+		description: secrets.redact(description),
+		httpCode: response.status === undefined ? undefined : String(response.status),
+		itemIndex,
 	});
 }
 
@@ -48,11 +46,6 @@ const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
 		? `${mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
 		: otherwise;
 
-/** One line of at most 500 characters; secrets go first, so a cut never leaves part of one behind. */
-function shown(text: string, secrets: Secrets): string {
-	return shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
-}
-
 /** JSON `{ error: { code, message, field } }`, `{ message }` or a string; else text, HTML's title. */
 export function parseServiceFailure(
 	status: number,
@@ -61,6 +54,8 @@ export function parseServiceFailure(
 	secrets: Secrets,
 ): ServiceFailure {
 	const failure: ServiceFailure = { status };
+	// One line of at most 500 characters, redacted first: a cut never leaves part of a secret behind.
+	const shown = (text: string) => shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
 	let data = body;
 	if (typeof data === 'string') {
 		const text = data.trim();
@@ -70,7 +65,7 @@ export function parseServiceFailure(
 		} catch {
 			const html = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text);
 			const message = html ? /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] : text;
-			if (message?.trim()) failure.message = shown(message, secrets);
+			if (message?.trim()) failure.message = shown(message);
 			return failure;
 		}
 	}
@@ -78,7 +73,7 @@ export function parseServiceFailure(
 	const said = typeof error === 'string' ? { message: error } : error;
 	const { code, message, field } = said as Record<string, unknown>;
 	if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
-	if (typeof message === 'string') failure.message = shown(message, secrets);
+	if (typeof message === 'string') failure.message = shown(message);
 	if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
 	return failure;
 }
@@ -116,11 +111,7 @@ const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	],
 };
 
-export function serviceError(
-	node: INode,
-	failure: ServiceFailure,
-	context: FailureContext,
-): NodeApiError {
+export function serviceError(failure: ServiceFailure, context: FailureContext): NodeApiError {
 	const { status, field } = failure;
 	const said = failure.message ? `: ${failure.message}` : '';
 	const known = CLIENT_ERRORS[status];
@@ -144,18 +135,16 @@ export function serviceError(
 	if (failure.code) response.code = failure.code;
 	if (failure.message) response.serviceMessage = failure.message;
 	if (field) response.field = field;
-	return apiError(node, context, response, description);
+	return apiError(context, response, description);
 }
 
 /** Never followed (n8n would send the key on); only the origin named is shown: a path may carry anything. */
-export function redirectError(
-	node: INode,
-	status: number,
-	location: string | undefined,
-	context: FailureContext & { requestUrl: string },
-): NodeApiError {
-	const base = context.requestUrl;
-	const url = location && URL.canParse(location, base) ? new URL(location, base) : undefined;
+export function redirectError(status: number, context: FailureContext, given?: string) {
+	// Redacted before parsing too: the parser lower-cases and decodes a host, hiding a secret's form.
+	const location = given && context.secrets.redact(given);
+	// Only the origin is named: resolving against the base URL's origin gives the same.
+	const { origin } = context;
+	const url = location && URL.canParse(location, origin) ? new URL(location, origin) : undefined;
 	const where = url && (url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`);
 	const message = `Voice AI answered ${status}, a redirect to ${where ?? 'an address it did not give'}; the node does not follow redirects`;
 	const description =
@@ -163,36 +152,26 @@ export function redirectError(
 		(where
 			? `If ${where} is the right address of the Voice AI API, enter it as the base URL of the credential; otherwise correct the base URL.`
 			: `Check the base URL of the credential (${context.origin}).`);
-	return apiError(node, context, { status, message }, description);
+	return apiError(context, { status, message }, description);
 }
 
-export function transportError(
-	node: INode,
-	problem: string,
-	context: FailureContext,
-): NodeApiError {
+export function transportError(problem: string, context: FailureContext): NodeApiError {
 	const code = context.code ? ` (${context.code})` : '';
 	const description = `${notRepeated(context, `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.`)}${code}`;
 	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
-	return apiError(node, context, { message: problem }, description, `${problem}${tried(context)}`);
+	return apiError(context, { message: problem }, description, `${problem}${tried(context)}`);
 }
 
-const ROUTE_UNKNOWN = 'routeUnknown';
-
 /** A 404 of a base URL whose path is not the API's. */
-export function baseUrlNotFoundError(
-	node: INode,
-	said: string | undefined,
-	context: FailureContext,
-): NodeApiError {
+export function baseUrlNotFoundError(said: string | undefined, context: FailureContext) {
 	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
 	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
 	const description = `Check the Base URL in the Voice AI credential (${context.origin}, with its path) against your account documentation: the credential's test checks it the same way. Nothing was found or changed.`;
-	return apiError(node, context, { status: 404, message, [ROUTE_UNKNOWN]: true }, description);
+	return apiError(context, { status: 404, message, routeUnknown: true }, description);
 }
 
 export function isRouteUnknown(error: unknown): boolean {
-	return error instanceof NodeApiError && error.errorResponse?.[ROUTE_UNKNOWN] === true;
+	return error instanceof NodeApiError && error.errorResponse?.routeUnknown === true;
 }
 
 /** The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`. */

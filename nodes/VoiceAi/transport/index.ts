@@ -1,12 +1,5 @@
 // The transport's public module: the only one code outside transport/ imports (eslint.config.mjs).
-export type { VoiceAiAuthentication, VoiceAiContext, VoiceAiCredential } from './credential';
-export {
-	AUTHENTICATION,
-	authenticationOf,
-	credentialTypeOf,
-	isUnusableCredentialError,
-	voiceAiCredential,
-} from './credential';
+export * from './credential';
 export {
 	HALF_CHARACTER,
 	LONE_SURROGATE,

@@ -2,14 +2,7 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } fro
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import type { Answer, FullResponse } from './answer';
-import {
-	MAX_ANSWER_BYTES,
-	decoded,
-	headerValue,
-	readAnswer,
-	shortened,
-	successValue,
-} from './answer';
+import { decoded, headerValue, readAnswer, shortened, successValue } from './answer';
 import type { RequestGate } from './concurrency';
 import type { VoiceAiContext, VoiceAiCredential } from './credential';
 import { voiceAiCredential } from './credential';
@@ -28,24 +21,18 @@ import {
 	LONE_SURROGATE,
 } from '../../../credentials/voiceAiBaseUrl';
 
-/** `serverErrors`: 5xx, timeouts and resets, repeated only where `repeatable` says it is safe. */
-export interface RetrySettings {
-	rateLimit: boolean;
-	serverErrors: boolean;
-	/** Including the first. */
-	maxAttempts: number;
-	/** Of one wait, whatever Retry-After asks for. */
-	maxWaitMs: number;
-	timeoutMs: number;
-}
-
-const DEFAULT_RETRY: RetrySettings = {
+/**
+ * `serverErrors`: 5xx, timeouts and resets, repeated only where `repeatable` says it is safe.
+ * `maxAttempts` includes the first; `maxWaitMs` caps one wait, whatever Retry-After asks for.
+ */
+const DEFAULT_RETRY = {
 	rateLimit: true,
 	serverErrors: true,
 	maxAttempts: 4,
 	maxWaitMs: 60_000,
 	timeoutMs: 30_000,
 };
+export type RetrySettings = typeof DEFAULT_RETRY;
 
 /** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
 export function parseRetryAfter(text: unknown, now = Date.now()): number | undefined {
@@ -78,30 +65,22 @@ const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
 };
 
 /** n8n-core 2.x keeps the client's error as the `cause`; n8n-workflow 1.x its code as `httpCode`. */
-function errorCode(error: unknown): string | undefined {
-	let current: unknown = error;
-	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
-		for (const candidate of [code, httpCode])
-			if (typeof candidate === 'string' && /^E[A-Z_]+$/.test(candidate)) return candidate;
-		current = (current as { cause?: unknown }).cause;
-	}
-	return undefined;
+function errorCode(error: unknown, depth = 0): string | undefined {
+	if (!error || typeof error !== 'object' || depth >= 5) return undefined;
+	const { code, httpCode, cause } = error as Record<string, unknown>;
+	for (const text of [code, httpCode])
+		if (typeof text === 'string' && /^E[A-Z_]+$/.test(text)) return text;
+	return errorCode(cause, depth + 1);
 }
 
 /** Does the base URL answer 404 to API_CHECK_PATH too (a 404 is then not the record's)? Once per credential read. */
 const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 
 /** `repeatable`: a repeat after a 5xx, timeout or reset duplicates nothing (default: not for POST). */
-interface RequestPolicy {
-	itemIndex?: number;
+interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'mayHaveApplied'> {
 	repeatable?: boolean;
 	retry?: Partial<RetrySettings>;
 	gate?: RequestGate;
-	/** Named in a 404 message, e.g. `Chatbot "cb_1"`. */
-	target?: string;
-	/** For non-repeatable requests: what may have happened when no clear answer came back. */
-	mayHaveApplied?: string;
 	/** Read and checked once per execution. */
 	credential?: VoiceAiCredential;
 	/** The check of the base URL after a 404: its own 404 is not checked. */
@@ -126,10 +105,9 @@ export async function voiceAiApiRequest(
 	const { itemIndex, gate, target } = policy;
 	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
-	const mayHaveApplied = repeatable ? undefined : policy.mayHaveApplied;
 	const { baseUrl, origin, secrets } = credential;
-	// getNode() deep-copies the node: called only for a refusal.
-	const url = `${baseUrl}${buildPath(() => this.getNode(), path, itemIndex)}`;
+	const node = () => this.getNode();
+	const url = `${baseUrl}${buildPath(node, path, itemIndex)}`;
 	// What the body carries (SIP passwords, tokens in URLs) is hidden in everything shown later.
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
@@ -147,15 +125,15 @@ export async function voiceAiApiRequest(
 	};
 	if (body !== undefined) options.body = body;
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
-	const waitSignal = gate?.signal ?? signal;
-	const context: FailureContext = { itemIndex, target, attempts: 1, origin, mayHaveApplied };
-	const fail = (problem: string) => transportError(this.getNode(), problem, context);
+	const context: FailureContext = { attempts: 1, node, itemIndex, target, origin, secrets };
+	if (!repeatable) context.mayHaveApplied = policy.mayHaveApplied;
+	const fail = (problem: string) => transportError(problem, context);
+	const backoff = async () =>
+		await sleep(backoffMs(context.attempts, retry.maxWaitMs), gate?.signal ?? signal);
 
 	for (; ; context.attempts++) {
-		const { attempts } = context;
-		const canRetry = attempts < Math.max(1, retry.maxAttempts);
+		const canRetry = context.attempts < retry.maxAttempts;
 		const repeat = canRetry && retry.serverErrors && repeatable;
-		const backoff = async () => await sleep(backoffMs(attempts, retry.maxWaitMs), waitSignal);
 		await gate?.turn();
 		let response: FullResponse;
 		let answer: Answer | undefined;
@@ -176,27 +154,16 @@ export async function voiceAiApiRequest(
 			}
 			if (known?.unsent) context.mayHaveApplied = undefined;
 			context.code = code;
-			const why = code ? ` (${code})` : `: ${secrets.redact(String((error as Error).message))}`;
+			const why = code ? ` (${code})` : `: ${String((error as Error).message)}`;
 			throw fail(known?.says ?? `The request to Voice AI failed${why}`);
 		}
 
 		const status = response.statusCode;
-		if (answer === undefined) {
-			const location = headerValue(response.headers.location);
-			// Shown to callers that do not pass the router (the trigger, searches): a host may carry a secret.
-			const shownLocation = location && secrets.redact(location);
-			throw redirectError(this.getNode(), status, shownLocation, { ...context, requestUrl: url });
-		}
+		const header = (name: string) => headerValue(response.headers[name]);
+		if (answer === undefined) throw redirectError(status, context, header('location'));
 		if (status < 300) {
 			gate?.succeeded();
-			if ('tooLarge' in answer) {
-				const limit = MAX_ANSWER_BYTES / 1048576;
-				const { declared } = answer;
-				const size = declared ? `${(declared / 1048576).toFixed(1)} MiB` : `more than ${limit} MiB`;
-				throw fail(
-					`Voice AI answered with ${size}, too large for the node (limit ${limit} MiB); the transfer was stopped`,
-				);
-			}
+			if ('tooLarge' in answer) throw fail(answer.tooLarge);
 			const value = successValue(answer, method, status);
 			if (value !== undefined) return value;
 			if (!repeat) throw fail(`Voice AI answered ${status} with a body that is not JSON`);
@@ -205,13 +172,12 @@ export async function voiceAiApiRequest(
 		}
 
 		const said = 'text' in answer ? answer.text : 'value' in answer ? answer.value : undefined;
-		const contentType = headerValue(response.headers['content-type']);
-		const failure = parseServiceFailure(status, said, contentType, secrets);
+		const failure = parseServiceFailure(status, said, header('content-type'), secrets);
 		if (status === 429) {
-			const asked = parseRetryAfter(headerValue(response.headers['retry-after']));
-			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(attempts, retry.maxWaitMs));
+			const asked = parseRetryAfter(header('retry-after'));
+			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(context.attempts, retry.maxWaitMs));
 			gate?.rateLimited(wait);
-			if (!canRetry || !retry.rateLimit) throw serviceError(this.getNode(), failure, context);
+			if (!canRetry || !retry.rateLimit) throw serviceError(failure, context);
 			await (gate ? gate.requeue() : sleep(wait, signal));
 			continue;
 		}
@@ -220,20 +186,17 @@ export async function voiceAiApiRequest(
 			continue;
 		}
 		if (status === 404 && !policy.routeCheck) {
-			let check = routeChecks.get(credential);
-			if (!check) {
-				const checkPolicy = { ...policy, credential, repeatable: true, routeCheck: true };
-				check = voiceAiApiRequest
-					.call(this, 'GET', API_CHECK_PATH, undefined, {}, { ...checkPolicy, target: undefined })
-					.then(
-						() => false,
-						(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
-					);
-				routeChecks.set(credential, check);
-			}
-			if (await check) throw baseUrlNotFoundError(this.getNode(), failure.message, context);
+			const checkPolicy = { ...policy, credential, repeatable: true, routeCheck: true };
+			const check =
+				routeChecks.get(credential) ??
+				voiceAiApiRequest.call(this, 'GET', API_CHECK_PATH, undefined, {}, checkPolicy).then(
+					() => false,
+					(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
+				);
+			routeChecks.set(credential, check);
+			if (await check) throw baseUrlNotFoundError(failure.message, context);
 		}
-		throw serviceError(this.getNode(), failure, context);
+		throw serviceError(failure, context);
 	}
 }
 
@@ -260,13 +223,9 @@ export function pathValueProblem(value: string): string | undefined {
 }
 
 /** The path with each value (or a plain path's each segment) checked: no id adds or drops a segment. */
-export function buildPath(
-	node: INode | (() => INode),
-	path: string | ApiPath,
-	itemIndex?: number,
-): string {
+export function buildPath(node: () => INode, path: string | ApiPath, itemIndex?: number): string {
 	const refused = (field: { label: string; name?: string }, problem: string) =>
-		invalidValue(typeof node === 'function' ? node() : node, itemIndex, field, problem);
+		invalidValue(node(), itemIndex, field, problem);
 	if (typeof path !== 'string') {
 		let text = path.pieces[0];
 		path.values.forEach(({ field, value }, index) => {

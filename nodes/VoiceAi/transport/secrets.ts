@@ -7,12 +7,11 @@
  * passwords (short values such as `1234` may equal one) are hidden in output by their field.
  */
 
-import { LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
+import { API_KEY_PATTERN, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
 import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
 
 /** A key the node never held, as a whole token (`ct_leads`, `Direct_Sales` never match). */
 const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
-const KEY_SHAPE = /^ct_\S+$/;
 const MASK = '***';
 /** From this length a random secret does not occur in ordinary data: removed inside output values too. */
 const LONG_SECRET = 16;
@@ -25,66 +24,33 @@ type Container = Record<string, unknown> | unknown[];
 const isContainer = (value: unknown): value is Container =>
 	Array.isArray(value) || isPlainObject(value);
 
-function shallowCopy(source: Container): Container {
-	if (Array.isArray(source)) return [...source];
-	const copy = Object.create(Object.getPrototypeOf(source) as object | null) as Container;
-	for (const key of Object.keys(source)) setOwn(copy, key, source[key]);
-	return copy;
-}
-
-interface Frame {
-	source: Container;
-	keys: string[];
-	next: number;
-	copy?: Container;
-}
-
 /**
- * A copy of `value` with `leaf` applied to every string (and its key) in arrays and plain objects at
- * any depth, without recursion. Unchanged containers keep their identity; shared or cyclic ones are
- * handled once.
+ * `value` with `leaf` applied to every string (and its key) in arrays and plain objects at any depth,
+ * without recursion. Only containers with a changed string, and those holding them, are copied (keys
+ * such as `__proto__` stay own fields); shared and cyclic ones stay so in the copy.
  */
 function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): T {
-	if (typeof value === 'string') return leaf(value) as T;
-	if (!isContainer(value)) return value;
-	const done = new Map<Container, Container>();
-	const open = new Map<Container, Frame>();
-	const frameOf = (source: Container): Frame => {
-		const frame = { source, keys: Object.keys(source), next: 0 };
-		open.set(source, frame);
-		return frame;
-	};
-	const stack = [frameOf(value)];
-	const copyOf = (frame: Frame) => (frame.copy ??= shallowCopy(frame.source));
-	let result: Container = value;
-	while (stack.length > 0) {
-		const frame = stack[stack.length - 1];
-		const read = frame.source as Record<string, unknown>;
-		let child: Frame | undefined;
-		while (!child && frame.next < frame.keys.length) {
-			const key = frame.keys[frame.next++];
-			const entry = read[key];
-			let clean: unknown = entry;
-			if (typeof entry === 'string') clean = leaf(entry, key);
-			else if (isContainer(entry)) {
-				const cycle = open.get(entry);
-				if (cycle) clean = copyOf(cycle);
-				else if (done.has(entry)) clean = done.get(entry);
-				else stack.push((child = frameOf(entry)));
-			}
-			if (clean !== entry) setOwn(copyOf(frame), key, clean);
+	if (!isContainer(value)) return (typeof value === 'string' ? leaf(value) : value) as T;
+	// Every container reached, with those holding it: a Map's loop also visits entries added in it.
+	const holders = new Map<Container, Container[]>([[value, []]]);
+	const changed = new Set<Container>();
+	for (const [source] of holders)
+		for (const [key, entry] of Object.entries(source)) {
+			if (!isContainer(entry)) {
+				if (typeof entry === 'string' && leaf(entry, key) !== entry) changed.add(source);
+			} else if (holders.has(entry)) holders.get(entry)?.push(source);
+			else holders.set(entry, [source]);
 		}
-		if (child) continue;
-		stack.pop();
-		open.delete(frame.source);
-		result = frame.copy ?? frame.source;
-		done.set(frame.source, result);
-		// A child that changed replaces itself in its parent's copy.
-		const parent = stack[stack.length - 1];
-		if (parent && result !== frame.source)
-			setOwn(copyOf(parent), parent.keys[parent.next - 1], result);
-	}
-	return result as T;
+	for (const source of changed) for (const holder of holders.get(source) ?? []) changed.add(holder);
+	const copies = new Map<unknown, Container>();
+	for (const from of changed)
+		copies.set(from, Array.isArray(from) ? [...from] : Object.create(Object.getPrototypeOf(from)));
+	for (const [source, copy] of copies)
+		for (const [key, entry] of Object.entries(source as Container)) {
+			const clean = typeof entry === 'string' ? leaf(entry, key) : copies.get(entry);
+			setOwn(copy, key, clean ?? entry);
+		}
+	return (copies.get(value) ?? value) as T;
 }
 
 /**
@@ -94,7 +60,7 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 function masked(text: string, forms: readonly string[]): string {
 	const found: Array<[number, number]> = [];
 	let covered: Uint8Array | undefined;
-	for (const form of forms) {
+	for (const form of forms)
 		for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
 			const end = at + form.length;
 			covered ??= new Uint8Array(text.length);
@@ -102,16 +68,10 @@ function masked(text: string, forms: readonly string[]): string {
 			covered.fill(1, at, end);
 			found.push([at, end]);
 		}
-	}
-	if (found.length === 0) return text;
-	found.sort((a, b) => a[0] - b[0]);
-	let out = '';
-	let from = 0;
-	for (const [start, stop] of found) {
-		out += text.slice(from, start) + MASK;
-		from = stop;
-	}
-	return out + text.slice(from);
+	// From the last to the first, so the positions still to replace stay where they were.
+	return found
+		.sort((a, b) => b[0] - a[0])
+		.reduce((out, [start, end]) => out.slice(0, start) + MASK + out.slice(end), text);
 }
 
 const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.length - a.length);
@@ -119,15 +79,11 @@ const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.le
 export class Secrets {
 	/** Every form of every secret: for free text. */
 	private readonly known = new Set<string>();
-
 	/** Forms of LONG_SECRET characters or more: of the key and URL secrets, and of field secrets. */
 	private readonly long = new Set<string>();
-
 	private readonly longOfFields = new Set<string>();
-
 	/** Forms an output value wholly equal to is hidden. */
 	private readonly wholeValues = new Set<string>();
-
 	/** Longest first, made when first needed after a change. */
 	private sorted: { known?: string[]; long?: string[]; all?: string[] } = {};
 
@@ -139,16 +95,13 @@ export class Secrets {
 			this.add(value);
 			this.add(formDecoded(value));
 		}
-		let userInfo: string | undefined;
-		try {
-			const url = new URL(text);
-			userInfo = url.password === '' ? url.username : `${url.username}:${url.password}`;
-		} catch {
-			userInfo = refusedUserInfo(text);
-		}
+		const url = URL.canParse(text) ? new URL(text) : undefined;
+		// The whole user info and its password (a user name holds no raw colon).
+		const userInfo = url
+			? `${url.username}:${url.password}`.replace(/:$/, '')
+			: refusedUserInfo(text);
 		if (!userInfo) return;
-		const colon = userInfo.indexOf(':');
-		for (const secret of colon < 0 ? [userInfo] : [userInfo, userInfo.slice(colon + 1)]) {
+		for (const secret of new Set([userInfo, userInfo.slice(userInfo.indexOf(':') + 1)])) {
 			this.add(secret);
 			this.add(decoded(secret));
 		}
@@ -192,14 +145,13 @@ export class Secrets {
 	/** In place, with every error it wraps, and what n8n keeps of it in execution data. */
 	redactError<E extends Error>(error: E): E {
 		const seen = new Set<Error>();
-		const freeText = (text: string) => this.redact(text);
 		for (let target: Error | undefined = error; target && !seen.has(target); ) {
 			seen.add(target);
 			const fields = target as unknown as Record<string, unknown>;
 			target.message = this.redact(String(target.message));
 			for (const name of ['description', 'stack', 'messages', 'context', 'errorResponse', 'cause'])
 				if (fields[name] !== undefined && !(fields[name] instanceof Error))
-					fields[name] = mapStrings(fields[name], freeText);
+					fields[name] = this.redactText(fields[name]);
 			target = fields.cause instanceof Error ? fields.cause : undefined;
 		}
 		return error;
@@ -211,7 +163,7 @@ export class Secrets {
 		for (const text of new Set([value, value.trim()])) {
 			if (text === '') continue;
 			// An output value may also be the key as the header value that carries it.
-			if (wholeValue && KEY_SHAPE.test(text)) this.wholeValues.add(`Bearer ${text}`);
+			if (wholeValue && API_KEY_PATTERN.test(text)) this.wholeValues.add(`Bearer ${text}`);
 			for (const form of [
 				text,
 				...(LONE_SURROGATE.test(text) ? [] : [encodeURIComponent(text)]),
