@@ -4,6 +4,8 @@
  * "already detached", path values that would change the path, and a hard failure while other items
  * still have requests to make.
  */
+import { inspect } from 'node:util';
+
 import type { INodeParameters } from 'n8n-workflow';
 
 import type { InputItem } from '../../harness/engine';
@@ -591,5 +593,26 @@ describe('Secrets reads user info with the URL parser', () => {
 		const secrets = new Secrets();
 		secrets.addFromUrl('https://voiceai:p%40ss@hooks.example.com/h');
 		expect(secrets.redact('voiceai:p%40ss p@ss p%40ss')).toBe('*** *** ***');
+	});
+});
+
+describe('an error answer that echoes the API key', () => {
+	const apiKey = 'ct_echoed_key_test_0123456789';
+	const echoes: Handler = (_, res) =>
+		json(res, 400, {
+			message: 'Invalid request',
+			request: { headers: { authorization: `Bearer ${apiKey}` }, note: `key ${apiKey}` },
+		});
+
+	it("the agent picker's error keeps the key nowhere n8n can show or store", async () => {
+		service.handle(echoes);
+		const refusal = await new TriggerWorkflow({ baseUrl: service.url, apiKey })
+			.listSearch('searchAgents')
+			.then(
+				() => undefined,
+				(error: unknown) => error as Error,
+			);
+		expect(refusal?.message).toMatch(/Invalid request/);
+		expect(inspect(refusal, { depth: 20, showHidden: true })).not.toContain(apiKey);
 	});
 });
