@@ -14,7 +14,6 @@ export interface Registration {
 	kind: 'production' | 'test';
 	webhookUrl: string; // n8n's URL of this node, without the token
 	tokenHash: string;
-	registeredAt: string;
 	claimedAt?: number; // production only, as the next two: when it first claimed (ms)
 	accountKey?: string; // the hash of the key it claimed with
 	queued?: QueuedClaim[]; // the claims queued before it, oldest first
@@ -44,8 +43,7 @@ export function saveRegistration(
 	claim?: Pick<Registration, 'claimedAt' | 'accountKey' | 'queued'>,
 ): void {
 	const kind = claim ? 'production' : 'test';
-	const [tokenHash, registeredAt] = [hashToken(token), new Date().toISOString()];
-	staticData.registration = { kind, webhookUrl, tokenHash, registeredAt, ...claim };
+	staticData.registration = { kind, webhookUrl, tokenHash: hashToken(token), ...claim };
 }
 
 /** An HMAC, not a random value: a test listen (empty static data) must put the production URL back, token included. */
@@ -89,7 +87,6 @@ export function replacementUrlOf(this: IHookFunctions): string {
 	return value;
 }
 
-/** 0/8, 10/8, 127/8, 100.64/10 (shared), 169.254/16 (link-local), 172.16/12, 192.168/16. */
 const isLocalIpv4 = ([a, b]: number[]): boolean =>
 	[0, 10, 127].includes(a) ||
 	(a === 100 && b >= 64 && b <= 127) ||
@@ -97,15 +94,10 @@ const isLocalIpv4 = ([a, b]: number[]): boolean =>
 	(a === 172 && b >= 16 && b <= 31) ||
 	(a === 192 && b === 168);
 
-/**
- * A host (as WHATWG URL gives it) a service elsewhere cannot reach: a local IPv4 address, alone or in
- * IPv6 (::/96, ::ffff:0:0/96, 64:ff9b::/96), fc00::/7, fe80::/9, a local-only name or one without a dot.
- */
+/** A host (as WHATWG URL writes it) a service elsewhere cannot reach; IPv4 also in ::/96, ::ffff:0:0/96, 64:ff9b::/96. */
 export function isLocalHost(hostname: string): boolean {
 	const host = hostname.replace(/\.$/, '');
-	const bytes = host.split('.');
-	if (bytes.length === 4 && bytes.every((byte) => String(Number(byte)) === byte))
-		return isLocalIpv4(bytes.map(Number));
+	if (/^[\d.]+$/.test(host)) return isLocalIpv4(host.split('.').map(Number));
 	if (!host.startsWith('[')) {
 		const suffixes = ['localhost', 'local', 'internal', 'home.arpa', 'lan'];
 		return !host.includes('.') || suffixes.some((s) => host === s || host.endsWith(`.${s}`));
