@@ -70,10 +70,9 @@ export function holds(id: string): Claim | undefined {
 }
 
 /** The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be told from). */
-export function holderForSet(key: KeyIdentity): { holder: Claim; unsure: boolean } | undefined {
+export function holderForSet(key: KeyIdentity) {
 	const { holder, unsure } = view(key);
-	if (holder !== undefined) return { holder, unsure: false };
-	return unsure && { holder: unsure, unsure: true };
+	return holder ? { holder, unsure: false } : unsure && { holder: unsure, unsure: true };
 }
 
 /** The key's organization, added when new; entries its agents join are merged, and what it tells is learnt. */
@@ -108,15 +107,12 @@ export function insert(org: Organization, claim: Claim): void {
 /** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
-/**
- * Refused when an organization the key cannot be told from has a holder (even taking over: handing back
- * could point that one here), when another holds it without Take Over, or when the organization is
- * unknown here and unrecorded. Otherwise it joins in time order; the latest registers unless lent.
- */
+/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says. */
 export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, recorded = false) {
 	const previous = withClaim(wanted.id);
 	if (previous === undefined && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
+		// Even taking over: handing back could point the organization it cannot be told from here.
 		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true } as const;
 		if (holder && event !== 'publishTakingOver')
 			return { outcome: 'refused', holder, unsure: false } as const;
