@@ -35,7 +35,6 @@ export function readRegistration(staticData: IDataObject): Registration | undefi
 	return valid ? record : undefined;
 }
 
-/** A production record with `claim`, a test record without. */
 export function saveRegistration(
 	staticData: IDataObject,
 	webhookUrl: string,
@@ -78,7 +77,6 @@ export async function registerAccountWebhook(this: IHookFunctions, url: string, 
 	await voiceAiApiRequest.call(this, 'POST', path, { webhook }, {}, { repeatable: true });
 }
 
-/** On Unpublish's Replacement Webhook URL, refused when the service cannot be sent there. */
 export function replacementUrlOf(this: IHookFunctions): string {
 	const value = this.getNodeParameter('replacementUrl') as string;
 	const url = httpUrl(value);
@@ -102,14 +100,12 @@ export function isLocalHost(hostname: string): boolean {
 		const suffixes = ['localhost', 'local', 'internal', 'home.arpa', 'lan'];
 		return !host.includes('.') || suffixes.some((s) => host === s || host.endsWith(`.${s}`));
 	}
-	const halves = host.slice(1, -1).split('::');
-	const [head, tail = []] = halves.map((half) => half.split(':').filter(Boolean));
-	const zeros = Array<string>(8 - head.length - tail.length).fill('0');
-	const groups = [...head, ...zeros, ...tail].map((group) => parseInt(group, 16));
-	const prefix = groups.slice(0, 6).map((group) => group.toString(16));
-	if (['0:0:0:0:0:0', '0:0:0:0:0:ffff', '64:ff9b:0:0:0:0'].includes(prefix.join(':')))
-		return isLocalIpv4([groups[6] >> 8, groups[6] & 255]);
-	return (groups[0] & 0xfe00) === 0xfc00 || (groups[0] & 0xff80) === 0xfe80;
+	// Compressed, lower case: an embedded IPv4 address is the last two groups after the prefix.
+	const v4 = /^\[(?:::|::ffff:|64:ff9b::)(?:([\da-f]+):)?[\da-f]*\]$/.exec(host);
+	const high = parseInt(v4?.[1] ?? '0', 16);
+	if (v4) return isLocalIpv4([high >> 8, high & 255]);
+	const first = parseInt(host.slice(1), 16); // fc00::/7, fe80::/9 (parseInt stops at ':')
+	return (first & 0xfe00) === 0xfc00 || (first & 0xff80) === 0xfe80;
 }
 
 /** Refuses to register a local n8n URL while the base URL names a host elsewhere, unless the user allows it. */
@@ -135,7 +131,6 @@ export interface KeyIdentity {
 export const accountKey = (baseUrl: string, apiKey: string): string =>
 	createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
 
-/** Its agents are read when `wantAgents` says (through `read` when given). */
 export async function identityOf(
 	this: VoiceAiContext,
 	wantAgents: (key: KeyIdentity) => boolean,
