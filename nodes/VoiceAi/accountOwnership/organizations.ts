@@ -2,11 +2,8 @@ import type { KeyIdentity, QueuedClaim } from './registration';
 
 // What this n8n process knows of who receives each organization's one webhook; no requests.
 
-/** A claim in memory, the only place its token is kept (none when rebuilt from a record). */
-export interface Claim extends QueuedClaim {
-	token?: string;
-	releaseFailed?: boolean; // its unpublish could not point the webhook elsewhere
-}
+/** In memory, the only place a claim's token is kept (none when rebuilt from a record). */
+export type Claim = QueuedClaim & { token?: string; releaseFailed?: boolean };
 
 /** One organization as far as this process can tell; its claims in the order first made, the last holds. */
 export interface Organization {

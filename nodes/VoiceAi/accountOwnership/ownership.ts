@@ -31,7 +31,6 @@ const workflowOf = (ctx: IHookFunctions | IWebhookFunctions) => ({
 	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
 });
 
-/** A publish or a test listen starts: the node's URL, refused when the service cannot reach it. */
 async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boolean) {
 	const url = this.getNodeWebhookUrl('default') as string;
 	await registration.assertServiceCanReach.call(this, url);
