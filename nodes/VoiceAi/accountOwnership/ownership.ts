@@ -130,7 +130,7 @@ async function endTest(this: IHookFunctions): Promise<void> {
 	if (back.state === 'held') await handBack.call(this, orgs.withClaim(back.holder.id)!);
 }
 
-/** Registers the holder with its own token (rebuilt: from this key), dropping rebuilt claims n8n no longer serves. */
+/** Registers the holder with its own token (rebuilt: from this key), false when none is left; drops rebuilt claims n8n no longer serves. */
 async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<boolean> {
 	let holder = orgs.holderIn(org);
 	for (; holder && holder.token === undefined; holder = orgs.holderIn(org)) {
