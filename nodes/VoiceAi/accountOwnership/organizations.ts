@@ -2,11 +2,8 @@ import type { KeyIdentity, QueuedClaim } from './registration';
 
 // What this n8n process knows of who receives each organization's one webhook; no requests.
 
-/** A claim in memory, the only place its token is kept (none when rebuilt from a record). */
-export interface Claim extends QueuedClaim {
-	token?: string;
-	releaseFailed?: boolean; // its unpublish could not point the webhook elsewhere
-}
+/** In memory, the only place a claim's token is kept (none when rebuilt from a record). */
+export type Claim = QueuedClaim & { token?: string; releaseFailed?: boolean };
 
 /** One organization as far as this process can tell; its claims in the order first made, the last holds. */
 export interface Organization {
@@ -70,10 +67,9 @@ export function holds(id: string): Claim | undefined {
 }
 
 /** The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be told from). */
-export function holderForSet(key: KeyIdentity): { holder: Claim; unsure: boolean } | undefined {
+export function holderForSet(key: KeyIdentity) {
 	const { holder, unsure } = view(key);
-	if (holder !== undefined) return { holder, unsure: false };
-	return unsure && { holder: unsure, unsure: true };
+	return holder ? { holder, unsure: false } : unsure && { holder: unsure, unsure: true };
 }
 
 /** The key's organization, added when new; entries its agents join are merged, and what it tells is learnt. */
@@ -108,15 +104,12 @@ export function insert(org: Organization, claim: Claim): void {
 /** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
-/**
- * Refused when an organization the key cannot be told from has a holder (even taking over: handing back
- * could point that one here), when another holds it without Take Over, or when the organization is
- * unknown here and unrecorded. Otherwise it joins in time order; the latest registers unless lent.
- */
+/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says. */
 export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, recorded = false) {
 	const previous = withClaim(wanted.id);
 	if (previous === undefined && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
+		// Even taking over: handing back could point the organization it cannot be told from here.
 		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true } as const;
 		if (holder && event !== 'publishTakingOver')
 			return { outcome: 'refused', holder, unsure: false } as const;

@@ -5,10 +5,9 @@ import * as orgs from './organizations';
 import * as registration from './registration';
 import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 
-// n8n's calls that decide who receives an organization's one webhook (docs/trigger-ownership.md).
+// n8n's calls deciding who receives an organization's one webhook (docs/trigger-ownership.md).
 // Where neither memory (organizations.ts) nor a trigger's record tells, what could cut one off is refused.
 
-const { refusedPublishes, unpublishedWhileUnknown } = orgs;
 let lastDecision: Promise<unknown> = Promise.resolve();
 
 /** Decisions run one after another, requests included: two reading before either writes could strand the account. */
@@ -32,7 +31,6 @@ const workflowOf = (ctx: IHookFunctions | IWebhookFunctions) => ({
 	workflowName: ctx.getWorkflow().name ?? String(ctx.getWorkflow().id),
 });
 
-/** A publish or a test listen starts: the node's URL, refused when the service cannot reach it. */
 async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boolean) {
 	const url = this.getNodeWebhookUrl('default') as string;
 	await registration.assertServiceCanReach.call(this, url);
@@ -74,37 +72,33 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
 	const before = registration.readRegistration(staticData);
 	const id = idOf(this);
-	const recorded = before?.kind === 'production' || unpublishedWhileUnknown.delete(id);
+	const recorded = before?.kind === 'production' || orgs.unpublishedWhileUnknown.delete(id);
 	const token = registration.productionToken(apiKey, url);
-	const claimedAt = (before?.kind === 'production' && before.claimedAt) || Date.now();
+	const claimedAt = before?.claimedAt || Date.now();
 	const { keyHash } = identity;
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded);
-	refusedPublishes.delete(id);
-	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') refusedPublishes.add(id);
+	orgs.refusedPublishes.delete(id);
+	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') orgs.refusedPublishes.add(id);
 	if (claimed.outcome === 'unknown') throw refused(this, refusal.publishUnknown());
 	if (claimed.outcome === 'refused')
 		throw refused(this, refusal[claimed.unsure ? 'mayBeHeld' : 'held'](claimed.holder));
 	if (claimed.outcome === 'register') {
 		const undo = () => orgs.release(id);
 		await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
-		const org = orgs.withClaim(id);
-		if (org && orgs.holderIn(org)?.id === id) org.setBy = undefined;
+		orgs.enter(identity).setBy = undefined;
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
 	registration.saveRegistration(staticData, url, token, claimData);
 }
 
-/**
- * Found by the claim itself, whatever the credential's key is now. A refused request keeps the claim,
- * marked. Before this process knows the organization, anything but leaving the webhook is refused.
- */
+/** Found by the claim, whatever the key is now; a failed request keeps it, marked. Unknown here: only Leave As Is. */
 async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
-	if (refusedPublishes.delete(id)) return;
+	if (orgs.refusedPublishes.delete(id)) return;
 	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
-		unpublishedWhileUnknown.add(id);
+		orgs.unpublishedWhileUnknown.add(id);
 		const waiting = record.queued?.at(-1);
 		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
@@ -133,14 +127,10 @@ async function startTest(this: IHookFunctions): Promise<void> {
 async function endTest(this: IHookFunctions): Promise<void> {
 	const back = orgs.giveBack(`${idOf(this)}/test`);
 	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
-	const org = back.state === 'held' ? orgs.withClaim(back.holder.id) : undefined;
-	if (org) await handBack.call(this, org);
+	if (back.state === 'held') await handBack.call(this, orgs.withClaim(back.holder.id)!);
 }
 
-/**
- * Points the webhook back at the holder with its own token (a rebuilt claim's: derived from this key);
- * false when none is left. A rebuilt claim whose URL n8n answers 404 for (unpublished) is dropped.
- */
+/** Registers the holder with its own token (rebuilt: from this key), false when none is left; drops rebuilt claims n8n no longer serves. */
 async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<boolean> {
 	let holder = orgs.holderIn(org);
 	for (; holder && holder.token === undefined; holder = orgs.holderIn(org)) {

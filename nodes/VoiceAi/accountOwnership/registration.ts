@@ -14,7 +14,6 @@ export interface Registration {
 	kind: 'production' | 'test';
 	webhookUrl: string; // n8n's URL of this node, without the token
 	tokenHash: string;
-	registeredAt: string;
 	claimedAt?: number; // production only, as the next two: when it first claimed (ms)
 	accountKey?: string; // the hash of the key it claimed with
 	queued?: QueuedClaim[]; // the claims queued before it, oldest first
@@ -36,7 +35,6 @@ export function readRegistration(staticData: IDataObject): Registration | undefi
 	return valid ? record : undefined;
 }
 
-/** A production record with `claim`, a test record without. */
 export function saveRegistration(
 	staticData: IDataObject,
 	webhookUrl: string,
@@ -44,8 +42,7 @@ export function saveRegistration(
 	claim?: Pick<Registration, 'claimedAt' | 'accountKey' | 'queued'>,
 ): void {
 	const kind = claim ? 'production' : 'test';
-	const [tokenHash, registeredAt] = [hashToken(token), new Date().toISOString()];
-	staticData.registration = { kind, webhookUrl, tokenHash, registeredAt, ...claim };
+	staticData.registration = { kind, webhookUrl, tokenHash: hashToken(token), ...claim };
 }
 
 /** An HMAC, not a random value: a test listen (empty static data) must put the production URL back, token included. */
@@ -80,7 +77,6 @@ export async function registerAccountWebhook(this: IHookFunctions, url: string, 
 	await voiceAiApiRequest.call(this, 'POST', path, { webhook }, {}, { repeatable: true });
 }
 
-/** On Unpublish's Replacement Webhook URL, refused when the service cannot be sent there. */
 export function replacementUrlOf(this: IHookFunctions): string {
 	const value = this.getNodeParameter('replacementUrl') as string;
 	const url = httpUrl(value);
@@ -89,7 +85,6 @@ export function replacementUrlOf(this: IHookFunctions): string {
 	return value;
 }
 
-/** 0/8, 10/8, 127/8, 100.64/10 (shared), 169.254/16 (link-local), 172.16/12, 192.168/16. */
 const isLocalIpv4 = ([a, b]: number[]): boolean =>
 	[0, 10, 127].includes(a) ||
 	(a === 100 && b >= 64 && b <= 127) ||
@@ -97,27 +92,20 @@ const isLocalIpv4 = ([a, b]: number[]): boolean =>
 	(a === 172 && b >= 16 && b <= 31) ||
 	(a === 192 && b === 168);
 
-/**
- * A host (as WHATWG URL gives it) a service elsewhere cannot reach: a local IPv4 address, alone or in
- * IPv6 (::/96, ::ffff:0:0/96, 64:ff9b::/96), fc00::/7, fe80::/9, a local-only name or one without a dot.
- */
+/** A host (as WHATWG URL writes it) a service elsewhere cannot reach; IPv4 also in ::/96, ::ffff:0:0/96, 64:ff9b::/96. */
 export function isLocalHost(hostname: string): boolean {
 	const host = hostname.replace(/\.$/, '');
-	const bytes = host.split('.');
-	if (bytes.length === 4 && bytes.every((byte) => String(Number(byte)) === byte))
-		return isLocalIpv4(bytes.map(Number));
+	if (/^[\d.]+$/.test(host)) return isLocalIpv4(host.split('.').map(Number));
 	if (!host.startsWith('[')) {
 		const suffixes = ['localhost', 'local', 'internal', 'home.arpa', 'lan'];
 		return !host.includes('.') || suffixes.some((s) => host === s || host.endsWith(`.${s}`));
 	}
-	const halves = host.slice(1, -1).split('::');
-	const [head, tail = []] = halves.map((half) => half.split(':').filter(Boolean));
-	const zeros = Array<string>(8 - head.length - tail.length).fill('0');
-	const groups = [...head, ...zeros, ...tail].map((group) => parseInt(group, 16));
-	const prefix = groups.slice(0, 6).map((group) => group.toString(16));
-	if (['0:0:0:0:0:0', '0:0:0:0:0:ffff', '64:ff9b:0:0:0:0'].includes(prefix.join(':')))
-		return isLocalIpv4([groups[6] >> 8, groups[6] & 255]);
-	return (groups[0] & 0xfe00) === 0xfc00 || (groups[0] & 0xff80) === 0xfe80;
+	// Compressed, lower case: an embedded IPv4 address is the last two groups after the prefix.
+	const v4 = /^\[(?:::|::ffff:|64:ff9b::)(?:([\da-f]+):)?[\da-f]*\]$/.exec(host);
+	const high = parseInt(v4?.[1] ?? '0', 16);
+	if (v4) return isLocalIpv4([high >> 8, high & 255]);
+	const first = parseInt(host.slice(1), 16); // fc00::/7, fe80::/9 (parseInt stops at ':')
+	return (first & 0xfe00) === 0xfc00 || (first & 0xff80) === 0xfe80;
 }
 
 /** Refuses to register a local n8n URL while the base URL names a host elsewhere, unless the user allows it. */
@@ -143,7 +131,6 @@ export interface KeyIdentity {
 export const accountKey = (baseUrl: string, apiKey: string): string =>
 	createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex');
 
-/** Its agents are read when `wantAgents` says (through `read` when given). */
 export async function identityOf(
 	this: VoiceAiContext,
 	wantAgents: (key: KeyIdentity) => boolean,
