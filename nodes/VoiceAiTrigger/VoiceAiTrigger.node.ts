@@ -23,8 +23,7 @@ export class VoiceAiTrigger implements INodeType {
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["output"] === "raw" ? "Raw deliveries" : "Conversation variables" }}',
-		description:
-			'Starts the workflow with the variables extracted from each completed Voice AI conversation',
+		description: 'Starts the workflow with the variables of each completed Voice AI conversation',
 		defaults: { name: 'Voice AI Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -145,7 +145,6 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'https://example.com/voice-ai-deliveries',
-		description: 'Registered as the account webhook on unpublish',
 		displayOptions: { ...accountWay, show: { onDeactivation: ['replacementUrl'] } },
 	},
 	{
