@@ -55,12 +55,11 @@ export async function readRequestDeliveries(
 
 	const deliveries: unknown[] = body === undefined ? [] : Array.isArray(body) ? body : [body];
 	if (!deliveries.every(isPlainObject)) {
-		const what =
-			body === null
+		const what = Array.isArray(body)
+			? 'an array holding something other than objects'
+			: body === null
 				? 'null'
-				: typeof body === 'object'
-					? 'an array holding something other than objects'
-					: `a ${typeof body}`;
+				: `a ${typeof body}`;
 		return { problem: `Body is ${what}, not a JSON object or an array of objects`, status: 400 };
 	}
 	if (deliveries.length > MAX_DELIVERIES)
