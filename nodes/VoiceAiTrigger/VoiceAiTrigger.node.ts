@@ -3,26 +3,11 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
-	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import {
-	holdsAccount,
-	noteDelivery,
-	onCreate,
-	onDelete,
-} from '../VoiceAi/accountOwnership/ownership';
-import {
-	apiKeyOf,
-	hashToken,
-	productionToken,
-	readRegistration,
-	type Registration,
-	TOKEN_PARAMETER,
-	tokenMatches,
-	withToken,
-} from '../VoiceAi/accountOwnership/registration';
+import * as ownership from '../VoiceAi/accountOwnership/ownership';
+import * as registration from '../VoiceAi/accountOwnership/registration';
 import { searchAgents } from '../VoiceAi/listSearch/agentList';
 import { readRequestDeliveries, startRuns } from './delivery';
 import { RECEIVE_FROM_CHATBOT, respondWhenWebhookFields, triggerProperties } from './properties';
@@ -38,13 +23,11 @@ export class VoiceAiTrigger implements INodeType {
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["output"] === "raw" ? "Raw deliveries" : "Conversation variables" }}',
-		description:
-			'Starts the workflow with the variables extracted from each completed Voice AI conversation',
+		description: 'Starts the workflow with the variables of each completed Voice AI conversation',
 		defaults: { name: 'Voice AI Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'voiceAiApi', required: true }],
-		// responseData: without it n8n answers a started delivery with the literal text "firstEntryJson".
 		webhooks: [
 			{ name: 'default', httpMethod: 'POST', ...respondWhenWebhookFields, path: 'webhook' },
 		],
@@ -53,34 +36,35 @@ export class VoiceAiTrigger implements INodeType {
 
 	methods = { listSearch: { searchAgents } };
 
-	// Who holds the account's one webhook: accountOwnership/ownership.ts. From a chatbot's own URL nothing
-	// is registered: a publish finds it "exists", a test listen stops with the address to paste.
+	// From a chatbot's own URL nothing is registered: a publish finds it "exists", a test listen stops
+	// with the address to paste.
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				if (receivesFromChatbot.call(this)) return this.getMode() !== 'manual';
-				return await holdsAccount.call(this);
+				return await ownership.holdsAccount.call(this);
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				if (!receivesFromChatbot.call(this)) await onCreate.call(this);
+				if (!receivesFromChatbot.call(this)) await ownership.onCreate.call(this);
 				else if (this.getMode() === 'manual') await refuseTestListenWithAddress.call(this);
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				if (!receivesFromChatbot.call(this)) await onDelete.call(this);
+				if (!receivesFromChatbot.call(this)) await ownership.onDelete.call(this);
 				return true;
 			},
 		},
 	};
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const refuse = (status: number, message: string): IWebhookResponseData => {
+	async webhook(this: IWebhookFunctions) {
+		const refuse = (status: number, message: string) => {
 			this.getResponseObject().status(status).json({ error: { status, message } });
 			return { noWebhookResponse: true };
 		};
-		const record = readRegistration(this.getWorkflowStaticData('node'));
-		if (!(await hasValidToken.call(this, record))) return refuse(401, 'Missing or wrong token');
-		if (!receivesFromChatbot.call(this)) await noteDelivery.call(this, record);
+		const record = registration.readRegistration(this.getWorkflowStaticData('node'));
+		if (!(await hasValidToken.call(this, record?.tokenHash)))
+			return refuse(401, 'Missing or wrong token');
+		if (!receivesFromChatbot.call(this)) await ownership.noteDelivery.call(this, record);
 		const read = await readRequestDeliveries(
 			this.getHeaderData()['content-type'],
 			this.getRequestObject(),
@@ -91,17 +75,16 @@ export class VoiceAiTrigger implements INodeType {
 	}
 }
 
-/**
- * Production accepts the token it registered (static data) and the one it would register now:
- * after an API key rotation, a test listen restores the URL with the new key's token.
- */
-async function hasValidToken(this: IWebhookFunctions, record?: Registration): Promise<boolean> {
-	const given = (this.getQueryData() as Record<string, unknown>)[TOKEN_PARAMETER];
+// Production accepts the token it registered and the one it would register now: after an API key
+// rotation, a test listen restores the URL with the new key's token.
+async function hasValidToken(this: IWebhookFunctions, registeredHash?: string) {
+	const given = (this.getQueryData() as Record<string, unknown>)[registration.TOKEN_PARAMETER];
 	if (typeof given !== 'string' || given === '') return false;
-	if (record !== undefined && tokenMatches(given, record.tokenHash)) return true;
+	if (registeredHash && registration.tokenMatches(given, registeredHash)) return true;
 	if (this.getMode() === 'manual') return false;
-	const webhookUrl = this.getNodeWebhookUrl('default') as string;
-	return tokenMatches(given, hashToken(productionToken(await apiKeyOf.call(this), webhookUrl)));
+	const url = this.getNodeWebhookUrl('default') as string;
+	const token = registration.productionToken(await registration.apiKeyOf.call(this), url);
+	return registration.tokenMatches(given, registration.hashToken(token));
 }
 
 function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean {
@@ -112,18 +95,16 @@ function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean 
 async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never> {
 	// n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK).
 	const testUrl = this.getNodeWebhookUrl('default') as string;
-	if (!testUrl.includes('/webhook-test/')) {
+	const url = testUrl.replace('/webhook-test/', '/webhook/');
+	if (url === testUrl)
 		throw new NodeOperationError(
 			this.getNode(),
 			`n8n's test URL ${testUrl} does not contain /webhook-test/, so the production address cannot be told from it`,
 		);
-	}
-	const productionUrl = testUrl.replace('/webhook-test/', '/webhook/');
-	const key = await apiKeyOf.call(this);
-	const address = withToken(productionUrl, productionToken(key, productionUrl));
+	const token = registration.productionToken(await registration.apiKeyOf.call(this), url);
 	throw new NodeOperationError(
 		this.getNode(),
-		`Nothing to listen for: set the chatbot's Webhook URL in the Voice AI dashboard to ${address}`,
+		`Nothing to listen for: set the chatbot's Webhook URL in the Voice AI dashboard to ${registration.withToken(url, token)}`,
 		{
 			description:
 				"Receive From is set to a chatbot's own webhook URL: this trigger registers nothing, and the chatbot delivers to the published workflow at this address. Treat it as a secret: its token proves a delivery comes from your account. Publish the workflow to receive.",

@@ -17,12 +17,11 @@ export async function readRequestDeliveries(
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
 	const json = /^application\/(.*\+)?json$/.test(type);
 	const form = type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data';
-	if (!json && !form && type !== '' && type !== 'text/plain') {
+	if (!json && !form && type !== '' && type !== 'text/plain')
 		return {
 			problem: 'Content-Type must be application/json, text/plain holding JSON, or form fields',
 			status: 415,
 		};
-	}
 	// n8n's own form parser has consumed a multipart body: it cannot be read again.
 	if (request.rawBody === undefined && request.readRawBody && type !== 'multipart/form-data') {
 		try {
@@ -56,26 +55,23 @@ export async function readRequestDeliveries(
 
 	const deliveries: unknown[] = body === undefined ? [] : Array.isArray(body) ? body : [body];
 	if (!deliveries.every(isPlainObject)) {
-		const what =
-			body === null
+		const what = Array.isArray(body)
+			? 'an array holding something other than objects'
+			: body === null
 				? 'null'
-				: typeof body === 'object'
-					? 'an array holding something other than objects'
-					: `a ${typeof body}`;
+				: `a ${typeof body}`;
 		return { problem: `Body is ${what}, not a JSON object or an array of objects`, status: 400 };
 	}
-	if (deliveries.length > MAX_DELIVERIES) {
+	if (deliveries.length > MAX_DELIVERIES)
 		return {
 			problem: `One request carries at most ${MAX_DELIVERIES} deliveries; this one has ${deliveries.length}. Nothing was started: send them in smaller batches.`,
 			status: 413,
 		};
-	}
-	if (nestsDeeperThan(body, MAX_DEPTH)) {
+	if (nestsDeeperThan(body, MAX_DEPTH))
 		return {
 			problem: `Body nests objects or arrays more than ${MAX_DEPTH} levels deep, more than n8n can store with an execution. Nothing was started.`,
 			status: 400,
 		};
-	}
 	if (deliveries.length === 0 || deliveries.some((delivery) => Object.keys(delivery).length === 0))
 		return { problem: 'Body is empty', status: 400 };
 	return { deliveries };
@@ -97,7 +93,7 @@ function parseJson(text: string): { value: unknown } | undefined {
 	}
 }
 
-/** Whether objects and arrays nest deeper than `limit` in `value` (iterative: any depth is safe). */
+/** Iterative: any depth is safe. */
 function nestsDeeperThan(value: unknown, limit: number): boolean {
 	for (const pending: Array<[unknown, number]> = [[value, 1]]; pending.length > 0; ) {
 		const [current, depth] = pending.pop()!;
@@ -108,8 +104,8 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
 	return false;
 }
 
-// The deliveries, filtered by source and checked for duplicates, as the items of one run (or none).
-// Dropped deliveries are answered 2xx too, or the service would retry.
+// One run (or none) of the deliveries the source filter and duplicate check let through. Dropped ones
+// are answered 2xx too, or the service would retry.
 export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	const headers = this.getHeaderData();
 	const raw = this.getNodeParameter('output') === 'raw';
@@ -166,10 +162,8 @@ export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	};
 }
 
-/**
- * `{"data":{…}}` and `{"event":…,"data":{…}}` wrap one delivery: take it out, keeping the event. The
- * filter, duplicate detection and the Variables output read this; Raw Delivery keeps the body as sent.
- */
+// `{"data":{…}}` and `{"event":…,"data":{…}}` wrap one delivery: out of it, keeping the event, for all
+// but Raw Delivery (the body as sent).
 function unwrapEnvelope(delivery: IDataObject): IDataObject {
 	const { data, event, ...others } = delivery;
 	if (!isPlainObject(data) || Object.keys(others).length > 0) return delivery;
@@ -202,10 +196,8 @@ const seenByTrigger = new Map<string, Map<string, number>>();
 const MAX_REMEMBERED_IDS = 10_000;
 const MAX_TRIGGERS = 1_000;
 
-/**
- * Records `id` for `scope` and returns its expiry, or undefined when it was seen within its window
- * (a duplicate). Check and record are one synchronous step: two concurrent copies cannot both pass.
- */
+// Records `id` and returns its expiry, or undefined for a duplicate (seen within its window). Check
+// and record are one synchronous step: two concurrent copies cannot both pass.
 export function remember(scope: string, id: string, windowMs: number, now: number) {
 	if (!seenByTrigger.has(scope) && seenByTrigger.size >= MAX_TRIGGERS)
 		seenByTrigger.delete(seenByTrigger.keys().next().value as string);
@@ -223,11 +215,9 @@ export function remember(scope: string, id: string, windowMs: number, now: numbe
 	return now + windowMs;
 }
 
-/**
- * Forgets the recorded ids when n8n answers with an error (it started no run: the next copy must).
- * A caller that left keeps them: n8n may have started the run. 'prefinish' comes on end() even when
- * the socket is gone ('close' may come first and cannot tell).
- */
+// Forgets the recorded ids when n8n answers with an error (no run: the next copy must start one);
+// a caller that left keeps them. 'prefinish' comes on end() even with the socket gone ('close' may
+// come first and cannot tell).
 export function forgetUnlessAnswered(
 	response: { once(event: 'prefinish', listener: () => void): unknown; statusCode: number },
 	scope: string,
@@ -241,15 +231,13 @@ export function forgetUnlessAnswered(
 	});
 }
 
-/** The fields the contract names; `_voiceAi` holds each under its camelCase name. */
 const NAMED = ['event', 'conversation_id', 'source', 'agent_id', 'chatbot_id', 'completed_at'];
 
 /**
- * The Variables and Metadata item of a delivery: the variables as fields, `_voiceAi` (the named fields
- * in camelCase, the request's context), `conversation` (the rest as delivered; with the variables
- * whole when one is named like a key of the item). `variables` as a JSON string holding an object is
- * parsed; without `variables` the body's other fields are the variables. Fields are set as own
- * properties: a field named `__proto__` stays a field.
+ * The Variables and Metadata item: the variables as fields (`variables`, an object or JSON text of
+ * one; without it the fields not NAMED), `_voiceAi` (NAMED in camelCase, the request's context),
+ * `conversation` (the rest; the variables too when one is named _voiceAi or conversation). Own
+ * properties throughout: a field named `__proto__` stays a field.
  */
 function variablesItem(delivery: IDataObject, context: IDataObject): IDataObject {
 	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;

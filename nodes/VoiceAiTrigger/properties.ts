@@ -145,7 +145,6 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'https://example.com/voice-ai-deliveries',
-		description: 'Registered as the account webhook on unpublish',
 		displayOptions: { ...accountWay, show: { onDeactivation: ['replacementUrl'] } },
 	},
 	{
@@ -221,9 +220,9 @@ export const triggerProperties: INodeProperties[] = [
 	},
 ];
 
-// n8n 2.40 on (older ignores the symbol) resolves these fields from the parameters without its
-// expression engine (an isolate per delivery, docs/trigger-performance.md) given each a resolver.
-// When received, empty responseData lets the node's own answer through; "noData" keeps the output away.
+// n8n 2.40 on resolves these with the resolvers, not its expression engine (an isolate per delivery,
+// docs/trigger-performance.md). An empty responseData lets the node's answer through (unset, n8n
+// answers "firstEntryJson"); "noData" keeps the output away.
 const responseMode = '={{$parameter["respondWhen"] || "onReceived"}}';
 const responseData = '={{$parameter["respondWhen"] === "lastNode" ? "noData" : ""}}';
 export const respondWhenWebhookFields = {
