@@ -65,7 +65,7 @@ export type VoiceAiOperation<Input = unknown> = (
 	action: string;
 	requests: OperationRequest[]; // every request it may send, in order
 	instead?: string; // what an operation that sends no request works on
-	description: INodeProperties[];
+	description: INodeProperties[]; // its fields; the registry shows them for this operation only
 	target?(input: Input): string; // what a 404 is about, e.g. `Chatbot "cb_1"`
 	/** The record it reads and then writes: items on one record run one at a time, in input order. */
 	recordOf?(input: Input): string;
@@ -105,16 +105,14 @@ export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
 				: { value: entry as IDataObject[string] },
 		);
 
-export function returnAllFields(resource: string, operation: string, noun: string) {
-	const show = { resource: [resource], operation: [operation] };
-	return [
+export const returnAllFields = (noun: string) =>
+	[
 		{
 			displayName: 'Return All',
 			name: 'returnAll',
 			type: 'boolean',
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
-			displayOptions: { show },
 		},
 		{
 			displayName: 'Limit',
@@ -124,10 +122,9 @@ export function returnAllFields(resource: string, operation: string, noun: strin
 			default: 50,
 			description: 'Max number of results to return',
 			hint: `At most this many ${noun}`,
-			displayOptions: { show: { ...show, returnAll: [false] } },
+			displayOptions: { show: { returnAll: [false] } },
 		},
 	] satisfies INodeProperties[];
-}
 
 /** For an id the spec offers no list endpoint for. */
 export const idLocator = (

@@ -153,7 +153,7 @@ export function readInteger(
 	return value;
 }
 
-const [RETURN_ALL, LIMIT] = returnAllFields('', '', '');
+const [RETURN_ALL, LIMIT] = returnAllFields('');
 const LIST_FIELDS = fieldsIn([RETURN_ALL, LIMIT], ['returnAll', 'limit']);
 
 /** The item's Limit (returnAllFields), or undefined with Return All on. */
