@@ -62,17 +62,10 @@ export function resourceAndOperationProperties(): INodeProperties[] {
 				},
 				// Each operation's fields show for it alone, besides any condition of their own.
 				...Object.entries(resource.operations).flatMap(([value, { description }]) =>
-					description.map((field) => ({
-						...field,
-						displayOptions: {
-							...field.displayOptions,
-							show: {
-								resource: [resource.value],
-								operation: [value],
-								...field.displayOptions?.show,
-							},
-						},
-					})),
+					description.map(({ displayOptions: own, ...field }) => {
+						const show = { resource: [resource.value], operation: [value], ...own?.show };
+						return { ...field, displayOptions: { ...own, show } };
+					}),
 				),
 			];
 		}),

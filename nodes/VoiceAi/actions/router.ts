@@ -5,7 +5,6 @@ import { readRequestOptions } from './requestOptions';
 import {
 	RequestsStopped,
 	Secrets,
-	isPlainObject,
 	isUnusableCredentialError,
 	requestGate,
 	voiceAiApiRequest,
@@ -25,12 +24,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
 	const operation = operationOf(resource, operationName);
-	if (!operation) {
+	if (!operation)
 		throw new NodeOperationError(
 			this.getNode(),
 			`The operation "${operationName}" of "${resource}" is not supported`,
 		);
-	}
 	const { concurrency, retry } = readRequestOptions(this);
 	const gate = requestGate(concurrency, this.getExecutionCancelSignal());
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
@@ -122,8 +120,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	return [
 		results.flatMap((itemResults, itemIndex) => {
 			// SIP Get, Update, Compare with Show SIP Passwords keep the passwords they were asked to show.
-			const input = inputs[itemIndex];
-			const shown = isPlainObject(input) && input.showPasswords === true;
+			const shown =
+				(inputs[itemIndex] as { showPasswords?: unknown } | undefined)?.showPasswords === true;
 			return itemResults.map((item) => {
 				// A failed item is free text (message, description): redacted as an error message is.
 				const text = failedItems.has(item) ? secrets.redactText(item.json) : item.json;

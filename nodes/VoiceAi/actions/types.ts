@@ -22,10 +22,9 @@ export interface OperationRequest<Path extends string = string> {
 	path: Path;
 	when?: string; // sent only in some runs, e.g. 'to keep the directions not listed'
 }
-export const request = <Path extends string>(
-	method: IHttpRequestMethods,
-	path: Path,
-): OperationRequest<Path> => ({ method, path });
+export function request<Path extends string>(method: IHttpRequestMethods, path: Path) {
+	return { method, path };
+}
 
 /** `'/agency/{carrier}/trust-products'` → `'carrier'`. */
 type PathNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`

@@ -15,10 +15,7 @@ import {
 import { returnAllFields } from './types';
 
 /** `name`: the parameter's path (`updateFields.header_color`); `label`: what the editor shows. */
-export interface FieldRef {
-	name: string;
-	label: string;
-}
+export type FieldRef = { name: string; label: string };
 type At = [ctx: IExecuteFunctions, itemIndex: number, field: FieldRef];
 
 /** `updateFields.header_color`: "Header Color"; `directions.inbound.port`: "Inbound Port". */
@@ -41,11 +38,8 @@ export function fieldIn(properties: readonly INodeProperties[], name: string): F
 	return { name, label };
 }
 
-export function fieldsIn<Name extends string>(
-	properties: readonly INodeProperties[],
-	names: readonly Name[],
-): Record<Name, FieldRef> {
-	const entries = names.map((name) => [name, fieldIn(properties, name)]);
+export function fieldsIn<Name extends string>(from: readonly INodeProperties[], names: Name[]) {
+	const entries = names.map((name) => [name, fieldIn(from, name)]);
 	return Object.fromEntries(entries) as Record<Name, FieldRef>;
 }
 
@@ -72,9 +66,8 @@ export type TextCheck = (...at: [...At, value: string]) => string;
 /** Refuses a value the pattern does not accept (`<value> <problem>`); an accepted one goes on as given. */
 function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
-		if (!pattern.test(value))
-			throw invalidField(ctx, itemIndex, field, `${show(value)} ${problem}`, hint);
-		return value;
+		if (pattern.test(value)) return value;
+		throw invalidField(ctx, itemIndex, field, `${show(value)} ${problem}`, hint);
 	};
 }
 
