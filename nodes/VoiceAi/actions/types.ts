@@ -6,7 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { type ApiPath, listIn } from '../transport';
+import { type ApiPath, isPlainObject, listIn } from '../transport';
 
 /** A request with the item's retry policy applied; operations call it through `send`. */
 export type ApiCall = (
@@ -98,11 +98,7 @@ export const toListRecords = (body: unknown, limit?: number) =>
 export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
 	(Array.isArray(body) ? body : [body])
 		.slice(0, limit)
-		.map((entry) =>
-			entry !== null && typeof entry === 'object' && !Array.isArray(entry)
-				? (entry as IDataObject)
-				: { value: entry as IDataObject[string] },
-		);
+		.map((entry) => (isPlainObject(entry) ? entry : { value: entry as IDataObject[string] }));
 
 export const returnAllFields = (noun: string) =>
 	[

@@ -93,12 +93,11 @@ export function readString(
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback, { extractValue: locator });
 	const refuse = (problem: string, hint?: string) =>
 		invalidField(ctx, itemIndex, field, problem, hint);
-	if ((raw === undefined || raw === null) && options.added) {
+	if ((raw === undefined || raw === null) && options.added)
 		throw refuse(
 			`its value is ${raw} (an expression that yields nothing?)`,
 			`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
 		);
-	}
 	const text = raw ?? '';
 	if (typeof text !== 'string') throw refuse(expected('text', raw, !secret));
 	// A secret is redacted in its URL-encoded form too, which text with half a character does not have.
