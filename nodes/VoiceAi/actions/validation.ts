@@ -168,7 +168,6 @@ export const checkPathId: TextCheck = (ctx, itemIndex, field, value) => {
 	if (problem) throw invalidField(ctx, itemIndex, field, problem);
 	return value;
 };
-
 const pathSegmentCheck = patternCheck(
 	/^[A-Za-z0-9][A-Za-z0-9._-]*$/,
 	'may only hold letters, digits, dots, dashes and underscores',
@@ -214,7 +213,6 @@ export const checkHexColour = patternCheck(
 	'is not a #RRGGBB colour',
 	'Use a hex colour such as #1A73E8.',
 );
-
 /** A colour the spec calls only "hex colour": any hex form of CSS Color 4 goes on as written. */
 export const checkAnyHexColour = patternCheck(
 	/^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/,
