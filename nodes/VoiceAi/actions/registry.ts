@@ -45,21 +45,29 @@ export function resourceAndOperationProperties(): INodeProperties[] {
 		},
 		...resources.flatMap((resource): INodeProperties[] => {
 			const [firstOperation] = Object.keys(resource.operations);
-			const operation: INodeProperties = {
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				noDataExpression: true,
-				displayOptions: { show: { resource: [resource.value] } },
-				options: byName(resource).map(({ value, operation }) => ({
-					name: operation.name,
-					value,
-					description: optionDescription(operation),
-					action: operation.action,
-				})),
-				default: firstOperation,
-			};
-			return [operation, ...Object.values(resource.operations).flatMap((op) => op.description)];
+			return [
+				{
+					displayName: 'Operation',
+					name: 'operation',
+					type: 'options',
+					noDataExpression: true,
+					displayOptions: { show: { resource: [resource.value] } },
+					options: byName(resource).map(({ value, operation }) => ({
+						name: operation.name,
+						value,
+						description: optionDescription(operation),
+						action: operation.action,
+					})),
+					default: firstOperation,
+				},
+				// Each operation's fields show for it alone, besides any condition of their own.
+				...Object.entries(resource.operations).flatMap(([value, { description }]) =>
+					description.map(({ displayOptions: own, ...field }) => {
+						const show = { resource: [resource.value], operation: [value], ...own?.show };
+						return { ...field, displayOptions: { ...own, show } };
+					}),
+				),
+			];
 		}),
 	];
 }

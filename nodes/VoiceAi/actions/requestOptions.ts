@@ -64,18 +64,15 @@ export const requestOptionsDescription: INodeProperties = {
 
 /** The Options, read once per execution (item 0) within the bounds and with the defaults above. */
 export function readRequestOptions(ctx: IExecuteFunctions) {
-	const option = (name: string) => ({
-		...(requestOptionsDescription.options!.find((entry) => entry.name === name) as INodeProperties),
-		field: fieldIn([requestOptionsDescription], `options.${name}`),
-	});
-	const flag = (name: string) => {
-		const { field, default: fallback } = option(name);
-		return readBoolean(ctx, 0, field, fallback as boolean);
-	};
+	const at = (name: string) =>
+		[ctx, 0, fieldIn([requestOptionsDescription], `options.${name}`)] as const;
+	const option = (name: string) =>
+		requestOptionsDescription.options!.find((entry) => entry.name === name) as INodeProperties;
+	const flag = (name: string) => readBoolean(...at(name), option(name).default as boolean);
 	const number = (name: string, min = 1, decimals?: true) => {
-		const { field, default: fallback, typeOptions } = option(name);
+		const { default: fallback, typeOptions } = option(name);
 		const max = typeOptions!.maxValue!;
-		return readInteger(ctx, 0, field, fallback as number, { min, max, decimals });
+		return readInteger(...at(name), fallback as number, { min, max, decimals });
 	};
 	// A timeout from an expression may be under the editor's 1 s.
 	const ms = (name: string, min: number) => Math.round(number(name, min, true) * 1000);

@@ -5,7 +5,6 @@ import { readRequestOptions } from './requestOptions';
 import {
 	RequestsStopped,
 	Secrets,
-	isPlainObject,
 	isUnusableCredentialError,
 	requestGate,
 	voiceAiApiRequest,
@@ -14,23 +13,18 @@ import {
 import { operationOf } from './registry';
 import type { ApiCall } from './types';
 
-type Outputs = Array<INodeExecutionData[] | undefined>;
-
-/**
- * Validates every item before sending any, then sends up to Concurrency at once, output in input order.
- * A hard failure closes the gate. The one place secrets leave: all output goes through `secrets` here.
- */
+// Validates every item before sending any, then sends up to Concurrency at once, output in input order.
+// A hard failure closes the gate. The one place secrets leave: all output goes through `secrets` here.
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
 	const operation = operationOf(resource, operationName);
-	if (!operation) {
+	if (!operation)
 		throw new NodeOperationError(
 			this.getNode(),
 			`The operation "${operationName}" of "${resource}" is not supported`,
 		);
-	}
 	const { concurrency, retry } = readRequestOptions(this);
 	const gate = requestGate(concurrency, this.getExecutionCancelSignal());
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
@@ -122,8 +116,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	return [
 		results.flatMap((itemResults, itemIndex) => {
 			// SIP Get, Update, Compare with Show SIP Passwords keep the passwords they were asked to show.
-			const input = inputs[itemIndex];
-			const shown = isPlainObject(input) && input.showPasswords === true;
+			const shown =
+				(inputs[itemIndex] as { showPasswords?: unknown } | undefined)?.showPasswords === true;
 			return itemResults.map((item) => {
 				// A failed item is free text (message, description): redacted as an error message is.
 				const text = failedItems.has(item) ? secrets.redactText(item.json) : item.json;
@@ -134,17 +128,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	];
 }
 
-/**
- * n8n's Retry On Fail hands every try of one run the same IExecuteData and input array (1.x and 2.x,
- * main process and queue worker); a new run, execution or AI tool call gets new ones.
- */
-const triesOfRun = new WeakMap<
-	INodeExecutionData[],
-	{ executeData: IExecuteData; successes: Outputs }
->();
-
+// n8n's Retry On Fail hands every try of one run the same IExecuteData and input array (1.x and 2.x,
+// main process and queue worker); a new run, execution or AI tool call gets new ones.
+type Tries = { executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> };
+const triesOfRun = new WeakMap<INodeExecutionData[], Tries>();
 /** Per input item, what earlier tries of this run sent successfully (kept with Retry On Fail only). */
-function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): Outputs {
+function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): Tries['successes'] {
 	const executeData = typeof ctx.getExecuteData === 'function' ? ctx.getExecuteData() : undefined;
 	if (ctx.getNode().retryOnFail !== true || !executeData) return new Array(items.length);
 	let tries = triesOfRun.get(items);

@@ -6,7 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { type ApiPath, listIn } from '../transport';
+import { type ApiPath, isPlainObject, listIn } from '../transport';
 
 /** A request with the item's retry policy applied; operations call it through `send`. */
 export type ApiCall = (
@@ -22,10 +22,9 @@ export interface OperationRequest<Path extends string = string> {
 	path: Path;
 	when?: string; // sent only in some runs, e.g. 'to keep the directions not listed'
 }
-export const request = <Path extends string>(
-	method: IHttpRequestMethods,
-	path: Path,
-): OperationRequest<Path> => ({ method, path });
+export function request<Path extends string>(method: IHttpRequestMethods, path: Path) {
+	return { method, path };
+}
 
 /** `'/agency/{carrier}/trust-products'` → `'carrier'`. */
 type PathNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
@@ -65,7 +64,7 @@ export type VoiceAiOperation<Input = unknown> = (
 	action: string;
 	requests: OperationRequest[]; // every request it may send, in order
 	instead?: string; // what an operation that sends no request works on
-	description: INodeProperties[];
+	description: INodeProperties[]; // its fields; the registry shows them for this operation only
 	target?(input: Input): string; // what a 404 is about, e.g. `Chatbot "cb_1"`
 	/** The record it reads and then writes: items on one record run one at a time, in input order. */
 	recordOf?(input: Input): string;
@@ -99,22 +98,16 @@ export const toListRecords = (body: unknown, limit?: number) =>
 export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
 	(Array.isArray(body) ? body : [body])
 		.slice(0, limit)
-		.map((entry) =>
-			entry !== null && typeof entry === 'object' && !Array.isArray(entry)
-				? (entry as IDataObject)
-				: { value: entry as IDataObject[string] },
-		);
+		.map((entry) => (isPlainObject(entry) ? entry : { value: entry as IDataObject[string] }));
 
-export function returnAllFields(resource: string, operation: string, noun: string) {
-	const show = { resource: [resource], operation: [operation] };
-	return [
+export const returnAllFields = (noun: string) =>
+	[
 		{
 			displayName: 'Return All',
 			name: 'returnAll',
 			type: 'boolean',
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
-			displayOptions: { show },
 		},
 		{
 			displayName: 'Limit',
@@ -124,10 +117,9 @@ export function returnAllFields(resource: string, operation: string, noun: strin
 			default: 50,
 			description: 'Max number of results to return',
 			hint: `At most this many ${noun}`,
-			displayOptions: { show: { ...show, returnAll: [false] } },
+			displayOptions: { show: { returnAll: [false] } },
 		},
 	] satisfies INodeProperties[];
-}
 
 /** For an id the spec offers no list endpoint for. */
 export const idLocator = (

@@ -15,10 +15,7 @@ import {
 import { returnAllFields } from './types';
 
 /** `name`: the parameter's path (`updateFields.header_color`); `label`: what the editor shows. */
-export interface FieldRef {
-	name: string;
-	label: string;
-}
+export type FieldRef = { name: string; label: string };
 type At = [ctx: IExecuteFunctions, itemIndex: number, field: FieldRef];
 
 /** `updateFields.header_color`: "Header Color"; `directions.inbound.port`: "Inbound Port". */
@@ -41,11 +38,8 @@ export function fieldIn(properties: readonly INodeProperties[], name: string): F
 	return { name, label };
 }
 
-export function fieldsIn<Name extends string>(
-	properties: readonly INodeProperties[],
-	names: readonly Name[],
-): Record<Name, FieldRef> {
-	const entries = names.map((name) => [name, fieldIn(properties, name)]);
+export function fieldsIn<Name extends string>(from: readonly INodeProperties[], names: Name[]) {
+	const entries = names.map((name) => [name, fieldIn(from, name)]);
 	return Object.fromEntries(entries) as Record<Name, FieldRef>;
 }
 
@@ -72,9 +66,8 @@ export type TextCheck = (...at: [...At, value: string]) => string;
 /** Refuses a value the pattern does not accept (`<value> <problem>`); an accepted one goes on as given. */
 function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
-		if (!pattern.test(value))
-			throw invalidField(ctx, itemIndex, field, `${show(value)} ${problem}`, hint);
-		return value;
+		if (pattern.test(value)) return value;
+		throw invalidField(ctx, itemIndex, field, `${show(value)} ${problem}`, hint);
 	};
 }
 
@@ -100,12 +93,11 @@ export function readString(
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback, { extractValue: locator });
 	const refuse = (problem: string, hint?: string) =>
 		invalidField(ctx, itemIndex, field, problem, hint);
-	if ((raw === undefined || raw === null) && options.added) {
+	if ((raw === undefined || raw === null) && options.added)
 		throw refuse(
 			`its value is ${raw} (an expression that yields nothing?)`,
 			`Correct the expression (a misspelt field name yields nothing), give an empty text ({{ "" }}) to clear the field on purpose, or remove the field. Nothing was sent to Voice AI for this item.`,
 		);
-	}
 	const text = raw ?? '';
 	if (typeof text !== 'string') throw refuse(expected('text', raw, !secret));
 	// A secret is redacted in its URL-encoded form too, which text with half a character does not have.
@@ -153,7 +145,7 @@ export function readInteger(
 	return value;
 }
 
-const [RETURN_ALL, LIMIT] = returnAllFields('', '', '');
+const [RETURN_ALL, LIMIT] = returnAllFields('');
 const LIST_FIELDS = fieldsIn([RETURN_ALL, LIMIT], ['returnAll', 'limit']);
 
 /** The item's Limit (returnAllFields), or undefined with Return All on. */
@@ -176,7 +168,6 @@ export const checkPathId: TextCheck = (ctx, itemIndex, field, value) => {
 	if (problem) throw invalidField(ctx, itemIndex, field, problem);
 	return value;
 };
-
 const pathSegmentCheck = patternCheck(
 	/^[A-Za-z0-9][A-Za-z0-9._-]*$/,
 	'may only hold letters, digits, dots, dashes and underscores',
@@ -222,7 +213,6 @@ export const checkHexColour = patternCheck(
 	'is not a #RRGGBB colour',
 	'Use a hex colour such as #1A73E8.',
 );
-
 /** A colour the spec calls only "hex colour": any hex form of CSS Color 4 goes on as written. */
 export const checkAnyHexColour = patternCheck(
 	/^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/,

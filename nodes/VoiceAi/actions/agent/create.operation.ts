@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkE164, fieldsIn, readString } from '../validation';
 import { defineOperation, phoneNumberLocator, request, send, toRecords } from '../types';
@@ -55,10 +54,7 @@ export const create = defineOperation({
 	action: 'Create an agent',
 	changesData: 'changes data: adds an agent to the organization',
 	requests: [CREATE],
-	description: updateDisplayOptions(
-		{ show: { resource: ['agent'], operation: ['create'] } },
-		properties,
-	),
+	description: properties,
 	repeatable: false,
 	mayHaveApplied:
 		'The agent may have been created before the connection failed: look for it with Agent Get Many.',

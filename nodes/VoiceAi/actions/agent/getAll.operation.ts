@@ -9,7 +9,7 @@ export const getAll = defineOperation<{ limit?: number }>({
 	action: 'Get many agents',
 	changesData: false,
 	requests: [LIST],
-	description: returnAllFields('agent', 'getAll', 'agents'),
+	description: returnAllFields('agents'),
 	repeatable: true,
 	validate(itemIndex) {
 		return { limit: readListLimit(this, itemIndex) };

@@ -1,5 +1,4 @@
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { defineOperation, idLocator, request, send, toRecords } from '../types';
 import {
@@ -146,10 +145,7 @@ export const update = defineOperation({
 	action: 'Update a chatbot',
 	changesData: 'changes data',
 	requests: [UPDATE],
-	description: updateDisplayOptions(
-		{ show: { resource: ['chatbot'], operation: ['update'] } },
-		properties,
-	),
+	description: properties,
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	async validate(itemIndex) {

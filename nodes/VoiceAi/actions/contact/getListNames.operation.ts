@@ -10,7 +10,7 @@ export const getListNames = defineOperation<{ limit?: number }>({
 	action: 'Get contact list names',
 	changesData: false,
 	requests: [LIST_NAMES],
-	description: returnAllFields('contact', 'getListNames', 'list names'),
+	description: returnAllFields('list names'),
 	repeatable: true,
 	validate(itemIndex) {
 		return { limit: readListLimit(this, itemIndex) };

@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { invalidField, readInteger } from '../validation';
 import { defineOperation } from '../types';
@@ -17,37 +17,34 @@ export const passOnce = defineOperation<{ id: string; historySize: number }>({
 	changesData: false,
 	requests: [],
 	instead: "n8n's database",
-	description: updateDisplayOptions(
-		{ show: { resource: ['conversation'], operation: ['passOnce'] } },
-		[
-			{
-				displayName:
-					"Passes each conversation on once, across executions, n8n processes and restarts (the IDs are kept in n8n's database, as Remove Duplicates does). Sends nothing to Voice AI.",
-				name: 'passOnceNotice',
-				type: 'notice',
-				default: '',
-			},
-			{
-				displayName: ID_FIELD.label,
-				name: ID_FIELD.name,
-				type: 'string',
-				required: true,
-				default:
-					'={{ $json._voiceAi ? $json._voiceAi.conversationId : ($json.conversation_id ?? $json.data?.conversation_id) }}',
-				description:
-					"What identifies a conversation. The default reads the Voice AI Trigger's output in either Output mode (conversation_id of the delivery, also inside a {data} envelope).",
-			},
-			{
-				displayName: HISTORY_FIELD.label,
-				name: HISTORY_FIELD.name,
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 1_000_000 },
-				default: HISTORY_SIZE,
-				description:
-					'How many conversation IDs this workflow remembers; the oldest are forgotten first',
-			},
-		],
-	),
+	description: [
+		{
+			displayName:
+				"Passes each conversation on once, across executions, n8n processes and restarts (the IDs are kept in n8n's database, as Remove Duplicates does). Sends nothing to Voice AI.",
+			name: 'passOnceNotice',
+			type: 'notice',
+			default: '',
+		},
+		{
+			displayName: ID_FIELD.label,
+			name: ID_FIELD.name,
+			type: 'string',
+			required: true,
+			default:
+				'={{ $json._voiceAi ? $json._voiceAi.conversationId : ($json.conversation_id ?? $json.data?.conversation_id) }}',
+			description:
+				"What identifies a conversation. The default reads the Voice AI Trigger's output in either Output mode (conversation_id of the delivery, also inside a {data} envelope).",
+		},
+		{
+			displayName: HISTORY_FIELD.label,
+			name: HISTORY_FIELD.name,
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 1_000_000 },
+			default: HISTORY_SIZE,
+			description:
+				'How many conversation IDs this workflow remembers; the oldest are forgotten first',
+		},
+	],
 	repeatable: true,
 	passesItemOn: true,
 	validate(itemIndex) {

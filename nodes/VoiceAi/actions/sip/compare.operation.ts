@@ -38,7 +38,7 @@ export const compare = defineOperation<SipIntent>({
 	action: 'Compare a SIP configuration with wanted settings',
 	changesData: false,
 	requests: [GET_SIP],
-	...sipForm('compare', updateProperties),
+	...sipForm(updateProperties),
 	validate: readSipIntent,
 	failureIn(records) {
 		const unreadable = records.find((record) => record.status === 'could not read');

@@ -54,7 +54,7 @@ export const detach = defineOperation<Detach>({
 	action: 'Detach a SIP configuration',
 	changesData: 'changes data',
 	requests: [DETACH, { ...GET_SIP, when: 'after a 409, to see what is attached' }],
-	...sipForm('detach', properties),
+	...sipForm(properties),
 	recordOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber(this, itemIndex);

@@ -1,5 +1,4 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkE164, fieldsIn, readBoolean, readString } from '../validation';
 
@@ -187,11 +186,8 @@ export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): bo
 
 // What every SIP operation shares: Phone Number first, what a 404 is about. Each is repeatable: a
 // read, a detach, or an update the service compares with the current state (twice changes nothing).
-export const sipForm = (operation: string, properties: INodeProperties[]) => ({
-	description: updateDisplayOptions({ show: { resource: ['sip'], operation: [operation] } }, [
-		phoneNumberField,
-		...properties,
-	]),
+export const sipForm = (properties: INodeProperties[]) => ({
+	description: [phoneNumberField, ...properties],
 	repeatable: true as const,
 	target: ({ phone_number }: { phone_number: string }) =>
 		`The SIP configuration of ${phone_number}`,

@@ -8,7 +8,7 @@ export const get = defineOperation<{ phone_number: string; showPasswords: boolea
 	action: 'Get a SIP configuration',
 	changesData: false,
 	requests: [GET_SIP],
-	...sipForm('get', [showPasswordsField]),
+	...sipForm([showPasswordsField]),
 	validate(itemIndex) {
 		return {
 			phone_number: readPhoneNumber(this, itemIndex),

@@ -25,7 +25,7 @@ export const update = defineOperation<SipIntent>({
 	action: 'Update a SIP configuration',
 	changesData: 'changes data',
 	requests: [{ ...GET_SIP, when: 'when a field or direction is kept' }, PATCH_SIP],
-	...sipForm('update', updateProperties),
+	...sipForm(updateProperties),
 	validate: readSipIntent,
 	recordOf: ({ phone_number }) => phone_number,
 	async execute(intent, api, itemIndex) {

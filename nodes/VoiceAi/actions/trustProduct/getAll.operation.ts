@@ -25,7 +25,7 @@ export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	action: 'Get many trust products',
 	changesData: false,
 	requests: [LIST],
-	description: [...properties, ...returnAllFields('trustProduct', 'getAll', 'trust products')],
+	description: [...properties, ...returnAllFields('trust products')],
 	repeatable: true,
 	target: ({ carrier }) => `Carrier "${carrier}"`,
 	validate(itemIndex) {

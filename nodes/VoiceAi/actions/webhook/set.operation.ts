@@ -1,4 +1,4 @@
-import { type INodeProperties, updateDisplayOptions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { setAccountWebhook } from '../../accountOwnership/ownership';
 import { checkHttpUrl, fieldIn, readString } from '../validation';
@@ -53,10 +53,7 @@ export const set = defineOperation({
 		},
 		{ method: 'POST', path: '/webhook/insert-webhook' },
 	],
-	description: updateDisplayOptions(
-		{ show: { resource: ['webhook'], operation: ['set'] } },
-		properties,
-	),
+	description: properties,
 	repeatable: true,
 	validate(itemIndex) {
 		return {
