@@ -1,29 +1,21 @@
 import { randomBytes } from 'node:crypto';
 
-import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { FieldRef } from '../validation';
 import { invalidField, readString } from '../validation';
 
-/** Form part `part` from binary `property`; given `storedSize`, it streams from n8n's store. */
-export interface ImageUpload {
-	part: string;
-	property: string;
-	binary: IBinaryData & { mimeType: string };
-	storedSize?: number;
-}
-
 /** `type/subtype` in RFC 7230 token characters: nothing that could end or add a part header. */
 const MIME_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** The image field's binary property: it exists, its type can be a part header, it is not empty. */
+/** Form part `part` from the field's binary: it exists, its type fits a part header, not empty. */
 export async function readImage(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
 	part: string,
-): Promise<ImageUpload> {
+) {
 	const property = readString(ctx, itemIndex, field, { required: true });
 	const refuse = (problem: string, hint: string) =>
 		invalidField(ctx, itemIndex, field, problem, hint);
@@ -44,7 +36,7 @@ export async function readImage(
 			"Set the binary data's MIME type to a plain type/subtype (no parameters, spaces or line breaks), for example with an Edit Fields or Code node. Nothing was sent to Voice AI for this item.",
 		);
 	}
-	// A store that cannot say the size: the file is read whole when it is sent.
+	// Given storedSize the file streams from n8n's store; with none, it is read whole when sent.
 	const size =
 		binary.id && (await ctx.helpers.getBinaryMetadata(binary.id).catch(() => {}))?.fileSize;
 	const storedSize =
@@ -58,15 +50,16 @@ export async function readImage(
 	}
 	return { part, property, binary: { ...binary, mimeType }, storedSize };
 }
+export type ImageUpload = Awaited<ReturnType<typeof readImage>>;
 
 const escapeName = (name: string) =>
 	name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
 
 /**
- * A multipart/form-data body as one Buffer, each file read straight into its slot (streamed from n8n's
- * binary data store when it lives there): an upload holds about one copy of each file, where a FormData
- * with Blobs holds three (docs/benchmark.md). A Buffer is also sent again as it is on a retry. Names are
- * escaped and line breaks sent as CRLF, as browsers do (WHATWG HTML).
+ * multipart/form-data as one Buffer, each file read (streamed from n8n's store if there) into its
+ * slot: about one copy of each file in memory, where FormData with Blobs holds three
+ * (docs/benchmark.md), and a retry resends the Buffer as is. Names escaped, line breaks as CRLF, as
+ * browsers do (WHATWG HTML).
  */
 export async function multipartBody(
 	ctx: IExecuteFunctions,
@@ -109,15 +102,10 @@ export async function multipartBody(
 			offset += chunk.length;
 		}
 		if (offset !== end) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`The file for ${(part as ImageUpload).part} changed size while it was being read`,
-				{
-					itemIndex,
-					description:
-						'n8n reported one size for the binary data and delivered another. Run the node again.',
-				},
-			);
+			const message = `The file for ${(part as ImageUpload).part} changed size while it was being read`;
+			const description =
+				'n8n reported one size for the binary data and delivered another. Run the node again.';
+			throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 		}
 	}
 	return { body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } };
