@@ -3,9 +3,8 @@ import { sleep } from 'n8n-workflow';
 
 /**
  * n8n's processed-data store writes a workflow's list whole, unlocked; its one atomic step is
- * creating a record (unique key). So the node's record (scope "node") is a lock across processes
- * for the history (scope "workflow"), and all conversations waiting in a process go into one write
- * (docs/scaling.md says why this is correct).
+ * creating a record. So the node's record (scope "node") locks the history (scope "workflow")
+ * across processes, and a process's waiting conversations go into one write (docs/scaling.md).
  */
 export type Store = Pick<
 	IExecuteFunctions['helpers'],
