@@ -22,32 +22,29 @@ export async function readImage(
 	const binaries = ctx.getInputData()[itemIndex]?.binary;
 	// Own properties only: "toString" or "__proto__" must not find Object.prototype's.
 	const binary = binaries && Object.hasOwn(binaries, property) ? binaries[property] : undefined;
-	if (!binary || typeof binary !== 'object') {
+	if (!binary || typeof binary !== 'object')
 		throw refuse(
 			`the input item has no binary field "${property}"`,
 			'Name a binary field of the input item, for example data from a Read File or HTTP Request node.',
 		);
-	}
 	// The spec names no image types: the file goes with the type its source gave it, if it is one.
 	const mimeType = binary.mimeType || 'application/octet-stream';
-	if (!MIME_TYPE.test(mimeType)) {
+	if (!MIME_TYPE.test(mimeType))
 		throw refuse(
 			`the MIME type of binary field "${property}" (${JSON.stringify(mimeType).slice(0, 60)}) is not a type/subtype such as image/png`,
 			"Set the binary data's MIME type to a plain type/subtype (no parameters, spaces or line breaks), for example with an Edit Fields or Code node. Nothing was sent to Voice AI for this item.",
 		);
-	}
 	// Given storedSize the file streams from n8n's store; with none, it is read whole when sent.
 	const size =
 		binary.id && (await ctx.helpers.getBinaryMetadata(binary.id).catch(() => {}))?.fileSize;
 	const storedSize =
 		Number.isSafeInteger(size) && (size as number) >= 0 ? (size as number) : undefined;
 	const inItem = typeof binary.data === 'string' && Buffer.byteLength(binary.data, 'base64');
-	if ((binary.id ? storedSize : inItem) === 0) {
+	if ((binary.id ? storedSize : inItem) === 0)
 		throw refuse(
 			`binary field "${property}" is empty (0 bytes)`,
 			'An empty file would replace the current image with nothing. Check the node that produced the file. Nothing was sent to Voice AI for this item.',
 		);
-	}
 	return { part, property, binary: { ...binary, mimeType }, storedSize };
 }
 export type ImageUpload = Awaited<ReturnType<typeof readImage>>;

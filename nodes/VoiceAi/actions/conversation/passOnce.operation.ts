@@ -53,7 +53,7 @@ export const passOnce = defineOperation<{ id: string; historySize: number }>({
 	validate(itemIndex) {
 		const raw = this.getNodeParameter(ID_FIELD.name, itemIndex, '') as unknown;
 		const id = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw;
-		if (typeof id !== 'string' || id.trim() === '') {
+		if (typeof id !== 'string' || id.trim() === '')
 			throw invalidField(
 				this,
 				itemIndex,
@@ -61,7 +61,6 @@ export const passOnce = defineOperation<{ id: string; historySize: number }>({
 				`expected a non-empty text, got ${raw === undefined || raw === '' ? 'nothing' : JSON.stringify(raw)}`,
 				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.",
 			);
-		}
 		const historySize = readInteger(this, itemIndex, HISTORY_FIELD, HISTORY_SIZE, HISTORY_RANGE);
 		return { id: id.trim(), historySize };
 	},
@@ -69,12 +68,11 @@ export const passOnce = defineOperation<{ id: string; historySize: number }>({
 		const fail = (message: string, description: string) =>
 			new NodeOperationError(this.getNode(), message, { itemIndex, description });
 		// n8n adds its processed-data helpers as one set (DeduplicationHelperFunctions).
-		if (typeof this.helpers.checkProcessedAndRecord !== 'function') {
+		if (typeof this.helpers.checkProcessedAndRecord !== 'function')
 			throw fail(
 				'This n8n has no processed-data store, so Pass Once cannot work here',
 				'Pass Once needs an n8n whose Remove Duplicates node offers "Remove Items Processed in Previous Executions".',
 			);
-		}
 		const workflowId = String(this.getWorkflow().id);
 		const isNew = await recordOnce(this.helpers, workflowId, id, historySize).catch((error) => {
 			throw fail(
