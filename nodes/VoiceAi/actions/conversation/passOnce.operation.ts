@@ -53,14 +53,12 @@ export const passOnce = defineOperation<{ id: string; historySize: number }>({
 	validate(itemIndex) {
 		const raw = this.getNodeParameter(ID_FIELD.name, itemIndex, '') as unknown;
 		const id = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw;
-		if (typeof id !== 'string' || id.trim() === '')
-			throw invalidField(
-				this,
-				itemIndex,
-				ID_FIELD,
-				`expected a non-empty text, got ${raw === undefined || raw === '' ? 'nothing' : JSON.stringify(raw)}`,
-				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.",
-			);
+		if (typeof id !== 'string' || id.trim() === '') {
+			const got = raw === undefined || raw === '' ? 'nothing' : JSON.stringify(raw);
+			const hint =
+				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.";
+			throw invalidField(this, itemIndex, ID_FIELD, `expected a non-empty text, got ${got}`, hint);
+		}
 		const historySize = readInteger(this, itemIndex, HISTORY_FIELD, HISTORY_SIZE, HISTORY_RANGE);
 		return { id: id.trim(), historySize };
 	},
