@@ -67,7 +67,7 @@ const FORM_FIELDS: INodeProperties[] = [
 	text('Chatbot Name', 'chatbotName'),
 	text('Chatbot Title', 'chatbot_title', 'Title shown in the widget header'),
 	text('Greeting Text', 'greeting_text', 'Greeting tooltip shown near the chat bubble'),
-	colour('Header Color', 'header_color', 'A #RRGGBB hex colour'), // the spec pins its form
+	colour('Header Color', 'header_color', 'A #RRGGBB hex colour'),
 	colour('Input Background Color', 'input_bg_color'),
 	text('Input Placeholder', 'input_placeholder'),
 	text(
@@ -100,12 +100,9 @@ function readText(
 	if (type === 'boolean') return String(readBoolean(ctx, itemIndex, field, false));
 	if (type === 'string')
 		return readString(ctx, itemIndex, field, { asTyped: name !== 'pathway_id', added: true });
+	const hex = name === 'header_color' ? checkHexColour : checkAnyHexColour; // the spec pins its form
 	const values = (options as INodePropertyOptions[] | undefined)?.map(({ value }) => String(value));
-	const check: TextCheck = values
-		? (...args) => checkOneOf(...args, values)
-		: name === 'header_color'
-			? checkHexColour
-			: checkAnyHexColour;
+	const check: TextCheck = values ? (...args) => checkOneOf(...args, values) : hex;
 	return readString(ctx, itemIndex, field, { required: true, check });
 }
 
