@@ -72,11 +72,9 @@ export async function multipartBody(
 	);
 	for (const image of images) {
 		const { fileName, fileExtension, mimeType } = image.binary;
-		const name = fileName ?? `${image.part}.${fileExtension ?? 'bin'}`;
+		const name = escapeName(fileName ?? `${image.part}.${fileExtension ?? 'bin'}`);
 		parts.push(
-			Buffer.from(
-				`${head(image.part, `; filename="${escapeName(name)}"`)}Content-Type: ${mimeType}\r\n\r\n`,
-			),
+			Buffer.from(`${head(image.part, `; filename="${name}"`)}Content-Type: ${mimeType}\r\n\r\n`),
 			image.storedSize === undefined
 				? await ctx.helpers.getBinaryDataBuffer(itemIndex, image.property)
 				: image,
