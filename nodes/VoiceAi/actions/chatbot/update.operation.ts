@@ -18,9 +18,6 @@ import { type ImageUpload, multipartBody, readImage } from './upload';
 
 const UPDATE = request('PATCH', '/chatbot/{id}');
 
-// The spec's update form: never webhook_url or persistent_buttons, which it lacks. Only the spec's
-// rules are checked; any other value, empty too, goes as given (docs/service-assumptions.md).
-
 /** The image fields: the input item's binary field each names is uploaded as this form part. */
 const UPLOADS: Record<string, string> = {
 	bubbleIconImageProperty: 'bubbleIconImage',
@@ -55,7 +52,9 @@ const image = (displayName: string, name: string, what: string) => {
 	return field(displayName, name, description, { type: 'string', default: 'data' });
 };
 
-/** In the editor's order (alphabetical by display name). */
+// The spec's update form, in the editor's order (alphabetical by display name): never webhook_url or
+// persistent_buttons, which it lacks. Only the spec's rules are checked; any other value, empty too,
+// goes as given (docs/service-assumptions.md).
 const FORM_FIELDS: INodeProperties[] = [
 	flag('Auto Open', 'auto_open', false, 'Whether the chat window opens automatically'),
 	colour('Background Color', 'background_color'),
