@@ -17,7 +17,7 @@ const keyedTests = new WeakSet<object>();
  * For every request with the key (Voice AI nodes, the test, the HTTP Request node): one header, only
  * within the base URL as the URL parser reads it, no redirect; a refusal never shows path or query.
  */
-export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authenticate'] {
+export function authenticateKey(sipLogin: boolean): ICredentialType['authenticate'] {
 	return async (credentials, requestOptions) => {
 		// n8n hands the test's request here too. No read checks a SIP login: the test sees it filled in.
 		const isTest = requestOptions.url === API_CHECK_PATH;
@@ -71,7 +71,7 @@ export function voiceAiAuthenticate(sipLogin: boolean): ICredentialType['authent
 }
 
 /** A read that changes nothing. `authenticate` replaces its unreachable (RFC 6761) base URL. */
-export const voiceAiCredentialTest: ICredentialTestRequest = {
+export const credentialTest: ICredentialTestRequest = {
 	request: {
 		baseURL: 'https://base-url-not-checked.invalid',
 		url: API_CHECK_PATH,
@@ -133,6 +133,6 @@ export class VoiceAiApi implements ICredentialType {
 			description: 'Which request header carries the API key; the service accepts both',
 		},
 	];
-	authenticate = voiceAiAuthenticate(false);
-	test = voiceAiCredentialTest;
+	authenticate = authenticateKey(false);
+	test = credentialTest;
 }

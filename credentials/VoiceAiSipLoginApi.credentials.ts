@@ -1,6 +1,6 @@
 import type { ICredentialType, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { VOICE_AI_ICON, voiceAiCredentialTest } from './VoiceAiApi.credentials';
+import { VOICE_AI_ICON, credentialTest } from './VoiceAiApi.credentials';
 import { SIP_LOGIN_PROPERTIES } from './VoiceAiWithSipLoginApi.credentials';
 
 const REPLACED =
@@ -20,5 +20,5 @@ export class VoiceAiSipLoginApi implements ICredentialType {
 	async authenticate(): Promise<IHttpRequestOptions> {
 		throw new Error(REPLACED);
 	}
-	test = voiceAiCredentialTest;
+	test = credentialTest;
 }

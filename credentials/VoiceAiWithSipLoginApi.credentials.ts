@@ -1,10 +1,6 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import {
-	VOICE_AI_ICON,
-	voiceAiAuthenticate,
-	voiceAiCredentialTest,
-} from './VoiceAiApi.credentials';
+import { VOICE_AI_ICON, authenticateKey, credentialTest } from './VoiceAiApi.credentials';
 
 /** The SIP trunk login's fields, here and in the retired VoiceAiSipLoginApi. */
 export const SIP_LOGIN_PROPERTIES: INodeProperties[] = [
@@ -35,6 +31,6 @@ export class VoiceAiWithSipLoginApi implements ICredentialType {
 		'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/sip-credentials.md';
 	icon = VOICE_AI_ICON;
 	properties = SIP_LOGIN_PROPERTIES.map((field) => ({ ...field, required: true }));
-	authenticate = voiceAiAuthenticate(true);
-	test = voiceAiCredentialTest;
+	authenticate = authenticateKey(true);
+	test = credentialTest;
 }

@@ -45,7 +45,6 @@ const properties: INodeProperties[] = [
 ];
 
 const CREATE = request('POST', '/callback/standardCampaign');
-
 const FIELDS = fieldsIn(properties, ['phoneNumber', 'agentName', 'task', 'selectedVoice']);
 
 export const create = defineOperation({

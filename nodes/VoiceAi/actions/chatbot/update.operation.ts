@@ -17,9 +17,6 @@ import { type ImageUpload, multipartBody, readImage } from './upload';
 
 const UPDATE = request('PATCH', '/chatbot/{id}');
 
-// The spec's update form: never webhook_url or persistent_buttons, which it lacks. Only the spec's
-// rules are checked; any other value, empty too, goes as given (docs/service-assumptions.md).
-
 /** The image fields: the input item's binary field each names is uploaded as this form part. */
 const UPLOADS: Record<string, string> = {
 	bubbleIconImageProperty: 'bubbleIconImage',
@@ -35,17 +32,13 @@ const field = (
 const text = (displayName: string, name: string, description?: string) =>
 	field(displayName, name, description, { type: 'string', default: '' });
 const ANY_HEX = 'A hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA), sent as written';
-/** The spec pins header_color to #RRGGBB; the other colours take any hex form. */
-const colour = (displayName: string, name: string) =>
-	field(displayName, name, name === 'header_color' ? 'A #RRGGBB hex colour' : ANY_HEX, {
-		type: 'color',
-		default: '#000000',
-	});
-/** Options named from their values: "bottom-right" shows as "Bottom Right". */
-const choice = (displayName: string, name: string, values: string[], value = values[0]) =>
+const colour = (displayName: string, name: string, description = ANY_HEX) =>
+	field(displayName, name, description, { type: 'color', default: '#000000' });
+/** Options named from the values ("bottom-right": "Bottom Right"); the first is the default. */
+const choice = (displayName: string, name: string, values: string, value = values.split(' ')[0]) =>
 	field(displayName, name, undefined, {
 		type: 'options',
-		options: values.map((option) => ({
+		options: values.split(' ').map((option) => ({
 			name: option.replace(/\b\w/g, (c) => c.toUpperCase()).replace(/-/g, ' '),
 			value: option,
 		})),
@@ -53,32 +46,26 @@ const choice = (displayName: string, name: string, values: string[], value = val
 	});
 const flag = (displayName: string, name: string, value: boolean, description: string) =>
 	field(displayName, name, description, { type: 'boolean', default: value });
-const image = (displayName: string, name: string, what: string) =>
-	field(
-		displayName,
-		name,
-		`Name of the input binary field holding ${what}; uploaded as ${UPLOADS[name]} with its file name and MIME type`,
-		{ type: 'string', default: 'data' },
-	);
+const image = (displayName: string, name: string, what: string) => {
+	const description = `Name of the input binary field holding ${what}; uploaded as ${UPLOADS[name]} with its file name and MIME type`;
+	return field(displayName, name, description, { type: 'string', default: 'data' });
+};
 
-/** In the editor's order (alphabetical by display name). */
+// The spec's update form, in the editor's order (alphabetical by display name): never webhook_url or
+// persistent_buttons, which it lacks. Only the spec's rules are checked; any other value, empty too,
+// goes as given (docs/service-assumptions.md).
 const FORM_FIELDS: INodeProperties[] = [
 	flag('Auto Open', 'auto_open', false, 'Whether the chat window opens automatically'),
 	colour('Background Color', 'background_color'),
-	choice(
-		'Bubble Icon',
-		'bubble_icon',
-		['message-circle', 'sparkles', 'bot', 'headphones', 'help-circle', 'heart'],
-		'message-circle',
-	),
+	choice('Bubble Icon', 'bubble_icon', 'message-circle sparkles bot headphones help-circle heart'),
 	image('Bubble Icon Image Field', 'bubbleIconImageProperty', 'a custom bubble icon image'),
-	choice('Bubble Position', 'bubble_position', ['bottom-right', 'bottom-left', 'bottom-center']),
-	choice('Bubble Size', 'bubble_size', ['small', 'medium', 'large'], 'medium'),
+	choice('Bubble Position', 'bubble_position', 'bottom-right bottom-left bottom-center'),
+	choice('Bubble Size', 'bubble_size', 'small medium large', 'medium'),
 	image('Chatbot Image Field', 'chatbotImageProperty', 'the chatbot image'),
 	text('Chatbot Name', 'chatbotName'),
 	text('Chatbot Title', 'chatbot_title', 'Title shown in the widget header'),
 	text('Greeting Text', 'greeting_text', 'Greeting tooltip shown near the chat bubble'),
-	colour('Header Color', 'header_color'),
+	colour('Header Color', 'header_color', 'A #RRGGBB hex colour'),
 	colour('Input Background Color', 'input_bg_color'),
 	text('Input Placeholder', 'input_placeholder'),
 	text(
@@ -92,7 +79,7 @@ const FORM_FIELDS: INodeProperties[] = [
 		true,
 		"Whether the chat footer shows the service's powered-by branding",
 	),
-	choice('Template', 'template', ['classic', 'modern', 'glassmorphism']),
+	choice('Template', 'template', 'classic modern glassmorphism'),
 	colour('Text Color', 'text_color'),
 	colour('User Message Color', 'user_message_color'),
 	{
@@ -111,12 +98,9 @@ function readText(
 	if (type === 'boolean') return String(readBoolean(ctx, itemIndex, field, false));
 	if (type === 'string')
 		return readString(ctx, itemIndex, field, { asTyped: name !== 'pathway_id', added: true });
+	const hex = name === 'header_color' ? checkHexColour : checkAnyHexColour; // the spec pins its form
 	const values = (options as INodePropertyOptions[] | undefined)?.map(({ value }) => String(value));
-	const check: TextCheck = values
-		? (...args) => checkOneOf(...args, values)
-		: name === 'header_color'
-			? checkHexColour
-			: checkAnyHexColour;
+	const check: TextCheck = values ? (...args) => checkOneOf(...args, values) : hex;
 	return readString(ctx, itemIndex, field, { required: true, check });
 }
 

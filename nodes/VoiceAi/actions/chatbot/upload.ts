@@ -1,72 +1,62 @@
 import { randomBytes } from 'node:crypto';
 
-import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { FieldRef } from '../validation';
 import { invalidField, readString } from '../validation';
 
-/** Form part `part` from binary `property`; given `storedSize`, it streams from n8n's store. */
-export interface ImageUpload {
-	part: string;
-	property: string;
-	binary: IBinaryData & { mimeType: string };
-	storedSize?: number;
-}
-
 /** `type/subtype` in RFC 7230 token characters: nothing that could end or add a part header. */
 const MIME_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** The image field's binary property: it exists, its type can be a part header, it is not empty. */
+/** Form part `part` from the field's binary: it exists, its type fits a part header, not empty. */
 export async function readImage(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: FieldRef,
 	part: string,
-): Promise<ImageUpload> {
+) {
 	const property = readString(ctx, itemIndex, field, { required: true });
 	const refuse = (problem: string, hint: string) =>
 		invalidField(ctx, itemIndex, field, problem, hint);
 	const binaries = ctx.getInputData()[itemIndex]?.binary;
 	// Own properties only: "toString" or "__proto__" must not find Object.prototype's.
 	const binary = binaries && Object.hasOwn(binaries, property) ? binaries[property] : undefined;
-	if (!binary || typeof binary !== 'object') {
+	if (!binary || typeof binary !== 'object')
 		throw refuse(
 			`the input item has no binary field "${property}"`,
 			'Name a binary field of the input item, for example data from a Read File or HTTP Request node.',
 		);
-	}
 	// The spec names no image types: the file goes with the type its source gave it, if it is one.
 	const mimeType = binary.mimeType || 'application/octet-stream';
-	if (!MIME_TYPE.test(mimeType)) {
+	if (!MIME_TYPE.test(mimeType))
 		throw refuse(
 			`the MIME type of binary field "${property}" (${JSON.stringify(mimeType).slice(0, 60)}) is not a type/subtype such as image/png`,
 			"Set the binary data's MIME type to a plain type/subtype (no parameters, spaces or line breaks), for example with an Edit Fields or Code node. Nothing was sent to Voice AI for this item.",
 		);
-	}
-	// A store that cannot say the size: the file is read whole when it is sent.
+	// Given storedSize the file streams from n8n's store; with none, it is read whole when sent.
 	const size =
 		binary.id && (await ctx.helpers.getBinaryMetadata(binary.id).catch(() => {}))?.fileSize;
 	const storedSize =
 		Number.isSafeInteger(size) && (size as number) >= 0 ? (size as number) : undefined;
 	const inItem = typeof binary.data === 'string' && Buffer.byteLength(binary.data, 'base64');
-	if ((binary.id ? storedSize : inItem) === 0) {
+	if ((binary.id ? storedSize : inItem) === 0)
 		throw refuse(
 			`binary field "${property}" is empty (0 bytes)`,
 			'An empty file would replace the current image with nothing. Check the node that produced the file. Nothing was sent to Voice AI for this item.',
 		);
-	}
 	return { part, property, binary: { ...binary, mimeType }, storedSize };
 }
+export type ImageUpload = Awaited<ReturnType<typeof readImage>>;
 
 const escapeName = (name: string) =>
 	name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
 
 /**
- * A multipart/form-data body as one Buffer, each file read straight into its slot (streamed from n8n's
- * binary data store when it lives there): an upload holds about one copy of each file, where a FormData
- * with Blobs holds three (docs/benchmark.md). A Buffer is also sent again as it is on a retry. Names are
- * escaped and line breaks sent as CRLF, as browsers do (WHATWG HTML).
+ * multipart/form-data as one Buffer, each file read (streamed from n8n's store if there) into its
+ * slot: about one copy of each file in memory, where FormData with Blobs holds three
+ * (docs/benchmark.md), and a retry resends the Buffer as is. Names escaped, line breaks as CRLF, as
+ * browsers do (WHATWG HTML).
  */
 export async function multipartBody(
 	ctx: IExecuteFunctions,
@@ -82,11 +72,9 @@ export async function multipartBody(
 	);
 	for (const image of images) {
 		const { fileName, fileExtension, mimeType } = image.binary;
-		const name = fileName ?? `${image.part}.${fileExtension ?? 'bin'}`;
+		const name = escapeName(fileName ?? `${image.part}.${fileExtension ?? 'bin'}`);
 		parts.push(
-			Buffer.from(
-				`${head(image.part, `; filename="${escapeName(name)}"`)}Content-Type: ${mimeType}\r\n\r\n`,
-			),
+			Buffer.from(`${head(image.part, `; filename="${name}"`)}Content-Type: ${mimeType}\r\n\r\n`),
 			image.storedSize === undefined
 				? await ctx.helpers.getBinaryDataBuffer(itemIndex, image.property)
 				: image,
@@ -109,15 +97,10 @@ export async function multipartBody(
 			offset += chunk.length;
 		}
 		if (offset !== end) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`The file for ${(part as ImageUpload).part} changed size while it was being read`,
-				{
-					itemIndex,
-					description:
-						'n8n reported one size for the binary data and delivered another. Run the node again.',
-				},
-			);
+			const message = `The file for ${(part as ImageUpload).part} changed size while it was being read`;
+			const description =
+				'n8n reported one size for the binary data and delivered another. Run the node again.';
+			throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 		}
 	}
 	return { body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } };

@@ -51,39 +51,28 @@ export const passOnce = defineOperation<{ id: string; historySize: number }>({
 		const raw = this.getNodeParameter(ID_FIELD.name, itemIndex, '') as unknown;
 		const id = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw;
 		if (typeof id !== 'string' || id.trim() === '') {
-			throw invalidField(
-				this,
-				itemIndex,
-				ID_FIELD,
-				`expected a non-empty text, got ${raw === undefined || raw === '' ? 'nothing' : JSON.stringify(raw)}`,
-				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.",
-			);
+			const got = raw === undefined || raw === '' ? 'nothing' : JSON.stringify(raw);
+			const hint =
+				"Point 'Conversation ID' at the item's conversation ID, e.g. {{ $json.conversation_id }}. Nothing was recorded for this item.";
+			throw invalidField(this, itemIndex, ID_FIELD, `expected a non-empty text, got ${got}`, hint);
 		}
 		const historySize = readInteger(this, itemIndex, HISTORY_FIELD, HISTORY_SIZE, HISTORY_RANGE);
 		return { id: id.trim(), historySize };
 	},
 	async execute({ id, historySize }, _api, itemIndex) {
+		const fail = (message: string, description: string) =>
+			new NodeOperationError(this.getNode(), message, { itemIndex, description });
 		// n8n adds its processed-data helpers as one set (DeduplicationHelperFunctions).
-		if (typeof this.helpers.checkProcessedAndRecord !== 'function') {
-			throw new NodeOperationError(
-				this.getNode(),
+		if (typeof this.helpers.checkProcessedAndRecord !== 'function')
+			throw fail(
 				'This n8n has no processed-data store, so Pass Once cannot work here',
-				{
-					itemIndex,
-					description:
-						'Pass Once needs an n8n whose Remove Duplicates node offers "Remove Items Processed in Previous Executions".',
-				},
+				'Pass Once needs an n8n whose Remove Duplicates node offers "Remove Items Processed in Previous Executions".',
 			);
-		}
 		const workflowId = String(this.getWorkflow().id);
 		const isNew = await recordOnce(this.helpers, workflowId, id, historySize).catch((error) => {
-			throw new NodeOperationError(
-				this.getNode(),
+			throw fail(
 				`Could not read or record conversation "${id}" in n8n's processed-data store: ${(error as Error).message}`,
-				{
-					itemIndex,
-					description: 'The item was not passed on. Run it again once n8n can reach its database.',
-				},
+				'The item was not passed on. Run it again once n8n can reach its database.',
 			);
 		});
 		return isNew ? [this.getInputData()[itemIndex].json as IDataObject] : [];

@@ -2,10 +2,9 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 /**
- * n8n's processed-data store writes a workflow's list whole, with no lock, and its one atomic step is
- * creating a record (unique key). So the history (scope "workflow") has one writer at a time: the
- * node's own record (scope "node") is a lock across processes, and in a process every conversation
- * waiting when the lock is taken goes into that one write. docs/scaling.md says why this is correct.
+ * n8n's processed-data store writes a workflow's list whole, unlocked; its one atomic step is
+ * creating a record. So the node's record (scope "node") locks the history (scope "workflow")
+ * across processes, and a process's waiting conversations go into one write (docs/scaling.md).
  */
 export type Store = Pick<
 	IExecuteFunctions['helpers'],
@@ -82,10 +81,9 @@ async function drain(key: string, historySize: number): Promise<void> {
 }
 
 /**
- * Takes the lock: creates the node's record [LOCK, this caller's token]; creating succeeds for one
- * caller only. A caller that finds the record adds its token, so a record that still holds the token
- * on its next try is the same one, and one held that long (LOCK_LAPSES_AFTER_MS) was left by a dead
- * process: it is cleared. Between tries a waiter only reads (whileHeld).
+ * Takes the lock by creating the node's record [LOCK, token] (only one caller can). A caller that
+ * finds it adds its token, so a record still holding the token on the next try is the same one; one
+ * held LOCK_LAPSES_AFTER_MS was left by a dead process and is cleared. Between tries: whileHeld.
  */
 async function acquire(store: Store): Promise<void> {
 	const started = Date.now();
@@ -114,11 +112,10 @@ async function acquire(store: Store): Promise<void> {
 		}
 		if (failures >= ATTEMPTS)
 			throw new Error(`could not take the lock of Pass Once: ${(lastError as Error).message}`);
-		if (Date.now() - started > LOCK_WAIT_MS) {
+		if (Date.now() - started > LOCK_WAIT_MS)
 			throw new Error(
 				`the lock of Pass Once stayed taken for ${LOCK_WAIT_MS / 1000} s${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
 			);
-		}
 		// After a lost race the next try finds the winner's record and puts this caller's token in it.
 		if (raced) await poll();
 		else await whileHeld(store);
@@ -126,9 +123,9 @@ async function acquire(store: Store): Promise<void> {
 }
 
 /**
- * Reads the lock record until it is worth another try: it is gone, or it has fewer than 3 entries (the
- * lock, its holder's token and this caller's) or fewer than last read, so it is another record. After
- * RECHECK_MS a try also tells whether the same holder still has it.
+ * Reads the lock record until another try is worth it: it is gone, or holds under 3 entries (lock,
+ * holder's and this caller's tokens) or fewer than last read (another record); or after RECHECK_MS,
+ * to learn whether the same holder still has it.
  */
 async function whileHeld(store: Store): Promise<void> {
 	const since = Date.now();

@@ -3,8 +3,6 @@ import type { INodeProperties } from 'n8n-workflow';
 import { checkPathSegment, fieldIn, readListLimit, readString } from '../validation';
 import { defineOperation, request, returnAllFields, send, toListRecords } from '../types';
 
-const LIST = request('GET', '/agency/{carrier}/trust-products');
-
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Carrier',
@@ -17,6 +15,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+const LIST = request('GET', '/agency/{carrier}/trust-products');
 const CARRIER = fieldIn(properties, 'carrier');
 
 export const getAll = defineOperation<{ carrier: string; limit?: number }>({

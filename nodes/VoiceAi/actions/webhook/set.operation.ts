@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { setAccountWebhook } from '../../accountOwnership/ownership';
 import { checkHttpUrl, fieldIn, readString } from '../validation';
-import { defineOperation, toRecords } from '../types';
+import { defineOperation, request, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
 	{
@@ -39,6 +39,7 @@ const properties: INodeProperties[] = [
 ];
 
 const WEBHOOK_URL = fieldIn(properties, 'webhookUrl');
+const LIST_AGENTS = request('GET', '/callback/standardCampaign');
 
 export const set = defineOperation({
 	name: 'Set',
@@ -46,12 +47,8 @@ export const set = defineOperation({
 	action: 'Set the account webhook',
 	changesData: 'changes data',
 	requests: [
-		{
-			method: 'GET',
-			path: '/callback/standardCampaign',
-			when: 'when another key on the base URL must be told apart',
-		},
-		{ method: 'POST', path: '/webhook/insert-webhook' },
+		{ ...LIST_AGENTS, when: 'when another key on the base URL must be told apart' },
+		request('POST', '/webhook/insert-webhook'),
 	],
 	description: properties,
 	repeatable: true,
