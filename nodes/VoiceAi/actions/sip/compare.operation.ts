@@ -30,8 +30,7 @@ function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDa
 	return found;
 }
 
-// SIP Update's dry run, writing nothing. An answer it cannot read is "could not read", never
-// "in sync": a scheduled audit must not take it for a clean result.
+// An answer it cannot read is "could not read", never "in sync": an audit must not take it as clean.
 export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
@@ -40,14 +39,10 @@ export const compare = defineOperation<SipIntent>({
 	requests: [GET_SIP],
 	...sipForm('compare', updateProperties),
 	validate: readSipIntent,
-	failureIn(records) {
-		const unreadable = records.find((record) => record.status === 'could not read');
-		return (
-			unreadable && {
-				message: String(unreadable.reason),
-				description: `SIP Compare of ${String(unreadable.phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`,
-			}
-		);
+	failureIn([{ status, reason, phone_number }]) {
+		if (status !== 'could not read') return undefined;
+		const description = `SIP Compare of ${String(phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`;
+		return { message: String(reason), description };
 	},
 	async execute(intent, api) {
 		const { phone_number, showPasswords } = intent;

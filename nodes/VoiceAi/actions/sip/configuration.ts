@@ -1,25 +1,19 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isPlainObject, setOwn } from '../../transport';
+import { isPlainObject, setOwn, shortened } from '../../transport';
 import type { ApiCall } from '../types';
 import { request, send } from '../types';
 import type { DirectionType } from './fields';
 import { DIRECTIONS, FIELDS } from './fields';
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
-const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true } as const;
+const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true };
 const OPTIONS = ['port', 'transport', 'secure_media', 'sip_username', 'sip_password'] as const;
 
+export type Login = Record<'sip_username' | 'sip_password', string>;
+type Options = Partial<typeof NEW_DIRECTION_DEFAULTS & Login>;
 /** One direction as the user asked for it; an absent field keeps what the current configuration has. */
-export interface DirectionChange {
-	type: DirectionType;
-	sip_endpoint: string;
-	port?: number;
-	transport?: string;
-	secure_media?: boolean;
-	sip_username?: string;
-	sip_password?: string;
-}
+export type DirectionChange = { type: DirectionType; sip_endpoint: string } & Options;
 
 export interface SipIntent {
 	phone_number: string;
@@ -47,18 +41,17 @@ export function readCurrentSip(answer: unknown): CurrentSip {
 		return fail(`the answer is ${describeShape(answer)}, not an object with a directions list`);
 	if (config === answer && isPlainObject(data) && 'directions' in data)
 		return fail('the answer holds two directions lists (top level and under data)');
-	const directions = config.directions as unknown[];
-	const seen = new Set<unknown>();
+	const directions = config.directions as IDataObject[];
 	for (const [index, direction] of directions.entries()) {
 		if (!isPlainObject(direction) || !(DIRECTIONS as readonly unknown[]).includes(direction.type))
 			return fail(`direction ${index} is not an object whose type is inbound or outbound`);
 		const type = String(direction.type);
-		if (seen.has(type)) return fail(`the ${type} direction is listed twice`);
+		if (directions.findIndex((other) => other.type === type) < index)
+			return fail(`the ${type} direction is listed twice`);
 		if (direction.options !== undefined && !isPlainObject(direction.options))
 			return fail(`the options of the ${type} direction are not an object`);
-		seen.add(type);
 	}
-	return { readable: true, config, directions: directions as IDataObject[] };
+	return { readable: true, config, directions };
 }
 
 function describeShape(value: unknown): string {
@@ -66,13 +59,12 @@ function describeShape(value: unknown): string {
 	if (typeof value === 'string') return 'text';
 	if (value === null || value === undefined) return 'empty';
 	if (!isPlainObject(value)) return `a ${typeof value}`;
-	const keys = Object.keys(value);
-	if (!keys.length) return 'an empty object';
-	return `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
+	const keys = Object.keys(value).join(', ');
+	return keys ? `an object with ${shortened(keys, 60)}` : 'an empty object';
 }
 
 export const GET_SIP = request('GET', '/sip/{phone_number}');
-export const fetchSip = async (api: ApiCall, value: string): Promise<unknown> =>
+export const fetchSip = async (api: ApiCall, value: string) =>
 	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });
 export const readSip = async (api: ApiCall, phone: string) =>
 	readCurrentSip(await fetchSip(api, phone));

@@ -1,5 +1,4 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { AUTHENTICATION, authenticationOf } from '../../transport';
 import type { FieldRef } from '../validation';
@@ -13,7 +12,7 @@ import {
 	readInteger,
 	readString,
 } from '../validation';
-import type { DirectionChange } from './configuration';
+import type { DirectionChange, Login } from './configuration';
 import { DIRECTIONS, FIELDS, readPhoneNumber, readShowPasswords, updateProperties } from './fields';
 
 function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef) {
@@ -25,11 +24,10 @@ function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: Field
 	throw invalidField(ctx, itemIndex, field, `expected keep, on or off (or true/false), got ${got}`);
 }
 
-type Login = { sip_username: string; sip_password: string };
 /** The credential is read once per execution (in n8n each read is a database query). */
 const loginsByExecution = new WeakMap<object, Promise<Login>>();
 
-async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): Promise<Login> {
+async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number) {
 	const node = ctx.getNode();
 	const refuse = (problem: string, hint: string) =>
 		invalidField(ctx, itemIndex, FIELDS.sipLogin, problem, `${hint} Nothing was sent to Voice AI.`);
@@ -52,13 +50,11 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 		}));
 	loginsByExecution.set(ctx, login);
 	const { sip_username, sip_password } = await login;
-	if (!sip_username || !sip_password) {
-		const message =
-			'The Voice AI with SIP Trunk Login credential has an empty SIP user name or password';
-		const description =
-			'Open the Voice AI with SIP Trunk Login API credential and fill in SIP Username and SIP Password. Nothing was sent to Voice AI.';
-		throw new NodeOperationError(node, message, { itemIndex, description });
-	}
+	if (!sip_username || !sip_password)
+		throw refuse(
+			'the chosen credential has an empty SIP user name or password',
+			'Open the Voice AI with SIP Trunk Login API credential and fill in SIP Username and SIP Password.',
+		);
 	return { sip_username, sip_password };
 }
 

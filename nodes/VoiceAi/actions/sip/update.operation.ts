@@ -12,11 +12,9 @@ const PATCH_SIP = request('PATCH', '/sip/sip2');
 
 /** How GET showed a kept password that is not one in clear, or undefined. */
 function unclear({ sip_password: password, sip_username: user }: IDataObject = {}) {
-	if (typeof password === 'string' && /^[*•●]+$/.test(password)) return 'masked';
 	if (password === '') return 'empty';
-	if ((password === undefined || password === null) && typeof user === 'string' && user !== '')
-		return 'missing';
-	return undefined;
+	if (password === undefined || password === null) return user ? 'missing' : undefined;
+	return typeof password === 'string' && /^[*•●]+$/.test(password) ? 'masked' : undefined;
 }
 
 export const update = defineOperation<SipIntent>({
@@ -45,13 +43,12 @@ export const update = defineOperation<SipIntent>({
 			const supplied = changes.find((change) => change.type === type)?.sip_password;
 			const how = supplied === undefined && unclear(direction.options as IDataObject | undefined);
 			if (!how) continue;
-			const label = type === 'inbound' ? 'Inbound' : 'Outbound';
 			throw invalidField(
 				this,
 				itemIndex,
 				fieldIn(updateProperties, `directions.${type}.sipPassword`),
 				`GET /sip/${phone_number} shows the ${type} password ${how}, so it cannot be kept`,
-				`Supply the ${type} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
+				`Supply the ${type} password: list the ${type} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
 			);
 		}
 		return hideSipPasswords(toRecords(await send(api, PATCH_SIP, { body })), intent.showPasswords);
