@@ -34,8 +34,7 @@ const DETACH = request('POST', '/sip/detach2');
 // After a 409 (the spec shows none for detach2: it proves nothing): why the listed directions may
 // still be attached, or undefined when GET /sip shows none of them (docs/service-assumptions.md).
 async function stillAttached(api: ApiCall, phone: string, directions: string[]) {
-	const unknown =
-		'Check the number in the Voice AI dashboard (or with SIP Get) before running again.';
+	const unknown = 'Check the number with SIP Get (or in the Voice AI dashboard), then run again.';
 	const current = await readSip(api, phone).catch((error: Error) => error);
 	if (current instanceof Error)
 		return `Reading the configuration to find out failed: ${current.message}. ${unknown}`;

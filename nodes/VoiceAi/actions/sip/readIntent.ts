@@ -32,15 +32,11 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number) {
 	const refuse = (problem: string, hint: string) =>
 		invalidField(ctx, itemIndex, FIELDS.sipLogin, problem, `${hint} Nothing was sent to Voice AI.`);
 	// Also how a workflow saved with the former separate SIP Trunk Login credential arrives here.
-	if (authenticationOf(node) !== 'apiKeyAndSipLogin')
+	const chosen = node.credentials?.[AUTHENTICATION.apiKeyAndSipLogin];
+	if (authenticationOf(node) !== 'apiKeyAndSipLogin' || !chosen)
 		throw refuse(
-			'the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login"',
+			'the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login" and a credential of that kind chosen',
 			'The trunk login now comes from the node\'s one credential. Create a "Voice AI with SIP Trunk Login API" credential (base URL, API key, SIP username and password), set Authentication to "API Key and SIP Trunk Login" and choose it; a "Voice AI SIP Trunk Login API" credential is no longer read. Or set SIP Login to "Fields in Each Direction".',
-		);
-	if (!node.credentials?.[AUTHENTICATION.apiKeyAndSipLogin])
-		throw refuse(
-			'no Voice AI with SIP Trunk Login credential is selected',
-			'Choose a Voice AI with SIP Trunk Login API credential on the node, or set SIP Login to "Fields in Each Direction".',
 		);
 	const login =
 		loginsByExecution.get(ctx) ??
@@ -70,7 +66,10 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 	const readDirection = (type: DirectionChange['type']) => {
 		const ref = (name: string) => fieldIn(updateProperties, `directions.${type}.${name}`);
 		const port = String(this.getNodeParameter(ref('port').name, itemIndex, '') ?? '').trim();
-		const change: DirectionChange = {
+		const fields = login === 'fields';
+		// Checked as text, sent as typed: a password is not trimmed.
+		const password = fields ? text(ref('sipPassword'), { secret: true, asTyped: true }) : '';
+		return {
 			type,
 			sip_endpoint: text(ref('sipEndpoint'), { required: true, check: checkSipUri }),
 			port: port
@@ -78,14 +77,9 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 				: undefined,
 			transport: text(ref('transport')) || undefined,
 			secure_media: readSecureMedia(this, itemIndex, ref('secureMedia')),
+			sip_username: (fields && text(ref('sipUsername'))) || undefined,
+			sip_password: password.trim() ? password : undefined,
 		};
-		if (login === 'fields') {
-			change.sip_username = text(ref('sipUsername')) || undefined;
-			// Checked as text, sent as typed: a password is not trimmed.
-			const password = text(ref('sipPassword'), { secret: true, asTyped: true });
-			if (password.trim()) change.sip_password = password;
-		}
-		return change;
 	};
 	const phone_number = readPhoneNumber(this, itemIndex);
 	const showPasswords = readShowPasswords(this, itemIndex);
