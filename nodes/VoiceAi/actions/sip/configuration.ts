@@ -4,7 +4,7 @@ import { isPlainObject, setOwn, shortened } from '../../transport';
 import type { ApiCall } from '../types';
 import { request, send } from '../types';
 import type { DirectionType } from './fields';
-import { DIRECTIONS, FIELDS } from './fields';
+import { DIRECTIONS, sipField } from './fields';
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
 const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true };
@@ -65,7 +65,7 @@ function describeShape(value: unknown): string {
 
 export const GET_SIP = request('GET', '/sip/{phone_number}');
 export const fetchSip = async (api: ApiCall, value: string) =>
-	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });
+	await send(api, GET_SIP, { values: { phone_number: { field: sipField('phoneNumber'), value } } });
 export const readSip = async (api: ApiCall, phone: string) =>
 	readCurrentSip(await fetchSip(api, phone));
 

@@ -69,7 +69,7 @@ export const detach = defineOperation<Detach>({
 			notFoundAsDetached: readBoolean(this, itemIndex, FIELDS.notFoundAsDetached, false),
 		};
 	},
-	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
+	async execute({ phone_number, directions, notFoundAsDetached }, api) {
 		try {
 			const body = { phone_number, directions: directions.map((type) => ({ type })) };
 			return toRecords(await send(api, DETACH, { body }));
@@ -80,12 +80,9 @@ export const detach = defineOperation<Detach>({
 			const status = Number(error.httpCode);
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
+			// The service's error, told as this detach's outcome (its status and item stay).
 			const fail = (message: string, description: string) =>
-				new NodeApiError(
-					this.getNode(),
-					{ status, message },
-					{ message, description, httpCode: String(status), itemIndex },
-				);
+				Object.assign(error, { message, description });
 			const what = `SIP Detach of ${phone_number} (${directions.join(', ')})`;
 			if (status === 409) {
 				const found = await stillAttached(api, phone_number, directions);

@@ -6,14 +6,13 @@ import {
 	checkOneOf,
 	checkSipUri,
 	checkUuid,
-	fieldIn,
 	invalidField,
 	readCollection,
 	readInteger,
 	readString,
 } from '../validation';
 import type { DirectionChange, Login } from './configuration';
-import { DIRECTIONS, FIELDS, readPhoneNumber, readShowPasswords, updateProperties } from './fields';
+import { DIRECTIONS, readPhoneNumber, readShowPasswords, sipField } from './fields';
 
 function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef) {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, 'keep') as unknown;
@@ -29,8 +28,9 @@ const loginsByExecution = new WeakMap<object, Promise<Login>>();
 
 async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number) {
 	const node = ctx.getNode();
+	const field = sipField('sipLogin');
 	const refuse = (problem: string, hint: string) =>
-		invalidField(ctx, itemIndex, FIELDS.sipLogin, problem, `${hint} Nothing was sent to Voice AI.`);
+		invalidField(ctx, itemIndex, field, problem, `${hint} Nothing was sent to Voice AI.`);
 	// Also how a workflow saved with the former separate SIP Trunk Login credential arrives here.
 	const chosen = node.credentials?.[AUTHENTICATION.apiKeyAndSipLogin];
 	if (authenticationOf(node) !== 'apiKeyAndSipLogin' || !chosen)
@@ -64,7 +64,7 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 	};
 	/** A direction's fields; one left empty is undefined: it keeps what the direction has now. */
 	const readDirection = (type: DirectionChange['type']) => {
-		const ref = (name: string) => fieldIn(updateProperties, `directions.${type}.${name}`);
+		const ref = (name: string) => sipField(`directions.${type}.${name}`);
 		const port = String(this.getNodeParameter(ref('port').name, itemIndex, '') ?? '').trim();
 		const fields = login === 'fields';
 		// Checked as text, sent as typed: a password is not trimmed.
@@ -83,22 +83,22 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 	};
 	const phone_number = readPhoneNumber(this, itemIndex);
 	const showPasswords = readShowPasswords(this, itemIndex);
-	const trunkName = text(FIELDS.trunkName) || undefined;
-	const login = oneOf(FIELDS.sipLogin, ['fields', 'credential']);
-	const chosen = readCollection(this, itemIndex, FIELDS.directions);
+	const trunkName = text(sipField('trunkName')) || undefined;
+	const login = oneOf(sipField('sipLogin'), ['fields', 'credential']);
+	const chosen = readCollection(this, itemIndex, sipField('directions'));
 	const changes = DIRECTIONS.filter((type) => chosen[type] !== undefined).map(readDirection);
 	if (login === 'credential' && changes.length > 0) {
 		const credential = await readLoginCredential(this, itemIndex);
 		for (const change of changes) Object.assign(change, credential);
 	}
-	const added = readCollection(this, itemIndex, FIELDS.additionalFields);
-	const configId = FIELDS['additionalFields.uuid_config_id'];
+	const added = readCollection(this, itemIndex, sipField('additionalFields'));
+	const configId = sipField('additionalFields.uuid_config_id');
 	const uuid_config_id =
 		('uuid_config_id' in added && text(configId, { added: true, check: checkUuid })) || undefined;
 	if (!trunkName && changes.length === 0) {
 		const hint = 'Set a Trunk Name or add an Inbound or Outbound direction.';
-		throw invalidField(this, itemIndex, FIELDS.directions, 'nothing to update', hint);
+		throw invalidField(this, itemIndex, sipField('directions'), 'nothing to update', hint);
 	}
-	const unlisted = oneOf(FIELDS.unlistedDirections, ['keep', 'detach']);
+	const unlisted = oneOf(sipField('unlistedDirections'), ['keep', 'detach']);
 	return { phone_number, trunkName, uuid_config_id, changes, unlisted, showPasswords };
 }

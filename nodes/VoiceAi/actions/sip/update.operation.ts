@@ -2,10 +2,10 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { defineOperation, request, send, toRecords } from '../types';
-import { fieldIn, invalidField } from '../validation';
+import { invalidField } from '../validation';
 import type { SipIntent } from './configuration';
 import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
-import { sipForm, updateProperties } from './fields';
+import { sipField, sipForm, updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
 
 const PATCH_SIP = request('PATCH', '/sip/sip2');
@@ -46,7 +46,7 @@ export const update = defineOperation<SipIntent>({
 			throw invalidField(
 				this,
 				itemIndex,
-				fieldIn(updateProperties, `directions.${type}.sipPassword`),
+				sipField(`directions.${type}.sipPassword`),
 				`GET /sip/${phone_number} shows the ${type} password ${how}, so it cannot be kept`,
 				`Supply the ${type} password: list the ${type} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
 			);
