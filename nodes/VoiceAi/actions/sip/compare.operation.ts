@@ -30,7 +30,7 @@ function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDa
 	return found;
 }
 
-// An answer it cannot read is "could not read", never "in sync": an audit must not take it as clean.
+// An unreadable answer is "could not read", never "in sync": an audit must not take it as clean.
 export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',

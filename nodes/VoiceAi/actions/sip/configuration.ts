@@ -29,8 +29,7 @@ export type CurrentSip =
 	| { readable: true; config: IDataObject; directions: IDataObject[] }
 	| { readable: false; reason: string };
 
-// The configuration in a GET /sip/{phone} answer (the spec shows no shape), read only if no doubt:
-// `directions` at the top or under `data`, each an object of type inbound or outbound, each once.
+// GET's answer (the spec shows no shape) is read only when unambiguous: one list, each type once.
 export function readCurrentSip(answer: unknown): CurrentSip {
 	const fail = (reason: string) => ({ readable: false, reason }) as const;
 	const data = isPlainObject(answer) ? answer.data : undefined;
@@ -75,8 +74,7 @@ export function needsCurrent(intent: SipIntent): boolean {
 	return intent.changes.some((change) => OPTIONS.some((key) => change[key] === undefined));
 }
 
-// The PATCH /sip/sip2 body (`current` given whenever needsCurrent). A listed direction keeps every
-// field GET returned, also those the spec does not list; a new one gets NEW_DIRECTION_DEFAULTS.
+// A changed direction keeps every field GET returned (`current` is given whenever needsCurrent).
 export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObject {
 	const body: IDataObject = { phone_number: intent.phone_number };
 	if (intent.trunkName) body.trunkName = intent.trunkName;
@@ -97,8 +95,7 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 	return body;
 }
 
-// Hides a set `sip_password` and both sides of an `options.sip_password` difference by where they
-// are, never by value; an empty one stays. In place, at any depth (a loop: no stack limit).
+// By place, never by value: set sip_passwords and options.sip_password differences, at any depth.
 export function hideSipPasswords<T extends object>(records: T, show: boolean): T {
 	const pending: unknown[] = show ? [] : [records];
 	while (pending.length > 0) {

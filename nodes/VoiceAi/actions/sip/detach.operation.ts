@@ -31,8 +31,7 @@ const properties: INodeProperties[] = [
 const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
 const DETACH = request('POST', '/sip/detach2');
 
-// After a 409 (the spec shows none for detach2: it proves nothing): why the listed directions may
-// still be attached, or undefined when GET /sip shows none of them (docs/service-assumptions.md).
+// After a 409 (none in the spec: it proves nothing): why listed directions may still be attached.
 async function stillAttached(api: ApiCall, phone: string, directions: string[]) {
 	const unknown = 'Check the number with SIP Get (or in the Voice AI dashboard), then run again.';
 	const current = await readSip(api, phone).catch((error: Error) => error);
@@ -92,8 +91,7 @@ export const detach = defineOperation<Detach>({
 				const note = `${answered}; GET /sip/${phone_number} shows ${none} attached, so the number is detached as asked (for example when a detach is repeated after its answer was lost).`;
 				return [{ success: true, status, phone_number, directions, attached: [], note }];
 			}
-			// A 404 is a number the organization does not have (a typo, another organization's number),
-			// unless the base URL itself answers 404 (isRouteUnknown): that error stays as it is.
+			// A 404 is a number the organization lacks, unless the base URL itself answers 404.
 			if (status !== 404 || isRouteUnknown(error)) throw error;
 			if (notFoundAsDetached) {
 				const note = `${answered}: the organization of the API key has no such number. Nothing was detached; Not Found Counts as Detached is on, so this is an output item, not an error.`;

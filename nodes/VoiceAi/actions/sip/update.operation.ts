@@ -36,8 +36,7 @@ export const update = defineOperation<SipIntent>({
 			throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
 		}
 		const body = buildBody(intent, current?.directions);
-		// GET may not show passwords in clear (docs/service-assumptions.md): a kept one that is masked,
-		// empty or missing beside a user name may not be the trunk's, and writing it back could set it.
+		// A kept password that GET did not show in clear may not be the trunk's: never write it back.
 		for (const direction of (body.directions ?? []) as IDataObject[]) {
 			const type = String(direction.type);
 			const supplied = changes.find((change) => change.type === type)?.sip_password;
