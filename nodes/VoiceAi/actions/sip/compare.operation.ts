@@ -55,10 +55,8 @@ export const compare = defineOperation<SipIntent>({
 			return [hideSipPasswords(record, showPasswords)];
 		}
 		const wouldSend = needsCurrent(intent) ? null : buildBody(intent);
-		const then = wouldSend
-			? 'would send wouldSend; what it changes is unknown'
-			: 'would refuse and write nothing';
-		const reason = `The current SIP configuration could not be read: ${current.reason}. SIP Update ${then}.`;
+		const then = wouldSend ? 'send wouldSend (changes unknown)' : 'refuse, writing nothing';
+		const reason = `The current SIP configuration could not be read: ${current.reason}. SIP Update would ${then}.`;
 		const record = { phone_number, status: 'could not read', reason, wouldSend };
 		return [hideSipPasswords({ ...record, differences: null, current: null }, showPasswords)];
 	},

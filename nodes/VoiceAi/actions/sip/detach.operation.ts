@@ -39,8 +39,7 @@ async function stillAttached(api: ApiCall, phone: string, directions: string[]) 
 		return `Reading the configuration to find out failed: ${current.message}. ${unknown}`;
 	if (!current.readable)
 		return `The configuration (GET /sip/${phone}) could not be read to find out: ${current.reason}. ${unknown}`;
-	const attached = directions.filter((type) => current.directions.some((d) => d.type === type));
-	const list = attached.join(', ');
+	const list = directions.filter((t) => current.directions.some((d) => d.type === t)).join(', ');
 	if (!list) return undefined;
 	return `GET /sip/${phone} shows these directions still attached: ${list}. Detach only the directions that are attached (${list}), then run again.`;
 }
