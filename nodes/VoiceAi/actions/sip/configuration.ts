@@ -56,8 +56,7 @@ export function readCurrentSip(answer: unknown): CurrentSip {
 function describeShape(value: unknown): string {
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'string') return 'text';
-	if (value === null || value === undefined) return 'empty';
-	if (!isPlainObject(value)) return `a ${typeof value}`;
+	if (!isPlainObject(value)) return value == null ? 'empty' : `a ${typeof value}`;
 	const keys = Object.keys(value).join(', ');
 	return keys ? `an object with ${shortened(keys, 60)}` : 'an empty object';
 }
@@ -97,15 +96,14 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 
 // By place, never by value: set sip_passwords and options.sip_password differences, at any depth.
 export function hideSipPasswords<T extends object>(records: T, show: boolean): T {
-	const pending: unknown[] = show ? [] : [records];
+	const pending: object[] = show ? [] : [records];
 	while (pending.length > 0) {
-		const record = pending.pop();
-		if (record === null || typeof record !== 'object') continue;
+		const record = pending.pop() as object;
 		const difference = (record as IDataObject).field === 'options.sip_password';
 		for (const [key, entry] of Object.entries(record)) {
 			const secret = key === 'sip_password' || (difference && /^(current|intended)$/.test(key));
 			if (secret && (entry ?? '') !== '') setOwn(record, key, '(set, hidden)');
-			else pending.push(entry);
+			else if (entry !== null && typeof entry === 'object') pending.push(entry);
 		}
 	}
 	return records;
