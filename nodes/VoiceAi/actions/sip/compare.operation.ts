@@ -30,8 +30,7 @@ function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDa
 	return found;
 }
 
-// SIP Update's dry run, writing nothing. An answer it cannot read is "could not read", never
-// "in sync": a scheduled audit must not take it for a clean result.
+// An unreadable answer is "could not read", never "in sync": an audit must not take it as clean.
 export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
@@ -40,14 +39,10 @@ export const compare = defineOperation<SipIntent>({
 	requests: [GET_SIP],
 	...sipForm(updateProperties),
 	validate: readSipIntent,
-	failureIn(records) {
-		const unreadable = records.find((record) => record.status === 'could not read');
-		return (
-			unreadable && {
-				message: String(unreadable.reason),
-				description: `SIP Compare of ${String(unreadable.phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`,
-			}
-		);
+	failureIn([{ status, reason, phone_number }]) {
+		if (status !== 'could not read') return undefined;
+		const description = `SIP Compare of ${String(phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`;
+		return { message: String(reason), description };
 	},
 	async execute(intent, api) {
 		const { phone_number, showPasswords } = intent;
@@ -60,10 +55,8 @@ export const compare = defineOperation<SipIntent>({
 			return [hideSipPasswords(record, showPasswords)];
 		}
 		const wouldSend = needsCurrent(intent) ? null : buildBody(intent);
-		const then = wouldSend
-			? 'would send wouldSend; what it changes is unknown'
-			: 'would refuse and write nothing';
-		const reason = `The current SIP configuration could not be read: ${current.reason}. SIP Update ${then}.`;
+		const then = wouldSend ? 'send wouldSend (changes unknown)' : 'refuse, writing nothing';
+		const reason = `The current SIP configuration could not be read: ${current.reason}. SIP Update would ${then}.`;
 		const record = { phone_number, status: 'could not read', reason, wouldSend };
 		return [hideSipPasswords({ ...record, differences: null, current: null }, showPasswords)];
 	},

@@ -1,25 +1,19 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isPlainObject, setOwn } from '../../transport';
+import { isPlainObject, setOwn, shortened } from '../../transport';
 import type { ApiCall } from '../types';
 import { request, send } from '../types';
 import type { DirectionType } from './fields';
-import { DIRECTIONS, FIELDS } from './fields';
+import { DIRECTIONS, sipField } from './fields';
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
-const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true } as const;
+const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true };
 const OPTIONS = ['port', 'transport', 'secure_media', 'sip_username', 'sip_password'] as const;
 
+export type Login = Record<'sip_username' | 'sip_password', string>;
+type Options = Partial<typeof NEW_DIRECTION_DEFAULTS & Login>;
 /** One direction as the user asked for it; an absent field keeps what the current configuration has. */
-export interface DirectionChange {
-	type: DirectionType;
-	sip_endpoint: string;
-	port?: number;
-	transport?: string;
-	secure_media?: boolean;
-	sip_username?: string;
-	sip_password?: string;
-}
+export type DirectionChange = { type: DirectionType; sip_endpoint: string } & Options;
 
 export interface SipIntent {
 	phone_number: string;
@@ -35,8 +29,7 @@ export type CurrentSip =
 	| { readable: true; config: IDataObject; directions: IDataObject[] }
 	| { readable: false; reason: string };
 
-// The configuration in a GET /sip/{phone} answer (the spec shows no shape), read only if no doubt:
-// `directions` at the top or under `data`, each an object of type inbound or outbound, each once.
+// GET's answer (the spec shows no shape) is read only when unambiguous: one list, each type once.
 export function readCurrentSip(answer: unknown): CurrentSip {
 	const fail = (reason: string) => ({ readable: false, reason }) as const;
 	const data = isPlainObject(answer) ? answer.data : undefined;
@@ -47,33 +40,30 @@ export function readCurrentSip(answer: unknown): CurrentSip {
 		return fail(`the answer is ${describeShape(answer)}, not an object with a directions list`);
 	if (config === answer && isPlainObject(data) && 'directions' in data)
 		return fail('the answer holds two directions lists (top level and under data)');
-	const directions = config.directions as unknown[];
-	const seen = new Set<unknown>();
+	const directions = config.directions as IDataObject[];
 	for (const [index, direction] of directions.entries()) {
 		if (!isPlainObject(direction) || !(DIRECTIONS as readonly unknown[]).includes(direction.type))
 			return fail(`direction ${index} is not an object whose type is inbound or outbound`);
 		const type = String(direction.type);
-		if (seen.has(type)) return fail(`the ${type} direction is listed twice`);
+		if (directions.findIndex((other) => other.type === type) < index)
+			return fail(`the ${type} direction is listed twice`);
 		if (direction.options !== undefined && !isPlainObject(direction.options))
 			return fail(`the options of the ${type} direction are not an object`);
-		seen.add(type);
 	}
-	return { readable: true, config, directions: directions as IDataObject[] };
+	return { readable: true, config, directions };
 }
 
 function describeShape(value: unknown): string {
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'string') return 'text';
-	if (value === null || value === undefined) return 'empty';
-	if (!isPlainObject(value)) return `a ${typeof value}`;
-	const keys = Object.keys(value);
-	if (!keys.length) return 'an empty object';
-	return `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
+	if (!isPlainObject(value)) return value == null ? 'empty' : `a ${typeof value}`;
+	const keys = Object.keys(value).join(', ');
+	return keys ? `an object with ${shortened(keys, 60)}` : 'an empty object';
 }
 
 export const GET_SIP = request('GET', '/sip/{phone_number}');
-export const fetchSip = async (api: ApiCall, value: string): Promise<unknown> =>
-	await send(api, GET_SIP, { values: { phone_number: { field: FIELDS.phoneNumber, value } } });
+export const fetchSip = async (api: ApiCall, value: string) =>
+	await send(api, GET_SIP, { values: { phone_number: { field: sipField('phoneNumber'), value } } });
 export const readSip = async (api: ApiCall, phone: string) =>
 	readCurrentSip(await fetchSip(api, phone));
 
@@ -83,8 +73,7 @@ export function needsCurrent(intent: SipIntent): boolean {
 	return intent.changes.some((change) => OPTIONS.some((key) => change[key] === undefined));
 }
 
-// The PATCH /sip/sip2 body (`current` given whenever needsCurrent). A listed direction keeps every
-// field GET returned, also those the spec does not list; a new one gets NEW_DIRECTION_DEFAULTS.
+// A changed direction keeps every field GET returned (`current` is given whenever needsCurrent).
 export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObject {
 	const body: IDataObject = { phone_number: intent.phone_number };
 	if (intent.trunkName) body.trunkName = intent.trunkName;
@@ -105,18 +94,16 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 	return body;
 }
 
-// Hides a set `sip_password` and both sides of an `options.sip_password` difference by where they
-// are, never by value; an empty one stays. In place, at any depth (a loop: no stack limit).
+// By place, never by value: set sip_passwords and options.sip_password differences, at any depth.
 export function hideSipPasswords<T extends object>(records: T, show: boolean): T {
-	const pending: unknown[] = show ? [] : [records];
+	const pending: object[] = show ? [] : [records];
 	while (pending.length > 0) {
-		const record = pending.pop();
-		if (record === null || typeof record !== 'object') continue;
+		const record = pending.pop() as object;
 		const difference = (record as IDataObject).field === 'options.sip_password';
 		for (const [key, entry] of Object.entries(record)) {
 			const secret = key === 'sip_password' || (difference && /^(current|intended)$/.test(key));
 			if (secret && (entry ?? '') !== '') setOwn(record, key, '(set, hidden)');
-			else pending.push(entry);
+			else if (entry !== null && typeof entry === 'object') pending.push(entry);
 		}
 	}
 	return records;

@@ -31,18 +31,15 @@ const properties: INodeProperties[] = [
 const FIELDS = fieldsIn(properties, ['directions', 'notFoundAsDetached']);
 const DETACH = request('POST', '/sip/detach2');
 
-// After a 409 (the spec shows none for detach2: it proves nothing): why the listed directions may
-// still be attached, or undefined when GET /sip shows none of them (docs/service-assumptions.md).
+// After a 409 (none in the spec: it proves nothing): why listed directions may still be attached.
 async function stillAttached(api: ApiCall, phone: string, directions: string[]) {
-	const unknown =
-		'Check the number in the Voice AI dashboard (or with SIP Get) before running again.';
+	const unknown = 'Check the number with SIP Get (or in the Voice AI dashboard), then run again.';
 	const current = await readSip(api, phone).catch((error: Error) => error);
 	if (current instanceof Error)
 		return `Reading the configuration to find out failed: ${current.message}. ${unknown}`;
 	if (!current.readable)
 		return `The configuration (GET /sip/${phone}) could not be read to find out: ${current.reason}. ${unknown}`;
-	const attached = directions.filter((type) => current.directions.some((d) => d.type === type));
-	const list = attached.join(', ');
+	const list = directions.filter((t) => current.directions.some((d) => d.type === t)).join(', ');
 	if (!list) return undefined;
 	return `GET /sip/${phone} shows these directions still attached: ${list}. Detach only the directions that are attached (${list}), then run again.`;
 }
@@ -70,7 +67,7 @@ export const detach = defineOperation<Detach>({
 			notFoundAsDetached: readBoolean(this, itemIndex, FIELDS.notFoundAsDetached, false),
 		};
 	},
-	async execute({ phone_number, directions, notFoundAsDetached }, api, itemIndex) {
+	async execute({ phone_number, directions, notFoundAsDetached }, api) {
 		try {
 			const body = { phone_number, directions: directions.map((type) => ({ type })) };
 			return toRecords(await send(api, DETACH, { body }));
@@ -81,12 +78,9 @@ export const detach = defineOperation<Detach>({
 			const status = Number(error.httpCode);
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
+			// The service's error, told as this detach's outcome (its status and item stay).
 			const fail = (message: string, description: string) =>
-				new NodeApiError(
-					this.getNode(),
-					{ status, message },
-					{ message, description, httpCode: String(status), itemIndex },
-				);
+				Object.assign(error, { message, description });
 			const what = `SIP Detach of ${phone_number} (${directions.join(', ')})`;
 			if (status === 409) {
 				const found = await stillAttached(api, phone_number, directions);
@@ -96,8 +90,7 @@ export const detach = defineOperation<Detach>({
 				const note = `${answered}; GET /sip/${phone_number} shows ${none} attached, so the number is detached as asked (for example when a detach is repeated after its answer was lost).`;
 				return [{ success: true, status, phone_number, directions, attached: [], note }];
 			}
-			// A 404 is a number the organization does not have (a typo, another organization's number),
-			// unless the base URL itself answers 404 (isRouteUnknown): that error stays as it is.
+			// A 404 is a number the organization lacks, unless the base URL itself answers 404.
 			if (status !== 404 || isRouteUnknown(error)) throw error;
 			if (notFoundAsDetached) {
 				const note = `${answered}: the organization of the API key has no such number. Nothing was detached; Not Found Counts as Detached is on, so this is an output item, not an error.`;

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkE164, fieldsIn, readBoolean, readString } from '../validation';
+import { checkE164, fieldIn, readBoolean, readString } from '../validation';
 
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
 export type DirectionType = (typeof DIRECTIONS)[number];
@@ -167,22 +167,13 @@ export const updateProperties: INodeProperties[] = [
 	showPasswordsField,
 ];
 
-const allFields = [phoneNumberField, ...updateProperties];
-export const FIELDS = fieldsIn(allFields, [
-	'phoneNumber',
-	'showSipPasswords',
-	'trunkName',
-	'sipLogin',
-	'directions',
-	'unlistedDirections',
-	'additionalFields',
-	'additionalFields.uuid_config_id',
-]);
+/** A field of the SIP form by its path (`directions.inbound.port`), labelled as the editor shows it. */
+export const sipField = (name: string) => fieldIn([phoneNumberField, ...updateProperties], name);
 
 export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): string =>
-	readString(ctx, itemIndex, FIELDS.phoneNumber, { required: true, check: checkE164 });
+	readString(ctx, itemIndex, sipField('phoneNumber'), { required: true, check: checkE164 });
 export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
-	readBoolean(ctx, itemIndex, FIELDS.showSipPasswords, false);
+	readBoolean(ctx, itemIndex, sipField('showSipPasswords'), false);
 
 // What every SIP operation shares: Phone Number first, what a 404 is about. Each is repeatable: a
 // read, a detach, or an update the service compares with the current state (twice changes nothing).

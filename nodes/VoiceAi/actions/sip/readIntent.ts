@@ -1,5 +1,4 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { AUTHENTICATION, authenticationOf } from '../../transport';
 import type { FieldRef } from '../validation';
@@ -7,14 +6,13 @@ import {
 	checkOneOf,
 	checkSipUri,
 	checkUuid,
-	fieldIn,
 	invalidField,
 	readCollection,
 	readInteger,
 	readString,
 } from '../validation';
-import type { DirectionChange } from './configuration';
-import { DIRECTIONS, FIELDS, readPhoneNumber, readShowPasswords, updateProperties } from './fields';
+import type { DirectionChange, Login } from './configuration';
+import { DIRECTIONS, readPhoneNumber, readShowPasswords, sipField } from './fields';
 
 function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef) {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, 'keep') as unknown;
@@ -25,24 +23,20 @@ function readSecureMedia(ctx: IExecuteFunctions, itemIndex: number, field: Field
 	throw invalidField(ctx, itemIndex, field, `expected keep, on or off (or true/false), got ${got}`);
 }
 
-type Login = { sip_username: string; sip_password: string };
 /** The credential is read once per execution (in n8n each read is a database query). */
 const loginsByExecution = new WeakMap<object, Promise<Login>>();
 
-async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): Promise<Login> {
+async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number) {
 	const node = ctx.getNode();
+	const field = sipField('sipLogin');
 	const refuse = (problem: string, hint: string) =>
-		invalidField(ctx, itemIndex, FIELDS.sipLogin, problem, `${hint} Nothing was sent to Voice AI.`);
+		invalidField(ctx, itemIndex, field, problem, `${hint} Nothing was sent to Voice AI.`);
 	// Also how a workflow saved with the former separate SIP Trunk Login credential arrives here.
-	if (authenticationOf(node) !== 'apiKeyAndSipLogin')
+	const chosen = node.credentials?.[AUTHENTICATION.apiKeyAndSipLogin];
+	if (authenticationOf(node) !== 'apiKeyAndSipLogin' || !chosen)
 		throw refuse(
-			'the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login"',
+			'the SIP Trunk Login Credential needs Authentication "API Key and SIP Trunk Login" and a credential of that kind chosen',
 			'The trunk login now comes from the node\'s one credential. Create a "Voice AI with SIP Trunk Login API" credential (base URL, API key, SIP username and password), set Authentication to "API Key and SIP Trunk Login" and choose it; a "Voice AI SIP Trunk Login API" credential is no longer read. Or set SIP Login to "Fields in Each Direction".',
-		);
-	if (!node.credentials?.[AUTHENTICATION.apiKeyAndSipLogin])
-		throw refuse(
-			'no Voice AI with SIP Trunk Login credential is selected',
-			'Choose a Voice AI with SIP Trunk Login API credential on the node, or set SIP Login to "Fields in Each Direction".',
 		);
 	const login =
 		loginsByExecution.get(ctx) ??
@@ -52,13 +46,11 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number): P
 		}));
 	loginsByExecution.set(ctx, login);
 	const { sip_username, sip_password } = await login;
-	if (!sip_username || !sip_password) {
-		const message =
-			'The Voice AI with SIP Trunk Login credential has an empty SIP user name or password';
-		const description =
-			'Open the Voice AI with SIP Trunk Login API credential and fill in SIP Username and SIP Password. Nothing was sent to Voice AI.';
-		throw new NodeOperationError(node, message, { itemIndex, description });
-	}
+	if (!sip_username || !sip_password)
+		throw refuse(
+			'the chosen credential has an empty SIP user name or password',
+			'Open the Voice AI with SIP Trunk Login API credential and fill in SIP Username and SIP Password.',
+		);
 	return { sip_username, sip_password };
 }
 
@@ -72,9 +64,12 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 	};
 	/** A direction's fields; one left empty is undefined: it keeps what the direction has now. */
 	const readDirection = (type: DirectionChange['type']) => {
-		const ref = (name: string) => fieldIn(updateProperties, `directions.${type}.${name}`);
+		const ref = (name: string) => sipField(`directions.${type}.${name}`);
 		const port = String(this.getNodeParameter(ref('port').name, itemIndex, '') ?? '').trim();
-		const change: DirectionChange = {
+		const fields = login === 'fields';
+		// Checked as text, sent as typed: a password is not trimmed.
+		const password = fields ? text(ref('sipPassword'), { secret: true, asTyped: true }) : '';
+		return {
 			type,
 			sip_endpoint: text(ref('sipEndpoint'), { required: true, check: checkSipUri }),
 			port: port
@@ -82,33 +77,28 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 				: undefined,
 			transport: text(ref('transport')) || undefined,
 			secure_media: readSecureMedia(this, itemIndex, ref('secureMedia')),
+			sip_username: (fields && text(ref('sipUsername'))) || undefined,
+			sip_password: password.trim() ? password : undefined,
 		};
-		if (login === 'fields') {
-			change.sip_username = text(ref('sipUsername')) || undefined;
-			// Checked as text, sent as typed: a password is not trimmed.
-			const password = text(ref('sipPassword'), { secret: true, asTyped: true });
-			if (password.trim()) change.sip_password = password;
-		}
-		return change;
 	};
 	const phone_number = readPhoneNumber(this, itemIndex);
 	const showPasswords = readShowPasswords(this, itemIndex);
-	const trunkName = text(FIELDS.trunkName) || undefined;
-	const login = oneOf(FIELDS.sipLogin, ['fields', 'credential']);
-	const chosen = readCollection(this, itemIndex, FIELDS.directions);
+	const trunkName = text(sipField('trunkName')) || undefined;
+	const login = oneOf(sipField('sipLogin'), ['fields', 'credential']);
+	const chosen = readCollection(this, itemIndex, sipField('directions'));
 	const changes = DIRECTIONS.filter((type) => chosen[type] !== undefined).map(readDirection);
 	if (login === 'credential' && changes.length > 0) {
 		const credential = await readLoginCredential(this, itemIndex);
 		for (const change of changes) Object.assign(change, credential);
 	}
-	const added = readCollection(this, itemIndex, FIELDS.additionalFields);
-	const configId = FIELDS['additionalFields.uuid_config_id'];
+	const added = readCollection(this, itemIndex, sipField('additionalFields'));
+	const configId = sipField('additionalFields.uuid_config_id');
 	const uuid_config_id =
 		('uuid_config_id' in added && text(configId, { added: true, check: checkUuid })) || undefined;
 	if (!trunkName && changes.length === 0) {
 		const hint = 'Set a Trunk Name or add an Inbound or Outbound direction.';
-		throw invalidField(this, itemIndex, FIELDS.directions, 'nothing to update', hint);
+		throw invalidField(this, itemIndex, sipField('directions'), 'nothing to update', hint);
 	}
-	const unlisted = oneOf(FIELDS.unlistedDirections, ['keep', 'detach']);
+	const unlisted = oneOf(sipField('unlistedDirections'), ['keep', 'detach']);
 	return { phone_number, trunkName, uuid_config_id, changes, unlisted, showPasswords };
 }

@@ -2,21 +2,19 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { defineOperation, request, send, toRecords } from '../types';
-import { fieldIn, invalidField } from '../validation';
+import { invalidField } from '../validation';
 import type { SipIntent } from './configuration';
 import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
-import { sipForm, updateProperties } from './fields';
+import { sipField, sipForm, updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
 
 const PATCH_SIP = request('PATCH', '/sip/sip2');
 
 /** How GET showed a kept password that is not one in clear, or undefined. */
 function unclear({ sip_password: password, sip_username: user }: IDataObject = {}) {
-	if (typeof password === 'string' && /^[*•●]+$/.test(password)) return 'masked';
 	if (password === '') return 'empty';
-	if ((password === undefined || password === null) && typeof user === 'string' && user !== '')
-		return 'missing';
-	return undefined;
+	if (password === undefined || password === null) return user ? 'missing' : undefined;
+	return typeof password === 'string' && /^[*•●]+$/.test(password) ? 'masked' : undefined;
 }
 
 export const update = defineOperation<SipIntent>({
@@ -38,20 +36,18 @@ export const update = defineOperation<SipIntent>({
 			throw new NodeOperationError(this.getNode(), message, { itemIndex, description });
 		}
 		const body = buildBody(intent, current?.directions);
-		// GET may not show passwords in clear (docs/service-assumptions.md): a kept one that is masked,
-		// empty or missing beside a user name may not be the trunk's, and writing it back could set it.
+		// A kept password that GET did not show in clear may not be the trunk's: never write it back.
 		for (const direction of (body.directions ?? []) as IDataObject[]) {
 			const type = String(direction.type);
 			const supplied = changes.find((change) => change.type === type)?.sip_password;
 			const how = supplied === undefined && unclear(direction.options as IDataObject | undefined);
 			if (!how) continue;
-			const label = type === 'inbound' ? 'Inbound' : 'Outbound';
 			throw invalidField(
 				this,
 				itemIndex,
-				fieldIn(updateProperties, `directions.${type}.sipPassword`),
+				sipField(`directions.${type}.sipPassword`),
 				`GET /sip/${phone_number} shows the ${type} password ${how}, so it cannot be kept`,
-				`Supply the ${type} password: list the ${label} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
+				`Supply the ${type} password: list the ${type} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`,
 			);
 		}
 		return hideSipPasswords(toRecords(await send(api, PATCH_SIP, { body })), intent.showPasswords);
