@@ -41,13 +41,8 @@ export function isPlainObject(value: unknown): value is IDataObject {
 }
 
 /** Sets `key` as an own field, also when it is `__proto__` (an assignment would set the prototype). */
-export const setOwn = (target: object, key: string, value: unknown) =>
-	Object.defineProperty(target, key, {
-		value,
-		writable: true,
-		enumerable: true,
-		configurable: true,
-	});
+export const setOwn = (to: object, key: string, value: unknown) =>
+	Object.defineProperty(to, key, { value, writable: true, enumerable: true, configurable: true });
 
 /** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
 const MAX_ANSWER_MIB = 25;
@@ -64,20 +59,14 @@ export interface FullResponse {
 	body: unknown;
 }
 
-interface BodyStream {
-	destroy(error?: Error): void;
-	on(event: string, listener: (...args: never[]) => void): void;
-}
-
 /** `tooLarge`: the error message. */
 export type Answer = { text: string } | { value: unknown } | { tooLarge: string };
 
 /**
- * Reads an answer: a 2xx up to MAX_ANSWER_MIB (past it, or a declared length past it, reading stops
- * and the connection is closed), an error's first MAX_ERROR_BYTES, a redirect's not at all (undefined:
- * its first chunk closes the connection, since n8n's wrapper stream closes the one under it only once
- * reading has started). Stream events, not `for await`: the async iterator cost more CPU than the rest
- * of the transport (docs/benchmark.md).
+ * Reads a 2xx up to MAX_ANSWER_MIB (past it, or a declared length past it, the connection is closed),
+ * an error's first MAX_ERROR_BYTES, a redirect's not at all (undefined: its first chunk closes the
+ * connection, since n8n's wrapper stream closes the one under it only once reading has started).
+ * Stream events, not `for await`: the async iterator cost more CPU than the rest of the transport.
  */
 export async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
 	const { body, statusCode: status } = response;
@@ -87,38 +76,35 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 		if (typeof body === 'string') return { text: body };
 		return Buffer.isBuffer(body) ? { text: body.toString('utf8') } : { value: body };
 	}
-	const stream = body as BodyStream;
+	const stream = body as NodeJS.ReadableStream & { destroy(): void };
 	const truncate = status >= 300;
 	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_MIB * MIB;
 	const declared = Number(headerValue(response.headers['content-length']));
 	const reading = new Promise<Answer>((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let bytes = 0;
-		let settled = false;
-		const settle = (answer: Answer | Error, destroy = false) => {
-			if (settled) return;
-			settled = true;
-			if (destroy) stream.destroy();
-			if (answer instanceof Error) reject(answer);
-			else resolve(answer);
+		// Only the first resolve or reject counts; destroying again does nothing.
+		const stop = (answer: Answer) => {
+			resolve(answer);
+			stream.destroy();
 		};
-		const text = () =>
-			withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8'));
+		const text = () => ({
+			text: withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString()),
+		});
 		stream.on('data', (chunk: Buffer | string) => {
-			if (settled) return;
 			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 			if (!truncate && declared > limit)
-				return settle(tooLarge(`${(declared / MIB).toFixed(1)} MiB`), true);
+				return stop(tooLarge(`${(declared / MIB).toFixed(1)} MiB`));
 			if (!truncate && bytes + data.length > limit)
-				return settle(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`), true);
+				return stop(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`));
 			chunks.push(data.subarray(0, limit - bytes));
 			bytes = Math.min(limit, bytes + data.length);
-			if (truncate && bytes === limit) settle({ text: text() }, true);
+			if (truncate && bytes === limit) stop(text());
 		});
-		stream.on('end', () => settle({ text: text() }));
-		stream.on('error', (error: Error) => settle(error));
+		stream.on('end', () => resolve(text()));
+		stream.on('error', reject);
 		stream.on('close', () =>
-			settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
+			reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
 		);
 	});
 	// A redirect is refused whatever its body: nothing to report if reading it fails.

@@ -33,7 +33,6 @@ export function requestGate(max: number, cancel?: AbortSignal) {
 
 		/** After a hard failure: no item starts and no request goes out; waits end with RequestsStopped. */
 		close(): void {
-			if (stopped.signal.aborted) return;
 			stopped.abort(new RequestsStopped());
 			fill();
 		},

@@ -22,10 +22,9 @@ export const AUTHENTICATION = {
 	apiKey: 'voiceAiApi',
 	apiKeyAndSipLogin: 'voiceAiWithSipLoginApi',
 } as const;
-export type VoiceAiAuthentication = keyof typeof AUTHENTICATION;
 
 /** Read from the node, not as a parameter: the trigger and list searches have no item to evaluate it for. */
-export const authenticationOf = (node: INode): VoiceAiAuthentication =>
+export const authenticationOf = (node: INode): keyof typeof AUTHENTICATION =>
 	node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
 export const credentialTypeOf = (node: INode) => AUTHENTICATION[authenticationOf(node)];
 
@@ -66,7 +65,6 @@ export async function voiceAiCredential(
 	secrets.add(credentials.apiKey);
 	const id = node.credentials?.[type]?.id ?? '';
 	return {
-		/** What every API path is appended to. */
 		baseUrl: baseUrl.url.base,
 		origin: baseUrl.url.origin,
 		/** Handed to every request, so n8n does not decrypt the credential again. */

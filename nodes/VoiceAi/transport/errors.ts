@@ -5,7 +5,7 @@ import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-type ServiceFailure = { status: number; code?: string; message?: string; field?: string };
+type ServiceFailure = { status: number; code?: string; serviceMessage?: string; field?: string };
 
 export interface FailureContext {
 	/** getNode() deep-copies the node: called only for an error. */
@@ -65,7 +65,7 @@ export function parseServiceFailure(
 		} catch {
 			const html = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text);
 			const message = html ? /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] : text;
-			if (message?.trim()) failure.message = shown(message);
+			if (message?.trim()) failure.serviceMessage = shown(message);
 			return failure;
 		}
 	}
@@ -73,7 +73,7 @@ export function parseServiceFailure(
 	const said = typeof error === 'string' ? { message: error } : error;
 	const { code, message, field } = said as Record<string, unknown>;
 	if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
-	if (typeof message === 'string') failure.message = shown(message);
+	if (typeof message === 'string') failure.serviceMessage = shown(message);
 	if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
 	return failure;
 }
@@ -112,8 +112,8 @@ const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 };
 
 export function serviceError(failure: ServiceFailure, context: FailureContext): NodeApiError {
-	const { status, field } = failure;
-	const said = failure.message ? `: ${failure.message}` : '';
+	const { status, field, serviceMessage } = failure;
+	const said = serviceMessage ? `: ${serviceMessage}` : '';
 	const known = CLIENT_ERRORS[status];
 	let message = `Voice AI answered with status ${status}${said}`;
 	let description = `An answer the node does not expect. Check the base URL in the credential (${context.origin}).`;
@@ -131,11 +131,7 @@ export function serviceError(failure: ServiceFailure, context: FailureContext): 
 				? `The service refused the field '${field}'. Correct it in the node and run again.`
 				: known[1];
 	}
-	const response: JsonObject = { status, message };
-	if (failure.code) response.code = failure.code;
-	if (failure.message) response.serviceMessage = failure.message;
-	if (field) response.field = field;
-	return apiError(context, response, description);
+	return apiError(context, { ...failure, message }, description);
 }
 
 /** Never followed (n8n would send the key on); only the origin named is shown: a path may carry anything. */

@@ -107,12 +107,11 @@ export async function voiceAiApiRequest(
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const { baseUrl, origin, secrets } = credential;
 	const node = () => this.getNode();
-	const url = `${baseUrl}${buildPath(node, path, itemIndex)}`;
 	// What the body carries (SIP passwords, tokens in URLs) is hidden in everything shown later.
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
 		method,
-		url,
+		url: baseUrl + buildPath(node, path, itemIndex),
 		json: true,
 		timeout: retry.timeoutMs,
 		...extra,
@@ -194,7 +193,7 @@ export async function voiceAiApiRequest(
 					(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
 				);
 			routeChecks.set(credential, check);
-			if (await check) throw baseUrlNotFoundError(failure.message, context);
+			if (await check) throw baseUrlNotFoundError(failure.serviceMessage, context);
 		}
 		throw serviceError(failure, context);
 	}
@@ -224,24 +223,17 @@ export function pathValueProblem(value: string): string | undefined {
 
 /** The path with each value (or a plain path's each segment) checked: no id adds or drops a segment. */
 export function buildPath(node: () => INode, path: string | ApiPath, itemIndex?: number): string {
-	const refused = (field: { label: string; name?: string }, problem: string) =>
-		invalidValue(node(), itemIndex, field, problem);
-	if (typeof path !== 'string') {
-		let text = path.pieces[0];
-		path.values.forEach(({ field, value }, index) => {
+	if (typeof path !== 'string')
+		return path.values.reduce((text, { field, value }, index) => {
 			const problem = pathValueProblem(String(value));
-			if (problem) throw refused(field, problem);
-			text += encodeURIComponent(String(value)) + path.pieces[index + 1];
-		});
-		return text;
-	}
+			if (problem) throw invalidValue(node(), itemIndex, field, problem);
+			return text + encodeURIComponent(String(value)) + path.pieces[index + 1];
+		}, path.pieces[0]);
 	for (const segment of path.split(/[?#]/, 1)[0].split('/').slice(1)) {
 		const problem = pathValueProblem(decoded(segment));
+		const said = problem === 'it is empty' ? 'a segment is empty' : problem;
 		if (problem)
-			throw refused(
-				{ label: 'request path' },
-				`in ${path}, ${problem === 'it is empty' ? 'a segment is empty' : problem}`,
-			);
+			throw invalidValue(node(), itemIndex, { label: 'request path' }, `in ${path}, ${said}`);
 	}
 	return path;
 }
