@@ -1,5 +1,7 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
+import { HALF_CHARACTER, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
+
 // What HTTP carries, read for the action node and the trigger. URLs: credentials/voiceAiBaseUrl.ts.
 
 /** A repeated header comes as a list, of which the first counts. */
@@ -9,13 +11,11 @@ export const headerValue = (value: string | string[] | undefined) =>
 /** A byte-order mark is not part of the text (n8n 2.x drops it too). */
 export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
-/** At most `max` characters, a cut ending in `...`. */
 export const shortened = (text: string, max: number) =>
 	text.length > max ? `${text.slice(0, max - 3)}...` : text;
 
 /** Text that is not valid percent-encoding stays as it is. */
 export function decoded(text: string): string {
-	if (!text.includes('%')) return text;
 	try {
 		return decodeURIComponent(text);
 	} catch {
@@ -44,6 +44,22 @@ export function isPlainObject(value: unknown): value is IDataObject {
 export const setOwn = (to: object, key: string, value: unknown) =>
 	Object.defineProperty(to, key, { value, writable: true, enumerable: true, configurable: true });
 
+/** Even percent-encoded, within the 8 KB request line servers accept (not a 414 or 431). */
+const MAX_PATH_VALUE = 512;
+
+/** Why a value cannot be one path segment: run by the fields' validation and by the path builder. */
+export function pathValueProblem(value: string): string | undefined {
+	if (value === '') return 'it is empty';
+	if (value === '.' || value === '..')
+		return `${JSON.stringify(value)} would address another resource than the one meant`;
+	if (value.includes('/'))
+		return `${JSON.stringify(shortened(value, 60))} contains a slash, which would change the request path`;
+	if (LONE_SURROGATE.test(value)) return `it ${HALF_CHARACTER}`;
+	if (value.length > MAX_PATH_VALUE)
+		return `it has ${value.length} characters, more than ${MAX_PATH_VALUE} (the longest id this node sends)`;
+	return undefined;
+}
+
 /** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
 const MAX_ANSWER_MIB = 25;
 const MIB = 1024 * 1024;
@@ -59,7 +75,6 @@ export interface FullResponse {
 	body: unknown;
 }
 
-/** `tooLarge`: the error message. */
 export type Answer = { text: string } | { value: unknown } | { tooLarge: string };
 
 /**

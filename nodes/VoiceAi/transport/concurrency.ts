@@ -8,8 +8,6 @@ export class RequestsStopped extends Error {
 	}
 }
 
-export type RequestGate = ReturnType<typeof requestGate>;
-
 /**
  * The one limit on the items of an execution in flight (the Concurrency option), backing off together
  * on 429: every request waits out the Retry-After, the limit halves, and it grows back by one per

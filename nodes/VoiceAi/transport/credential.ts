@@ -1,21 +1,11 @@
-import type {
-	IExecuteFunctions,
-	IHookFunctions,
-	ILoadOptionsFunctions,
-	INode,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import type { IAllExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { API_KEY_PATTERN, BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { Secrets } from './secrets';
 
-/** The n8n functions that may call the Voice AI API: the action node, the trigger, list searches. */
-export type VoiceAiContext =
-	| IExecuteFunctions
-	| IHookFunctions
-	| ILoadOptionsFunctions
-	| IWebhookFunctions;
+/** The n8n functions that may call the Voice AI API (the action node, the trigger, list searches). */
+export type VoiceAiContext = IAllExecuteFunctions;
 
 /** The node's Authentication parameter: each value names the one credential type used (the trigger: Voice AI API). */
 export const AUTHENTICATION = {

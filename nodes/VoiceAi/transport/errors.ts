@@ -16,9 +16,9 @@ export interface FailureContext {
 	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
 	attempts: number;
-	/** The base URL's scheme, host and port: the address actually contacted. */
+	/** The base URL's scheme, host and port. */
 	origin: string;
-	/** The system error code of a request that got no answer. */
+	/** The system error code (ECONNRESET) of a request that got no answer. */
 	code?: string;
 	secrets: Secrets;
 }
@@ -59,7 +59,6 @@ export function parseServiceFailure(
 	let data = body;
 	if (typeof data === 'string') {
 		const text = data.trim();
-		if (text === '') return failure;
 		try {
 			data = JSON.parse(text);
 		} catch {
@@ -134,11 +133,10 @@ export function serviceError(failure: ServiceFailure, context: FailureContext): 
 	return apiError(context, { ...failure, message }, description);
 }
 
-/** Never followed (n8n would send the key on); only the origin named is shown: a path may carry anything. */
+/** Never followed (n8n would send the key on); only its origin is shown: a path may carry anything. */
 export function redirectError(status: number, context: FailureContext, given?: string) {
 	// Redacted before parsing too: the parser lower-cases and decodes a host, hiding a secret's form.
 	const location = given && context.secrets.redact(given);
-	// Only the origin is named: resolving against the base URL's origin gives the same.
 	const { origin } = context;
 	const url = location && URL.canParse(location, origin) ? new URL(location, origin) : undefined;
 	const where = url && (url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`);

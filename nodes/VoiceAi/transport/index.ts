@@ -3,7 +3,7 @@ export * from '../../../credentials/voiceAiBaseUrl';
 export * from './answer';
 export * from './credential';
 export type { ApiPath, RetrySettings } from './request';
-export { pathValueProblem, voiceAiApiRequest } from './request';
+export { voiceAiApiRequest } from './request';
 export { RequestsStopped, requestGate } from './concurrency';
 export { invalidValue, isRouteUnknown } from './errors';
 export { Secrets } from './secrets';

@@ -2,12 +2,11 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } fro
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import type { Answer, FullResponse } from './answer';
-import { decoded, headerValue, readAnswer, shortened, successValue } from './answer';
-import type { RequestGate } from './concurrency';
-import type { VoiceAiContext, VoiceAiCredential } from './credential';
-import { voiceAiCredential } from './credential';
-import type { FailureContext } from './errors';
+import { decoded, headerValue, pathValueProblem, readAnswer, successValue } from './answer';
+import type { requestGate } from './concurrency';
+import { type VoiceAiContext, type VoiceAiCredential, voiceAiCredential } from './credential';
 import {
+	type FailureContext,
 	baseUrlNotFoundError,
 	invalidValue,
 	parseServiceFailure,
@@ -15,11 +14,7 @@ import {
 	serviceError,
 	transportError,
 } from './errors';
-import {
-	API_CHECK_PATH,
-	HALF_CHARACTER,
-	LONE_SURROGATE,
-} from '../../../credentials/voiceAiBaseUrl';
+import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
 /**
  * `serverErrors`: 5xx, timeouts and resets, repeated only where `repeatable` says it is safe.
@@ -80,7 +75,7 @@ const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'mayHaveApplied'> {
 	repeatable?: boolean;
 	retry?: Partial<RetrySettings>;
-	gate?: RequestGate;
+	gate?: ReturnType<typeof requestGate>;
 	/** Read and checked once per execution. */
 	credential?: VoiceAiCredential;
 	/** The check of the base URL after a 404: its own 404 is not checked. */
@@ -203,22 +198,6 @@ export async function voiceAiApiRequest(
 export interface ApiPath {
 	readonly pieces: readonly string[];
 	readonly values: ReadonlyArray<{ field: { name: string; label: string }; value: string }>;
-}
-
-/** Even percent-encoded, within the 8 KB request line servers accept (not a 414 or 431). */
-const MAX_PATH_VALUE = 512;
-
-/** Why a value cannot be one path segment: run by the fields' validation and by the path builder. */
-export function pathValueProblem(value: string): string | undefined {
-	if (value === '') return 'it is empty';
-	if (value === '.' || value === '..')
-		return `${JSON.stringify(value)} would address another resource than the one meant`;
-	if (value.includes('/'))
-		return `${JSON.stringify(shortened(value, 60))} contains a slash, which would change the request path`;
-	if (LONE_SURROGATE.test(value)) return `it ${HALF_CHARACTER}`;
-	if (value.length > MAX_PATH_VALUE)
-		return `it has ${value.length} characters, more than ${MAX_PATH_VALUE} (the longest id this node sends)`;
-	return undefined;
 }
 
 /** The path with each value (or a plain path's each segment) checked: no id adds or drops a segment. */
