@@ -1,4 +1,4 @@
-import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { HALF_CHARACTER, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
 
@@ -124,21 +124,6 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 	});
 	// A redirect is refused whatever its body: nothing to report if reading it fails.
 	return redirect ? void reading.catch(() => undefined) : await reading;
-}
-
-/** A 2xx answer, JSON parsed. A write succeeded whatever it answered; a GET without JSON is undefined. */
-export function successValue(
-	answer: { text: string } | { value: unknown },
-	method: IHttpRequestMethods,
-	status: number,
-): unknown {
-	if ('value' in answer) return answer.value ?? { success: true, status };
-	if (answer.text.trim() === '') return { success: true, status };
-	try {
-		return JSON.parse(answer.text);
-	} catch {
-		return method === 'GET' ? undefined : { success: true, status, body: answer.text };
-	}
 }
 
 /** The list of an answer the spec gives no shape: an array, or an object's one array field. */

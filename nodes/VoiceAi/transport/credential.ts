@@ -53,12 +53,11 @@ export async function voiceAiCredential(
 		);
 	// Held only now: hiding a value that is not a key (a space, "ct_") would cut the refusal's words apart.
 	secrets.add(credentials.apiKey);
-	const id = node.credentials?.[type]?.id ?? '';
 	return {
 		baseUrl: baseUrl.url.base,
 		origin: baseUrl.url.origin,
 		/** Handed to every request, so n8n does not decrypt the credential again. */
-		decrypted: { id, name: type, type, data: credentials },
+		decrypted: { id: node.credentials?.[type]?.id ?? '', name: type, type, data: credentials },
 		secrets,
 	};
 }

@@ -49,14 +49,13 @@ const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
 /** JSON `{ error: { code, message, field } }`, `{ message }` or a string; else text, HTML's title. */
 export function parseServiceFailure(
 	status: number,
-	body: unknown,
+	data: unknown,
 	contentType = '',
 	secrets: Secrets,
 ): ServiceFailure {
 	const failure: ServiceFailure = { status };
 	// One line of at most 500 characters, redacted first: a cut never leaves part of a secret behind.
 	const shown = (text: string) => shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
-	let data = body;
 	if (typeof data === 'string') {
 		const text = data.trim();
 		try {
@@ -77,7 +76,6 @@ export function parseServiceFailure(
 	return failure;
 }
 
-/** The known 4xx answers: the message's start and what to do. */
 const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	400: ['Voice AI rejected the request', 'Correct the values named in the message and run again.'],
 	401: [
@@ -164,9 +162,8 @@ export function baseUrlNotFoundError(said: string | undefined, context: FailureC
 	return apiError(context, { status: 404, message, routeUnknown: true }, description);
 }
 
-export function isRouteUnknown(error: unknown): boolean {
-	return error instanceof NodeApiError && error.errorResponse?.routeUnknown === true;
-}
+export const isRouteUnknown = (error: unknown) =>
+	error instanceof NodeApiError && error.errorResponse?.routeUnknown === true;
 
 /** The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`. */
 export function invalidValue(

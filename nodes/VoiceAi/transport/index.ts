@@ -2,8 +2,7 @@
 export * from '../../../credentials/voiceAiBaseUrl';
 export * from './answer';
 export * from './credential';
-export type { ApiPath, RetrySettings } from './request';
-export { voiceAiApiRequest } from './request';
+export { type ApiPath, voiceAiApiRequest } from './request';
 export { RequestsStopped, requestGate } from './concurrency';
 export { invalidValue, isRouteUnknown } from './errors';
 export { Secrets } from './secrets';

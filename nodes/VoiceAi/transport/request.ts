@@ -2,7 +2,7 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } fro
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import type { Answer, FullResponse } from './answer';
-import { decoded, headerValue, pathValueProblem, readAnswer, successValue } from './answer';
+import { decoded, headerValue, pathValueProblem, readAnswer } from './answer';
 import type { requestGate } from './concurrency';
 import { type VoiceAiContext, type VoiceAiCredential, voiceAiCredential } from './credential';
 import {
@@ -27,7 +27,6 @@ const DEFAULT_RETRY = {
 	maxWaitMs: 60_000,
 	timeoutMs: 30_000,
 };
-export type RetrySettings = typeof DEFAULT_RETRY;
 
 /** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
 export function parseRetryAfter(text: unknown, now = Date.now()): number | undefined {
@@ -74,7 +73,7 @@ const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 /** `repeatable`: a repeat after a 5xx, timeout or reset duplicates nothing (default: not for POST). */
 interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'mayHaveApplied'> {
 	repeatable?: boolean;
-	retry?: Partial<RetrySettings>;
+	retry?: Partial<typeof DEFAULT_RETRY>;
 	gate?: ReturnType<typeof requestGate>;
 	/** Read and checked once per execution. */
 	credential?: VoiceAiCredential;
@@ -98,7 +97,7 @@ export async function voiceAiApiRequest(
 ): Promise<unknown> {
 	const credential = policy.credential ?? (await voiceAiCredential.call(this, policy.itemIndex));
 	const { itemIndex, gate, target } = policy;
-	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
+	const retry = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const { baseUrl, origin, secrets } = credential;
 	const node = () => this.getNode();
@@ -158,8 +157,15 @@ export async function voiceAiApiRequest(
 		if (status < 300) {
 			gate?.succeeded();
 			if ('tooLarge' in answer) throw fail(answer.tooLarge);
-			const value = successValue(answer, method, status);
-			if (value !== undefined) return value;
+			// A write succeeded whatever it answered; a GET must answer JSON.
+			const done = { success: true, status };
+			if ('value' in answer) return answer.value ?? done;
+			if (answer.text.trim() === '') return done;
+			try {
+				return JSON.parse(answer.text);
+			} catch {
+				if (method !== 'GET') return { ...done, body: answer.text };
+			}
 			if (!repeat) throw fail(`Voice AI answered ${status} with a body that is not JSON`);
 			await backoff();
 			continue;
