@@ -12,7 +12,6 @@ export class RequestsStopped extends Error {
  * The one limit on the items of an execution in flight (the Concurrency option), backing off together
  * on 429: every request waits out the Retry-After, the limit halves, and it grows back by one per
  * `limit` successful responses. An item that got a 429 gives its place up and queues for one again.
- * `cancel`: the execution's cancel signal.
  */
 export function requestGate(max: number, cancel?: AbortSignal) {
 	let limit = Math.max(1, max);

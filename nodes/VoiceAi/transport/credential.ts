@@ -20,7 +20,6 @@ export const credentialTypeOf = (node: INode) => AUTHENTICATION[authenticationOf
 
 /** Errors that say the credential cannot be used: they stop the node whatever Continue On Fail says. */
 const unusableCredentialErrors = new WeakSet<Error>();
-
 export const isUnusableCredentialError = (error: unknown) =>
 	unusableCredentialErrors.has(error as Error);
 

@@ -16,9 +16,7 @@ export interface FailureContext {
 	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
 	attempts: number;
-	/** The base URL's scheme, host and port. */
 	origin: string;
-	/** The system error code (ECONNRESET) of a request that got no answer. */
 	code?: string;
 	secrets: Secrets;
 }
@@ -38,8 +36,8 @@ function apiError(
 	});
 }
 
-const tried = (context: FailureContext) =>
-	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
+const tried = ({ attempts }: FailureContext) =>
+	attempts > 1 ? ` (after ${attempts} attempts)` : '';
 /** What to do after a request that got no clear answer: `otherwise` where it changed nothing. */
 const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
 	mayHaveApplied
@@ -47,12 +45,7 @@ const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
 		: otherwise;
 
 /** JSON `{ error: { code, message, field } }`, `{ message }` or a string; else text, HTML's title. */
-export function parseServiceFailure(
-	status: number,
-	data: unknown,
-	contentType = '',
-	secrets: Secrets,
-): ServiceFailure {
+export function parseServiceFailure(status: number, data: unknown, mime = '', secrets: Secrets) {
 	const failure: ServiceFailure = { status };
 	// One line of at most 500 characters, redacted first: a cut never leaves part of a secret behind.
 	const shown = (text: string) => shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
@@ -61,7 +54,7 @@ export function parseServiceFailure(
 		try {
 			data = JSON.parse(text);
 		} catch {
-			const html = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text);
+			const html = /html/i.test(mime) || /^<(!doctype|html)/i.test(text);
 			const message = html ? /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] : text;
 			if (message?.trim()) failure.serviceMessage = shown(message);
 			return failure;
@@ -175,10 +168,7 @@ export function invalidValue(
 ): NodeOperationError {
 	const item = itemIndex === undefined ? '' : ` in item ${itemIndex}`;
 	const name = field.name ? ` (${field.name})` : '';
-	return new NodeOperationError(node, `Invalid '${field.label}'${item}: ${problem}`, {
-		itemIndex,
-		description:
-			hint ??
-			`Correct the '${field.label}' field${name} and run again. Nothing was sent to Voice AI for this item.`,
-	});
+	const message = `Invalid '${field.label}'${item}: ${problem}`;
+	const description = `Correct the '${field.label}' field${name} and run again. Nothing was sent to Voice AI for this item.`;
+	return new NodeOperationError(node, message, { itemIndex, description: hint ?? description });
 }

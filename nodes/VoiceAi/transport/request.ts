@@ -82,10 +82,9 @@ interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'm
 }
 
 /**
- * One call to the Voice AI API; returns the parsed JSON body (a write answered without JSON:
- * `{ success, status, body }`). The key travels only in the credential's header and only to the base
- * URL: redirects are never followed. 429 is retried after Retry-After; 5xx, timeouts and resets only
- * when repeating is safe. What the service said is shown without the execution's secrets.
+ * One call to the Voice AI API; returns the parsed JSON body. The key travels only in the credential's
+ * header and only to the base URL: redirects are never followed. 429 is retried after Retry-After;
+ * 5xx, timeouts and resets only when repeating is safe. Errors show none of the execution's secrets.
  */
 export async function voiceAiApiRequest(
 	this: VoiceAiContext,
@@ -157,7 +156,7 @@ export async function voiceAiApiRequest(
 		if (status < 300) {
 			gate?.succeeded();
 			if ('tooLarge' in answer) throw fail(answer.tooLarge);
-			// A write succeeded whatever it answered; a GET must answer JSON.
+			// A write succeeded whatever it answered (`{ success, status, body }`); a GET must answer JSON.
 			const done = { success: true, status };
 			if ('value' in answer) return answer.value ?? done;
 			if (answer.text.trim() === '') return done;

@@ -18,7 +18,6 @@ const SECRET_QUERY_PARAMETER =
 	/^(token|key|apikey|api_key|secret|password|signature|sig|access_token)$/;
 
 type Container = Record<string, unknown> | unknown[];
-
 const isContainer = (value: unknown): value is Container =>
 	Array.isArray(value) || isPlainObject(value);
 
@@ -124,9 +123,7 @@ export class Secrets {
 	}
 
 	/** Every string of `value` as free text (`redact`): for error items of Continue On Fail. */
-	redactText<T>(value: T): T {
-		return mapStrings(value, (text) => this.redact(text));
-	}
+	readonly redactText = <T>(value: T): T => mapStrings(value, (text) => this.redact(text));
 
 	/** An output item: whole values and long secrets hidden. `fieldSecretsShown`: SIP passwords shown. */
 	redactValue<T>(value: T, fieldSecretsShown = false): T {
