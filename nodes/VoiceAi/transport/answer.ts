@@ -1,4 +1,6 @@
-import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+
+import { HALF_CHARACTER, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
 
 // What HTTP carries, read for the action node and the trigger. URLs: credentials/voiceAiBaseUrl.ts.
 
@@ -9,13 +11,11 @@ export const headerValue = (value: string | string[] | undefined) =>
 /** A byte-order mark is not part of the text (n8n 2.x drops it too). */
 export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
-/** At most `max` characters, a cut ending in `...`. */
 export const shortened = (text: string, max: number) =>
 	text.length > max ? `${text.slice(0, max - 3)}...` : text;
 
 /** Text that is not valid percent-encoding stays as it is. */
 export function decoded(text: string): string {
-	if (!text.includes('%')) return text;
 	try {
 		return decodeURIComponent(text);
 	} catch {
@@ -41,13 +41,24 @@ export function isPlainObject(value: unknown): value is IDataObject {
 }
 
 /** Sets `key` as an own field, also when it is `__proto__` (an assignment would set the prototype). */
-export const setOwn = (target: object, key: string, value: unknown) =>
-	Object.defineProperty(target, key, {
-		value,
-		writable: true,
-		enumerable: true,
-		configurable: true,
-	});
+export const setOwn = (to: object, key: string, value: unknown) =>
+	Object.defineProperty(to, key, { value, writable: true, enumerable: true, configurable: true });
+
+/** Even percent-encoded, within the 8 KB request line servers accept (not a 414 or 431). */
+const MAX_PATH_VALUE = 512;
+
+/** Why a value cannot be one path segment: run by the fields' validation and by the path builder. */
+export function pathValueProblem(value: string): string | undefined {
+	if (value === '') return 'it is empty';
+	if (value === '.' || value === '..')
+		return `${JSON.stringify(value)} would address another resource than the one meant`;
+	if (value.includes('/'))
+		return `${JSON.stringify(shortened(value, 60))} contains a slash, which would change the request path`;
+	if (LONE_SURROGATE.test(value)) return `it ${HALF_CHARACTER}`;
+	if (value.length > MAX_PATH_VALUE)
+		return `it has ${value.length} characters, more than ${MAX_PATH_VALUE} (the longest id this node sends)`;
+	return undefined;
+}
 
 /** Larger answers are refused, the transfer stopped; of an error answer only the start is read. */
 const MAX_ANSWER_MIB = 25;
@@ -64,20 +75,13 @@ export interface FullResponse {
 	body: unknown;
 }
 
-interface BodyStream {
-	destroy(error?: Error): void;
-	on(event: string, listener: (...args: never[]) => void): void;
-}
-
-/** `tooLarge`: the error message. */
 export type Answer = { text: string } | { value: unknown } | { tooLarge: string };
 
 /**
- * Reads an answer: a 2xx up to MAX_ANSWER_MIB (past it, or a declared length past it, reading stops
- * and the connection is closed), an error's first MAX_ERROR_BYTES, a redirect's not at all (undefined:
- * its first chunk closes the connection, since n8n's wrapper stream closes the one under it only once
- * reading has started). Stream events, not `for await`: the async iterator cost more CPU than the rest
- * of the transport (docs/benchmark.md).
+ * Reads a 2xx up to MAX_ANSWER_MIB (past it, or a declared length past it, the connection is closed),
+ * an error's first MAX_ERROR_BYTES, a redirect's not at all (undefined: its first chunk closes the
+ * connection, since n8n's wrapper stream closes the one under it only once reading has started).
+ * Stream events, not `for await`: the async iterator cost more CPU than the rest of the transport.
  */
 export async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
 	const { body, statusCode: status } = response;
@@ -87,57 +91,39 @@ export async function readAnswer(response: FullResponse): Promise<Answer | undef
 		if (typeof body === 'string') return { text: body };
 		return Buffer.isBuffer(body) ? { text: body.toString('utf8') } : { value: body };
 	}
-	const stream = body as BodyStream;
+	const stream = body as NodeJS.ReadableStream & { destroy(): void };
 	const truncate = status >= 300;
 	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_MIB * MIB;
 	const declared = Number(headerValue(response.headers['content-length']));
 	const reading = new Promise<Answer>((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let bytes = 0;
-		let settled = false;
-		const settle = (answer: Answer | Error, destroy = false) => {
-			if (settled) return;
-			settled = true;
-			if (destroy) stream.destroy();
-			if (answer instanceof Error) reject(answer);
-			else resolve(answer);
+		// Only the first resolve or reject counts; destroying again does nothing.
+		const stop = (answer: Answer) => {
+			resolve(answer);
+			stream.destroy();
 		};
-		const text = () =>
-			withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString('utf8'));
+		const text = () => ({
+			text: withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString()),
+		});
 		stream.on('data', (chunk: Buffer | string) => {
-			if (settled) return;
 			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 			if (!truncate && declared > limit)
-				return settle(tooLarge(`${(declared / MIB).toFixed(1)} MiB`), true);
+				return stop(tooLarge(`${(declared / MIB).toFixed(1)} MiB`));
 			if (!truncate && bytes + data.length > limit)
-				return settle(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`), true);
+				return stop(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`));
 			chunks.push(data.subarray(0, limit - bytes));
 			bytes = Math.min(limit, bytes + data.length);
-			if (truncate && bytes === limit) settle({ text: text() }, true);
+			if (truncate && bytes === limit) stop(text());
 		});
-		stream.on('end', () => settle({ text: text() }));
-		stream.on('error', (error: Error) => settle(error));
+		stream.on('end', () => resolve(text()));
+		stream.on('error', reject);
 		stream.on('close', () =>
-			settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
+			reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
 		);
 	});
 	// A redirect is refused whatever its body: nothing to report if reading it fails.
 	return redirect ? void reading.catch(() => undefined) : await reading;
-}
-
-/** A 2xx answer, JSON parsed. A write succeeded whatever it answered; a GET without JSON is undefined. */
-export function successValue(
-	answer: { text: string } | { value: unknown },
-	method: IHttpRequestMethods,
-	status: number,
-): unknown {
-	if ('value' in answer) return answer.value ?? { success: true, status };
-	if (answer.text.trim() === '') return { success: true, status };
-	try {
-		return JSON.parse(answer.text);
-	} catch {
-		return method === 'GET' ? undefined : { success: true, status, body: answer.text };
-	}
 }
 
 /** The list of an answer the spec gives no shape: an array, or an object's one array field. */

@@ -8,13 +8,10 @@ export class RequestsStopped extends Error {
 	}
 }
 
-export type RequestGate = ReturnType<typeof requestGate>;
-
 /**
  * The one limit on the items of an execution in flight (the Concurrency option), backing off together
  * on 429: every request waits out the Retry-After, the limit halves, and it grows back by one per
  * `limit` successful responses. An item that got a 429 gives its place up and queues for one again.
- * `cancel`: the execution's cancel signal.
  */
 export function requestGate(max: number, cancel?: AbortSignal) {
 	let limit = Math.max(1, max);
@@ -33,7 +30,6 @@ export function requestGate(max: number, cancel?: AbortSignal) {
 
 		/** After a hard failure: no item starts and no request goes out; waits end with RequestsStopped. */
 		close(): void {
-			if (stopped.signal.aborted) return;
 			stopped.abort(new RequestsStopped());
 			fill();
 		},

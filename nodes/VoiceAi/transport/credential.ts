@@ -1,37 +1,25 @@
-import type {
-	IExecuteFunctions,
-	IHookFunctions,
-	ILoadOptionsFunctions,
-	INode,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import type { IAllExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { API_KEY_PATTERN, BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { Secrets } from './secrets';
 
-/** The n8n functions that may call the Voice AI API: the action node, the trigger, list searches. */
-export type VoiceAiContext =
-	| IExecuteFunctions
-	| IHookFunctions
-	| ILoadOptionsFunctions
-	| IWebhookFunctions;
+/** The n8n functions that may call the Voice AI API (the action node, the trigger, list searches). */
+export type VoiceAiContext = IAllExecuteFunctions;
 
 /** The node's Authentication parameter: each value names the one credential type used (the trigger: Voice AI API). */
 export const AUTHENTICATION = {
 	apiKey: 'voiceAiApi',
 	apiKeyAndSipLogin: 'voiceAiWithSipLoginApi',
 } as const;
-export type VoiceAiAuthentication = keyof typeof AUTHENTICATION;
 
 /** Read from the node, not as a parameter: the trigger and list searches have no item to evaluate it for. */
-export const authenticationOf = (node: INode): VoiceAiAuthentication =>
+export const authenticationOf = (node: INode): keyof typeof AUTHENTICATION =>
 	node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
 export const credentialTypeOf = (node: INode) => AUTHENTICATION[authenticationOf(node)];
 
 /** Errors that say the credential cannot be used: they stop the node whatever Continue On Fail says. */
 const unusableCredentialErrors = new WeakSet<Error>();
-
 export const isUnusableCredentialError = (error: unknown) =>
 	unusableCredentialErrors.has(error as Error);
 
@@ -64,13 +52,11 @@ export async function voiceAiCredential(
 		);
 	// Held only now: hiding a value that is not a key (a space, "ct_") would cut the refusal's words apart.
 	secrets.add(credentials.apiKey);
-	const id = node.credentials?.[type]?.id ?? '';
 	return {
-		/** What every API path is appended to. */
 		baseUrl: baseUrl.url.base,
 		origin: baseUrl.url.origin,
 		/** Handed to every request, so n8n does not decrypt the credential again. */
-		decrypted: { id, name: type, type, data: credentials },
+		decrypted: { id: node.credentials?.[type]?.id ?? '', name: type, type, data: credentials },
 		secrets,
 	};
 }

@@ -5,7 +5,7 @@ import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-type ServiceFailure = { status: number; code?: string; message?: string; field?: string };
+type ServiceFailure = { status: number; code?: string; serviceMessage?: string; field?: string };
 
 export interface FailureContext {
 	/** getNode() deep-copies the node: called only for an error. */
@@ -16,9 +16,7 @@ export interface FailureContext {
 	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
 	attempts: number;
-	/** The base URL's scheme, host and port: the address actually contacted. */
 	origin: string;
-	/** The system error code of a request that got no answer. */
 	code?: string;
 	secrets: Secrets;
 }
@@ -38,8 +36,8 @@ function apiError(
 	});
 }
 
-const tried = (context: FailureContext) =>
-	context.attempts > 1 ? ` (after ${context.attempts} attempts)` : '';
+const tried = ({ attempts }: FailureContext) =>
+	attempts > 1 ? ` (after ${attempts} attempts)` : '';
 /** What to do after a request that got no clear answer: `otherwise` where it changed nothing. */
 const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
 	mayHaveApplied
@@ -47,25 +45,18 @@ const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
 		: otherwise;
 
 /** JSON `{ error: { code, message, field } }`, `{ message }` or a string; else text, HTML's title. */
-export function parseServiceFailure(
-	status: number,
-	body: unknown,
-	contentType = '',
-	secrets: Secrets,
-): ServiceFailure {
+export function parseServiceFailure(status: number, data: unknown, mime = '', secrets: Secrets) {
 	const failure: ServiceFailure = { status };
 	// One line of at most 500 characters, redacted first: a cut never leaves part of a secret behind.
 	const shown = (text: string) => shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
-	let data = body;
 	if (typeof data === 'string') {
 		const text = data.trim();
-		if (text === '') return failure;
 		try {
 			data = JSON.parse(text);
 		} catch {
-			const html = /html/i.test(contentType) || /^<(!doctype|html)/i.test(text);
+			const html = /html/i.test(mime) || /^<(!doctype|html)/i.test(text);
 			const message = html ? /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] : text;
-			if (message?.trim()) failure.message = shown(message);
+			if (message?.trim()) failure.serviceMessage = shown(message);
 			return failure;
 		}
 	}
@@ -73,12 +64,11 @@ export function parseServiceFailure(
 	const said = typeof error === 'string' ? { message: error } : error;
 	const { code, message, field } = said as Record<string, unknown>;
 	if (typeof code === 'string') failure.code = secrets.redact(code).slice(0, 100);
-	if (typeof message === 'string') failure.message = shown(message);
+	if (typeof message === 'string') failure.serviceMessage = shown(message);
 	if (typeof field === 'string') failure.field = secrets.redact(field).slice(0, 100);
 	return failure;
 }
 
-/** The known 4xx answers: the message's start and what to do. */
 const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 	400: ['Voice AI rejected the request', 'Correct the values named in the message and run again.'],
 	401: [
@@ -112,8 +102,8 @@ const CLIENT_ERRORS: Record<number, [start: string, description: string]> = {
 };
 
 export function serviceError(failure: ServiceFailure, context: FailureContext): NodeApiError {
-	const { status, field } = failure;
-	const said = failure.message ? `: ${failure.message}` : '';
+	const { status, field, serviceMessage } = failure;
+	const said = serviceMessage ? `: ${serviceMessage}` : '';
 	const known = CLIENT_ERRORS[status];
 	let message = `Voice AI answered with status ${status}${said}`;
 	let description = `An answer the node does not expect. Check the base URL in the credential (${context.origin}).`;
@@ -131,18 +121,13 @@ export function serviceError(failure: ServiceFailure, context: FailureContext): 
 				? `The service refused the field '${field}'. Correct it in the node and run again.`
 				: known[1];
 	}
-	const response: JsonObject = { status, message };
-	if (failure.code) response.code = failure.code;
-	if (failure.message) response.serviceMessage = failure.message;
-	if (field) response.field = field;
-	return apiError(context, response, description);
+	return apiError(context, { ...failure, message }, description);
 }
 
-/** Never followed (n8n would send the key on); only the origin named is shown: a path may carry anything. */
+/** Never followed (n8n would send the key on); only its origin is shown: a path may carry anything. */
 export function redirectError(status: number, context: FailureContext, given?: string) {
 	// Redacted before parsing too: the parser lower-cases and decodes a host, hiding a secret's form.
 	const location = given && context.secrets.redact(given);
-	// Only the origin is named: resolving against the base URL's origin gives the same.
 	const { origin } = context;
 	const url = location && URL.canParse(location, origin) ? new URL(location, origin) : undefined;
 	const where = url && (url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`);
@@ -170,9 +155,8 @@ export function baseUrlNotFoundError(said: string | undefined, context: FailureC
 	return apiError(context, { status: 404, message, routeUnknown: true }, description);
 }
 
-export function isRouteUnknown(error: unknown): boolean {
-	return error instanceof NodeApiError && error.errorResponse?.routeUnknown === true;
-}
+export const isRouteUnknown = (error: unknown) =>
+	error instanceof NodeApiError && error.errorResponse?.routeUnknown === true;
 
 /** The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`. */
 export function invalidValue(
@@ -184,10 +168,7 @@ export function invalidValue(
 ): NodeOperationError {
 	const item = itemIndex === undefined ? '' : ` in item ${itemIndex}`;
 	const name = field.name ? ` (${field.name})` : '';
-	return new NodeOperationError(node, `Invalid '${field.label}'${item}: ${problem}`, {
-		itemIndex,
-		description:
-			hint ??
-			`Correct the '${field.label}' field${name} and run again. Nothing was sent to Voice AI for this item.`,
-	});
+	const message = `Invalid '${field.label}'${item}: ${problem}`;
+	const description = `Correct the '${field.label}' field${name} and run again. Nothing was sent to Voice AI for this item.`;
+	return new NodeOperationError(node, message, { itemIndex, description: hint ?? description });
 }

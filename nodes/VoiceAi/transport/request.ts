@@ -2,12 +2,11 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } fro
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import type { Answer, FullResponse } from './answer';
-import { decoded, headerValue, readAnswer, shortened, successValue } from './answer';
-import type { RequestGate } from './concurrency';
-import type { VoiceAiContext, VoiceAiCredential } from './credential';
-import { voiceAiCredential } from './credential';
-import type { FailureContext } from './errors';
+import { decoded, headerValue, pathValueProblem, readAnswer } from './answer';
+import type { requestGate } from './concurrency';
+import { type VoiceAiContext, type VoiceAiCredential, voiceAiCredential } from './credential';
 import {
+	type FailureContext,
 	baseUrlNotFoundError,
 	invalidValue,
 	parseServiceFailure,
@@ -15,11 +14,7 @@ import {
 	serviceError,
 	transportError,
 } from './errors';
-import {
-	API_CHECK_PATH,
-	HALF_CHARACTER,
-	LONE_SURROGATE,
-} from '../../../credentials/voiceAiBaseUrl';
+import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
 /**
  * `serverErrors`: 5xx, timeouts and resets, repeated only where `repeatable` says it is safe.
@@ -32,7 +27,6 @@ const DEFAULT_RETRY = {
 	maxWaitMs: 60_000,
 	timeoutMs: 30_000,
 };
-export type RetrySettings = typeof DEFAULT_RETRY;
 
 /** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
 export function parseRetryAfter(text: unknown, now = Date.now()): number | undefined {
@@ -79,8 +73,8 @@ const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 /** `repeatable`: a repeat after a 5xx, timeout or reset duplicates nothing (default: not for POST). */
 interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'mayHaveApplied'> {
 	repeatable?: boolean;
-	retry?: Partial<RetrySettings>;
-	gate?: RequestGate;
+	retry?: Partial<typeof DEFAULT_RETRY>;
+	gate?: ReturnType<typeof requestGate>;
 	/** Read and checked once per execution. */
 	credential?: VoiceAiCredential;
 	/** The check of the base URL after a 404: its own 404 is not checked. */
@@ -88,10 +82,9 @@ interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'm
 }
 
 /**
- * One call to the Voice AI API; returns the parsed JSON body (a write answered without JSON:
- * `{ success, status, body }`). The key travels only in the credential's header and only to the base
- * URL: redirects are never followed. 429 is retried after Retry-After; 5xx, timeouts and resets only
- * when repeating is safe. What the service said is shown without the execution's secrets.
+ * One call to the Voice AI API; returns the parsed JSON body. The key travels only in the credential's
+ * header and only to the base URL: redirects are never followed. 429 is retried after Retry-After;
+ * 5xx, timeouts and resets only when repeating is safe. Errors show none of the execution's secrets.
  */
 export async function voiceAiApiRequest(
 	this: VoiceAiContext,
@@ -103,16 +96,15 @@ export async function voiceAiApiRequest(
 ): Promise<unknown> {
 	const credential = policy.credential ?? (await voiceAiCredential.call(this, policy.itemIndex));
 	const { itemIndex, gate, target } = policy;
-	const retry: RetrySettings = { ...DEFAULT_RETRY, ...policy.retry };
+	const retry = { ...DEFAULT_RETRY, ...policy.retry };
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const { baseUrl, origin, secrets } = credential;
 	const node = () => this.getNode();
-	const url = `${baseUrl}${buildPath(node, path, itemIndex)}`;
 	// What the body carries (SIP passwords, tokens in URLs) is hidden in everything shown later.
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
 		method,
-		url,
+		url: baseUrl + buildPath(node, path, itemIndex),
 		json: true,
 		timeout: retry.timeoutMs,
 		...extra,
@@ -164,8 +156,15 @@ export async function voiceAiApiRequest(
 		if (status < 300) {
 			gate?.succeeded();
 			if ('tooLarge' in answer) throw fail(answer.tooLarge);
-			const value = successValue(answer, method, status);
-			if (value !== undefined) return value;
+			// A write succeeded whatever it answered (`{ success, status, body }`); a GET must answer JSON.
+			const done = { success: true, status };
+			if ('value' in answer) return answer.value ?? done;
+			if (answer.text.trim() === '') return done;
+			try {
+				return JSON.parse(answer.text);
+			} catch {
+				if (method !== 'GET') return { ...done, body: answer.text };
+			}
 			if (!repeat) throw fail(`Voice AI answered ${status} with a body that is not JSON`);
 			await backoff();
 			continue;
@@ -194,7 +193,7 @@ export async function voiceAiApiRequest(
 					(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
 				);
 			routeChecks.set(credential, check);
-			if (await check) throw baseUrlNotFoundError(failure.message, context);
+			if (await check) throw baseUrlNotFoundError(failure.serviceMessage, context);
 		}
 		throw serviceError(failure, context);
 	}
@@ -206,42 +205,19 @@ export interface ApiPath {
 	readonly values: ReadonlyArray<{ field: { name: string; label: string }; value: string }>;
 }
 
-/** Even percent-encoded, within the 8 KB request line servers accept (not a 414 or 431). */
-const MAX_PATH_VALUE = 512;
-
-/** Why a value cannot be one path segment: run by the fields' validation and by the path builder. */
-export function pathValueProblem(value: string): string | undefined {
-	if (value === '') return 'it is empty';
-	if (value === '.' || value === '..')
-		return `${JSON.stringify(value)} would address another resource than the one meant`;
-	if (value.includes('/'))
-		return `${JSON.stringify(shortened(value, 60))} contains a slash, which would change the request path`;
-	if (LONE_SURROGATE.test(value)) return `it ${HALF_CHARACTER}`;
-	if (value.length > MAX_PATH_VALUE)
-		return `it has ${value.length} characters, more than ${MAX_PATH_VALUE} (the longest id this node sends)`;
-	return undefined;
-}
-
 /** The path with each value (or a plain path's each segment) checked: no id adds or drops a segment. */
 export function buildPath(node: () => INode, path: string | ApiPath, itemIndex?: number): string {
-	const refused = (field: { label: string; name?: string }, problem: string) =>
-		invalidValue(node(), itemIndex, field, problem);
-	if (typeof path !== 'string') {
-		let text = path.pieces[0];
-		path.values.forEach(({ field, value }, index) => {
+	if (typeof path !== 'string')
+		return path.values.reduce((text, { field, value }, index) => {
 			const problem = pathValueProblem(String(value));
-			if (problem) throw refused(field, problem);
-			text += encodeURIComponent(String(value)) + path.pieces[index + 1];
-		});
-		return text;
-	}
+			if (problem) throw invalidValue(node(), itemIndex, field, problem);
+			return text + encodeURIComponent(String(value)) + path.pieces[index + 1];
+		}, path.pieces[0]);
 	for (const segment of path.split(/[?#]/, 1)[0].split('/').slice(1)) {
 		const problem = pathValueProblem(decoded(segment));
+		const said = problem === 'it is empty' ? 'a segment is empty' : problem;
 		if (problem)
-			throw refused(
-				{ label: 'request path' },
-				`in ${path}, ${problem === 'it is empty' ? 'a segment is empty' : problem}`,
-			);
+			throw invalidValue(node(), itemIndex, { label: 'request path' }, `in ${path}, ${said}`);
 	}
 	return path;
 }

@@ -1,10 +1,8 @@
 /**
- * Every secret the node holds or sends in one execution (the API key, user info of the base URL, SIP
- * passwords, secrets in URLs it sends) and how it is hidden (docs/security.md). Free text (messages,
- * stacks): every held secret wherever it appears, and a key the node never held as a whole token.
- * Output items: a value wholly equal to the key or a URL's secret, and a held secret of LONG_SECRET
- * characters or more wherever it appears; every other value and key stays as the service sent it. SIP
- * passwords (short values such as `1234` may equal one) are hidden in output by their field.
+ * The secrets of one execution (API key, base URL user info, SIP passwords, secrets in URLs sent) and
+ * how they are hidden (docs/security.md). Free text: every held secret anywhere, and an unheld key as a
+ * whole token. Output items: a value wholly equal to the key or a URL's secret, and a held secret of
+ * LONG_SECRET characters or more anywhere; SIP passwords (`1234` may be one) by their field only.
  */
 
 import { API_KEY_PATTERN, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
@@ -20,7 +18,6 @@ const SECRET_QUERY_PARAMETER =
 	/^(token|key|apikey|api_key|secret|password|signature|sig|access_token)$/;
 
 type Container = Record<string, unknown> | unknown[];
-
 const isContainer = (value: unknown): value is Container =>
 	Array.isArray(value) || isPlainObject(value);
 
@@ -38,8 +35,7 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 		for (const [key, entry] of Object.entries(source)) {
 			if (!isContainer(entry)) {
 				if (typeof entry === 'string' && leaf(entry, key) !== entry) changed.add(source);
-			} else if (holders.has(entry)) holders.get(entry)?.push(source);
-			else holders.set(entry, [source]);
+			} else if (!holders.get(entry)?.push(source)) holders.set(entry, [source]);
 		}
 	for (const source of changed) for (const holder of holders.get(source) ?? []) changed.add(holder);
 	const copies = new Map<unknown, Container>();
@@ -127,9 +123,7 @@ export class Secrets {
 	}
 
 	/** Every string of `value` as free text (`redact`): for error items of Continue On Fail. */
-	redactText<T>(value: T): T {
-		return mapStrings(value, (text) => this.redact(text));
-	}
+	readonly redactText = <T>(value: T): T => mapStrings(value, (text) => this.redact(text));
 
 	/** An output item: whole values and long secrets hidden. `fieldSecretsShown`: SIP passwords shown. */
 	redactValue<T>(value: T, fieldSecretsShown = false): T {
