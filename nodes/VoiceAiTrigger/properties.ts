@@ -220,9 +220,8 @@ export const triggerProperties: INodeProperties[] = [
 	},
 ];
 
-// n8n 2.40 on resolves these with the resolvers, not its expression engine (an isolate per delivery,
-// docs/trigger-performance.md). An empty responseData lets the node's answer through (unset, n8n
-// answers "firstEntryJson"); "noData" keeps the output away.
+// n8n 2.40+ resolves these without an expression isolate (docs/trigger-performance.md). An empty
+// responseData lets the node's answer through (unset: "firstEntryJson"); "noData" keeps it away.
 const responseMode = '={{$parameter["respondWhen"] || "onReceived"}}';
 const responseData = '={{$parameter["respondWhen"] === "lastNode" ? "noData" : ""}}';
 export const respondWhenWebhookFields = {

@@ -1,5 +1,4 @@
-// The one list of the resources and operations: the node's description, the router, the README's
-// table, docs/operations.md and their tests all come from here.
+// The one list of resources and operations: node, router, README and docs use it.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { agent } from './agent';
@@ -20,7 +19,6 @@ const byName = (resource: VoiceAiResource) =>
 		.map(([value, operation]) => ({ resource, value, operation }))
 		.sort((a, b) => a.operation.name.localeCompare(b.operation.name));
 
-/** By resource, then by name: the editor's order. */
 export const allOperations = () => resources.flatMap(byName);
 export type RegisteredOperation = ReturnType<typeof byName>[number];
 

@@ -13,8 +13,7 @@ import {
 import { operationOf } from './registry';
 import type { ApiCall } from './types';
 
-// Validates every item before sending any, then sends up to Concurrency at once, output in input order.
-// A hard failure closes the gate. The one place secrets leave: all output goes through `secrets` here.
+// Every item is validated before any is sent; all output leaves through `secrets`.
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
@@ -72,8 +71,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		results[itemIndex] ??= earlier[itemIndex] as INodeExecutionData[];
 	}
 
-	// Read when the first request is about to go: an operation that sends nothing (Conversation > Pass
-	// Once) needs no working credential. A bad one stops the node.
+	// Read at the first request: an operation that sends nothing (Pass Once) needs no credential.
 	let credential: ReturnType<typeof voiceAiCredential> | undefined;
 	const { recordOf } = operation;
 	const sendItem = async (itemIndex: number) => {
@@ -132,7 +130,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 // main process and queue worker); a new run, execution or AI tool call gets new ones.
 type Tries = { executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> };
 const triesOfRun = new WeakMap<INodeExecutionData[], Tries>();
-/** Per input item, what earlier tries of this run sent successfully (kept with Retry On Fail only). */
 function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): Tries['successes'] {
 	const executeData = typeof ctx.getExecuteData === 'function' ? ctx.getExecuteData() : undefined;
 	if (ctx.getNode().retryOnFail !== true || !executeData) return new Array(items.length);

@@ -72,7 +72,6 @@ export type VoiceAiOperation<Input = unknown> = (
 	/** A result that is a failure for "Continue (using error output)", or undefined. */
 	failureIn?(records: IDataObject[]): { message: string; description: string } | undefined;
 	validate(this: IExecuteFunctions, itemIndex: number): Input | Promise<Input>;
-	/** Returns one JSON object per output item. */
 	execute(
 		this: IExecuteFunctions,
 		input: Input,

@@ -1,5 +1,4 @@
-// Reading and checking an item's fields (router.ts does it for every item before sending any): the
-// error names the field, as its property labels it, and the item.
+// Reading an item's fields: an error names the field (as its property labels it) and the item.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
@@ -148,7 +147,6 @@ export function readInteger(
 const [RETURN_ALL, LIMIT] = returnAllFields('');
 const LIST_FIELDS = fieldsIn([RETURN_ALL, LIMIT], ['returnAll', 'limit']);
 
-/** The item's Limit (returnAllFields), or undefined with Return All on. */
 export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (readBoolean(ctx, itemIndex, LIST_FIELDS.returnAll, RETURN_ALL.default as boolean)) return;
 	const bounds = { min: 1, max: 1_000_000 };
