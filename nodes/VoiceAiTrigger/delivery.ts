@@ -131,7 +131,6 @@ export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	for (const [index, sent] of deliveries.entries()) {
 		const delivery = unwrapEnvelope(sent);
 		const [chatbotId, agentId] = [fieldAt(delivery, 'chatbot_id'), fieldAt(delivery, 'agent_id')];
-		// A delivery naming neither an agent nor a chatbot cannot match: withoutSourceId decides.
 		const passes = chatbotIds.includes(chatbotId ?? '') || agentIds.includes(agentId ?? '');
 		if (filtering && !passes && (chatbotId || agentId || options.withoutSourceId !== 'start')) {
 			counts[chatbotId || agentId ? 'filtered' : 'unidentified']++;
@@ -207,8 +206,7 @@ export function remember(scope: string, id: string, windowMs: number, now: numbe
 	return now + windowMs;
 }
 
-// An error answer (no run) forgets the ids: the next copy must start one. 'prefinish' comes on end()
-// even with the socket gone ('close' cannot tell).
+// An error answer (no run) forgets the ids for the next copy; 'prefinish' comes even without a socket.
 export function forgetUnlessAnswered(
 	response: { once(event: 'prefinish', listener: () => void): unknown; statusCode: number },
 	scope: string,

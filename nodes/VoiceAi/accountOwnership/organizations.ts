@@ -22,7 +22,6 @@ export const refusedPublishes = new Set<string>();
 /** Claims unpublished before this process knew the organization: published again, they are not blocked. */
 export const unpublishedWhileUnknown = new Set<string>();
 
-/** Forget everything, as a restart does (tests: static data and modules stay). */
 export function forgetAllAccounts(): void {
 	organizations = [];
 	refusedPublishes.clear();
@@ -59,7 +58,6 @@ function view(key: KeyIdentity) {
 export const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
 export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 
-/** This claim holds the webhook now (no test borrowing it, no Webhook Set URL in front). */
 export function holds(id: string): Claim | undefined {
 	const org = withClaim(id);
 	const holder = org && !org.lentTo && !org.setBy ? holderIn(org) : undefined;

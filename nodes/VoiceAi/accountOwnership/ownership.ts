@@ -150,7 +150,6 @@ async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<b
 	return true;
 }
 
-/** n8n's `checkExists`: this published trigger holds the webhook here with its URL and current key (never for a test or at start). */
 export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const record = registration.readRegistration(this.getWorkflowStaticData('node'));
@@ -180,7 +179,6 @@ export async function noteDelivery(this: IWebhookFunctions, record?: Registratio
 		.catch(() => {});
 }
 
-/** Webhook Set: unless it takes over, refused (nothing sent) when a published trigger holds it or none can tell. */
 export async function setAccountWebhook(
 	this: IExecuteFunctions,
 	{ url, takeOver, itemIndex }: { url: string; takeOver: boolean; itemIndex: number },

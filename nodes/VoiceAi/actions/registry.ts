@@ -13,7 +13,6 @@ import { webhook } from './webhook';
 /** In the Resource dropdown's order (alphabetical by name). */
 export const resources = [agent, chatbot, contact, conversation, sip, trustProduct, webhook];
 
-/** A resource's operations, sorted by name as its dropdown shows them. */
 const byName = (resource: VoiceAiResource) =>
 	Object.entries(resource.operations)
 		.map(([value, operation]) => ({ resource, value, operation }))
@@ -30,45 +29,39 @@ export function operationOf(resource: string, operation: string): VoiceAiOperati
 export const optionDescription = ({ hint, changesData }: VoiceAiOperation) =>
 	changesData === false ? hint : `${hint} (${changesData})`;
 
-export function resourceAndOperationProperties(): INodeProperties[] {
-	const firstResource = resources[0].value;
-	return [
+export const resourceAndOperationProperties = (): INodeProperties[] => [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: resources.map(({ name, value }) => ({ name, value })),
+		default: resources[0].value,
+	},
+	...resources.flatMap((resource): INodeProperties[] => [
 		{
-			displayName: 'Resource',
-			name: 'resource',
+			displayName: 'Operation',
+			name: 'operation',
 			type: 'options',
 			noDataExpression: true,
-			options: resources.map(({ name, value }) => ({ name, value })),
-			default: firstResource,
+			displayOptions: { show: { resource: [resource.value] } },
+			options: byName(resource).map(({ value, operation }) => ({
+				name: operation.name,
+				value,
+				description: optionDescription(operation),
+				action: operation.action,
+			})),
+			default: Object.keys(resource.operations)[0],
 		},
-		...resources.flatMap((resource): INodeProperties[] => {
-			const [firstOperation] = Object.keys(resource.operations);
-			return [
-				{
-					displayName: 'Operation',
-					name: 'operation',
-					type: 'options',
-					noDataExpression: true,
-					displayOptions: { show: { resource: [resource.value] } },
-					options: byName(resource).map(({ value, operation }) => ({
-						name: operation.name,
-						value,
-						description: optionDescription(operation),
-						action: operation.action,
-					})),
-					default: firstOperation,
-				},
-				// Each operation's fields show for it alone, besides any condition of their own.
-				...Object.entries(resource.operations).flatMap(([value, { description }]) =>
-					description.map(({ displayOptions: own, ...field }) => {
-						const show = { resource: [resource.value], operation: [value], ...own?.show };
-						return { ...field, displayOptions: { ...own, show } };
-					}),
-				),
-			];
-		}),
-	];
-}
+		// Each operation's fields show for it alone, besides any condition of their own.
+		...Object.entries(resource.operations).flatMap(([value, { description }]) =>
+			description.map(({ displayOptions: own, ...field }) => {
+				const show = { resource: [resource.value], operation: [value], ...own?.show };
+				return { ...field, displayOptions: { ...own, show } };
+			}),
+		),
+	]),
+];
 
 /** "Trust Product" → "trust product"; SIP stays. */
 const lower = (text: string) =>

@@ -52,7 +52,6 @@ export async function send<Path extends string>(
 	return await api(method, names.length === 0 ? path : { pieces, values }, what.body, what.extra);
 }
 
-/** Added in parentheses to a changing operation's hint. */
 type ChangesData = 'changes data' | `changes data: ${string}`;
 /** `repeatable`: sent twice, same state; else `mayHaveApplied` says what a lost answer may hide. */
 export type VoiceAiOperation<Input = unknown> = (
@@ -93,7 +92,6 @@ export const defineResource = (resource: VoiceAiResource) => resource;
 
 export const toListRecords = (body: unknown, limit?: number) =>
 	toRecords(listIn(body) ?? body, limit);
-/** One item per array element (up to `limit`); anything else is one item. */
 export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
 	(Array.isArray(body) ? body : [body])
 		.slice(0, limit)

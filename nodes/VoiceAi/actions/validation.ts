@@ -62,7 +62,6 @@ export const invalidField = (...[ctx, ...rest]: [...At, problem: string, hint?: 
 
 /** A check of one text value: returns the value to send, or throws. */
 export type TextCheck = (...at: [...At, value: string]) => string;
-/** Refuses a value the pattern does not accept (`<value> <problem>`); an accepted one goes on as given. */
 function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
 		if (pattern.test(value)) return value;
@@ -84,7 +83,6 @@ interface TextOptions {
 	check?: TextCheck;
 }
 
-/** Reads a text parameter; an expression that produced a number, object or nothing is refused. */
 export function readString(
 	...[ctx, itemIndex, field, options = {}]: [...At, options?: TextOptions]
 ): string {
