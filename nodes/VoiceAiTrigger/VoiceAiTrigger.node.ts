@@ -35,7 +35,6 @@ export class VoiceAiTrigger implements INodeType {
 
 	methods = { listSearch: { searchAgents } };
 
-	// From a chatbot's own URL nothing is registered: a test listen stops with the address to paste.
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {

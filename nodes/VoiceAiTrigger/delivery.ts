@@ -157,7 +157,6 @@ export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	};
 }
 
-// `{"data":{…}}` and `{"event":…,"data":{…}}` wrap one delivery; the event is kept.
 function unwrapEnvelope(delivery: IDataObject): IDataObject {
 	const { data, event, ...others } = delivery;
 	if (!isPlainObject(data) || Object.keys(others).length > 0) return delivery;

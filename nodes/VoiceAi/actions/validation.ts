@@ -37,10 +37,8 @@ export function fieldIn(properties: readonly INodeProperties[], name: string): F
 	return { name, label };
 }
 
-export function fieldsIn<Name extends string>(from: readonly INodeProperties[], names: Name[]) {
-	const entries = names.map((name) => [name, fieldIn(from, name)]);
-	return Object.fromEntries(entries) as Record<Name, FieldRef>;
-}
+export const fieldsIn = <Name extends string>(from: readonly INodeProperties[], names: Name[]) =>
+	Object.fromEntries(names.map((name) => [name, fieldIn(from, name)])) as Record<Name, FieldRef>;
 
 const show = (value: unknown) =>
 	shortened(
