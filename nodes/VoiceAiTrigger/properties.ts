@@ -220,8 +220,7 @@ export const triggerProperties: INodeProperties[] = [
 	},
 ];
 
-// n8n 2.40+ resolves these without an expression isolate (docs/trigger-performance.md). An empty
-// responseData lets the node's answer through (unset: "firstEntryJson"); "noData" keeps it away.
+// Native resolvers: no isolate per delivery (docs/trigger-performance.md). '' lets the node answer.
 const responseMode = '={{$parameter["respondWhen"] || "onReceived"}}';
 const responseData = '={{$parameter["respondWhen"] === "lastNode" ? "noData" : ""}}';
 export const respondWhenWebhookFields = {

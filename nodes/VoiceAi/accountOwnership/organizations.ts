@@ -28,8 +28,7 @@ export function forgetAllAccounts(): void {
 	unpublishedWhileUnknown.clear();
 }
 
-// An agent id belongs to one organization: a shared id means the same one, lists with none in common
-// (one non-empty) two. A new key in a known credential (a rotation) stays with it.
+// The steps of docs/trigger-ownership.md ("Whether a key reaches an entry's organization").
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
 	const [theirs, mine] = [org.agentIds, key.agentIds];
@@ -99,7 +98,6 @@ export function insert(org: Organization, claim: Claim): void {
 	org.claims = [...org.claims, { ...claim }].sort(byTime);
 }
 
-/** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
 /** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says. */

@@ -41,8 +41,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			gate.close();
 			throw secrets.redactError(error);
 		}
-		// n8n routes an item to the error output only when its json holds nothing but `error` (1.x also
-		// allows `message`, 2.x `message` and `details`), then merges it over the input item's json.
+		// The only shape n8n 1.x and 2.x both route to the error output (docs/operations.md).
 		const { message, description, httpCode } = error as NodeApiError;
 		const rest = { ...(description && { description }), ...(httpCode && { httpCode }) };
 		const json = errorOutput ? { error: { message, ...rest } } : { error: message, ...rest };
@@ -126,8 +125,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	];
 }
 
-// n8n's Retry On Fail hands every try of one run the same IExecuteData and input array (1.x and 2.x,
-// main process and queue worker); a new run, execution or AI tool call gets new ones.
+// n8n's Retry On Fail gives the tries of one run (only) the same IExecuteData and input array.
 type Tries = { executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> };
 const triesOfRun = new WeakMap<INodeExecutionData[], Tries>();
 function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): Tries['successes'] {
