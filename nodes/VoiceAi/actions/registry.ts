@@ -29,39 +29,45 @@ export function operationOf(resource: string, operation: string): VoiceAiOperati
 export const optionDescription = ({ hint, changesData }: VoiceAiOperation) =>
 	changesData === false ? hint : `${hint} (${changesData})`;
 
-export const resourceAndOperationProperties = (): INodeProperties[] => [
-	{
-		displayName: 'Resource',
-		name: 'resource',
-		type: 'options',
-		noDataExpression: true,
-		options: resources.map(({ name, value }) => ({ name, value })),
-		default: resources[0].value,
-	},
-	...resources.flatMap((resource): INodeProperties[] => [
+export function resourceAndOperationProperties(): INodeProperties[] {
+	const firstResource = resources[0].value;
+	return [
 		{
-			displayName: 'Operation',
-			name: 'operation',
+			displayName: 'Resource',
+			name: 'resource',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show: { resource: [resource.value] } },
-			options: byName(resource).map(({ value, operation }) => ({
-				name: operation.name,
-				value,
-				description: optionDescription(operation),
-				action: operation.action,
-			})),
-			default: Object.keys(resource.operations)[0],
+			options: resources.map(({ name, value }) => ({ name, value })),
+			default: firstResource,
 		},
-		// Each operation's fields show for it alone, besides any condition of their own.
-		...Object.entries(resource.operations).flatMap(([value, { description }]) =>
-			description.map(({ displayOptions: own, ...field }) => {
-				const show = { resource: [resource.value], operation: [value], ...own?.show };
-				return { ...field, displayOptions: { ...own, show } };
-			}),
-		),
-	]),
-];
+		...resources.flatMap((resource): INodeProperties[] => {
+			const [firstOperation] = Object.keys(resource.operations);
+			return [
+				{
+					displayName: 'Operation',
+					name: 'operation',
+					type: 'options',
+					noDataExpression: true,
+					displayOptions: { show: { resource: [resource.value] } },
+					options: byName(resource).map(({ value, operation }) => ({
+						name: operation.name,
+						value,
+						description: optionDescription(operation),
+						action: operation.action,
+					})),
+					default: firstOperation,
+				},
+				// Each operation's fields show for it alone, besides any condition of their own.
+				...Object.entries(resource.operations).flatMap(([value, { description }]) =>
+					description.map(({ displayOptions: own, ...field }) => {
+						const show = { resource: [resource.value], operation: [value], ...own?.show };
+						return { ...field, displayOptions: { ...own, show } };
+					}),
+				),
+			];
+		}),
+	];
+}
 
 /** "Trust Product" → "trust product"; SIP stays. */
 const lower = (text: string) =>
