@@ -65,8 +65,7 @@ export type VoiceAiOperation<Input = unknown> = (
 	instead?: string; // what an operation that sends no request works on
 	description: INodeProperties[]; // its fields; the registry shows them for this operation only
 	target?(input: Input): string; // what a 404 is about, e.g. `Chatbot "cb_1"`
-	/** The record it reads and then writes: items on one record run one at a time, in input order. */
-	recordOf?(input: Input): string;
+	recordOf?(input: Input): string; // read then written: items on one record run one at a time
 	passesItemOn?: true; // the output is the whole input item (binary too), its json the records
 	/** A result that is a failure for "Continue (using error output)", or undefined. */
 	failureIn?(records: IDataObject[]): { message: string; description: string } | undefined;
@@ -82,11 +81,9 @@ export const defineOperation = <Input>(operation: VoiceAiOperation<Input>) =>
 	operation as VoiceAiOperation;
 
 export interface VoiceAiResource {
-	/** Stored in users' workflows, like each operation's key: never change one. */
-	value: string;
+	value: string; // stored in users' workflows, like each operation's key: never change one
 	name: string;
-	/** The first is the one a new node shows; their fields come in this order. */
-	operations: Record<string, VoiceAiOperation>;
+	operations: Record<string, VoiceAiOperation>; // the first is a new node's; fields in this order
 }
 export const defineResource = (resource: VoiceAiResource) => resource;
 

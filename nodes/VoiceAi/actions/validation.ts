@@ -71,14 +71,10 @@ interface TextOptions {
 	required?: boolean;
 	fallback?: string;
 	secret?: boolean;
-	/** A resource locator: the value of whichever mode is chosen. */
-	locator?: boolean;
-	/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
-	asTyped?: boolean;
-	/** Added to a collection, so sent: nothing (a misspelt expression?) is refused, not sent empty. */
-	added?: boolean;
-	/** What a value given must also pass (checkE164, checkPathId ...); an empty optional one skips it. */
-	check?: TextCheck;
+	locator?: boolean; // a resource locator: the value of whichever mode is chosen
+	asTyped?: boolean; // free text, sent as typed: only its emptiness is judged without the spaces
+	added?: boolean; // added to a collection, so sent: nothing (a misspelt expression?) is refused
+	check?: TextCheck; // what a value given must also pass; an empty optional one skips it
 }
 
 export function readString(
