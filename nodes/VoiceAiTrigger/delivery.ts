@@ -3,9 +3,8 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { headerValue, isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
 import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './properties';
 
-// Deliveries per request (more: 413), and depth of a body (n8n cannot store one 100,000 levels deep).
-const MAX_DELIVERIES = 1_000;
-const MAX_DEPTH = 1_000;
+const MAX_DELIVERIES = 1_000; // per request (more: 413)
+const MAX_DEPTH = 1_000; // of a body: n8n cannot store one 100,000 levels deep
 
 // What n8n left unread (from 1.1: application/*+json, no content type) is read within its size limit.
 export async function readRequestDeliveries(

@@ -5,13 +5,12 @@ import type { KeyIdentity, QueuedClaim } from './registration';
 /** In memory, the only place a claim's token is kept (none when rebuilt from a record). */
 export type Claim = QueuedClaim & { token?: string; releaseFailed?: boolean };
 
-/** One organization as far as this process can tell; its claims in the order first made, the last holds. */
 export interface Organization {
 	baseUrl: string;
 	keyHashes: Set<string>;
 	credentialIds: Set<string>;
 	agentIds?: Set<string>;
-	claims: Claim[];
+	claims: Claim[]; // in the order first made: the last holds
 	lentTo?: string; // the test listen borrowing the webhook
 	setBy?: string; // the URL Webhook Set (or On Unpublish during a test) gave, restored after a test
 }

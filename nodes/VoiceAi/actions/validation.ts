@@ -13,8 +13,7 @@ import {
 } from '../transport';
 import { returnAllFields } from './types';
 
-/** `name`: the parameter's path (`updateFields.header_color`); `label`: what the editor shows. */
-export type FieldRef = { name: string; label: string };
+export type FieldRef = { name: string; label: string }; // a parameter's path and its editor label
 type At = [ctx: IExecuteFunctions, itemIndex: number, field: FieldRef];
 
 /** `updateFields.header_color`: "Header Color"; `directions.inbound.port`: "Inbound Port". */
@@ -58,8 +57,7 @@ const expected = (what: string, raw: unknown, shown = true) =>
 export const invalidField = (...[ctx, ...rest]: [...At, problem: string, hint?: string]) =>
 	invalidValue(ctx.getNode(), ...rest);
 
-/** A check of one text value: returns the value to send, or throws. */
-export type TextCheck = (...at: [...At, value: string]) => string;
+export type TextCheck = (...at: [...At, value: string]) => string; // the value to send, or throws
 function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
 		if (pattern.test(value)) return value;
