@@ -18,8 +18,7 @@ export class VoiceAiTrigger implements INodeType {
 		name: 'voiceAiTrigger',
 		icon: { light: 'file:voiceAiTrigger.svg', dark: 'file:voiceAiTrigger.dark.svg' },
 		group: ['trigger'],
-		// 1.1 behaves as 1, but n8n evaluates no expression (an isolate) per delivery for it, and leaves
-		// bodies other than JSON, text, form and XML unread (docs/trigger-performance.md).
+		// 1.1: as 1, without an expression isolate per delivery (docs/trigger-performance.md).
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["output"] === "raw" ? "Raw deliveries" : "Conversation variables" }}',
@@ -36,8 +35,6 @@ export class VoiceAiTrigger implements INodeType {
 
 	methods = { listSearch: { searchAgents } };
 
-	// From a chatbot's own URL nothing is registered: a publish finds it "exists", a test listen stops
-	// with the address to paste.
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
@@ -75,8 +72,7 @@ export class VoiceAiTrigger implements INodeType {
 	}
 }
 
-// Production accepts the token it registered and the one it would register now: after an API key
-// rotation, a test listen restores the URL with the new key's token.
+// Also the current key's token: after a key rotation, a test listen restores the URL with it.
 async function hasValidToken(this: IWebhookFunctions, registeredHash?: string) {
 	const given = (this.getQueryData() as Record<string, unknown>)[registration.TOKEN_PARAMETER];
 	if (typeof given !== 'string' || given === '') return false;
@@ -91,7 +87,6 @@ function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean 
 	return this.getNodeParameter('receiveFrom', 'accountWebhook') === RECEIVE_FROM_CHATBOT;
 }
 
-/** The chatbot delivers to the production URL: stop with it and the token deliveries are checked by. */
 async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never> {
 	// n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK).
 	const testUrl = this.getNodeWebhookUrl('default') as string;

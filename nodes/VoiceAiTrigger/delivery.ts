@@ -3,12 +3,10 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { headerValue, isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
 import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './properties';
 
-// Deliveries per request (more: 413), and depth of a body (n8n cannot store one 100,000 levels deep).
-const MAX_DELIVERIES = 1_000;
-const MAX_DEPTH = 1_000;
+const MAX_DELIVERIES = 1_000; // per request (more: 413)
+const MAX_DEPTH = 1_000; // of a body: n8n cannot store one 100,000 levels deep
 
-// The deliveries (an object, or a batch) of a request, its content type checked first. What n8n left
-// unread (from 1.1: application/*+json, no content type) is read within n8n's size limit.
+// What n8n left unread (from 1.1: application/*+json, no content type) is read within its size limit.
 export async function readRequestDeliveries(
 	contentType: string | undefined,
 	request: { rawBody?: Buffer; readRawBody?(): Promise<void> },
@@ -37,7 +35,7 @@ export async function readRequestDeliveries(
 			};
 		}
 	}
-	// Every body but form fields is JSON, decoded once. An empty object or a Buffer is not a parse.
+	// An empty object or a Buffer is what n8n leaves when it did not parse.
 	let body = parsedBody();
 	if (Buffer.isBuffer(body) || (isPlainObject(body) && Object.keys(body).length === 0))
 		body = undefined;
@@ -104,16 +102,14 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
 	return false;
 }
 
-// One run (or none) of the deliveries the source filter and duplicate check let through. Dropped ones
-// are answered 2xx too, or the service would retry.
+// Dropped deliveries are answered 2xx too, or the service would retry them.
 export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	const headers = this.getHeaderData();
 	const raw = this.getNodeParameter('output') === 'raw';
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const [chatbotIds, agentIds] = [options.chatbotIds, options.agentIds].map(idList);
 	const dedupeField = ((options.dedupeField as string | undefined) ?? DEFAULT_DEDUPE_FIELD).trim();
-	// When the answer waits for the run, a repeated delivery is the service retrying a run that failed
-	// or was lost: remembering the first copy would drop the retry.
+	// Answering after the run, a repeat is the service retrying a failed or lost run: it must pass.
 	const windowMs =
 		this.getNodeParameter('respondWhen') === 'lastNode' || !dedupeField
 			? 0
@@ -134,13 +130,11 @@ export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	for (const [index, sent] of deliveries.entries()) {
 		const delivery = unwrapEnvelope(sent);
 		const [chatbotId, agentId] = [fieldAt(delivery, 'chatbot_id'), fieldAt(delivery, 'agent_id')];
-		// A delivery naming neither an agent nor a chatbot cannot match: withoutSourceId decides.
 		const passes = chatbotIds.includes(chatbotId ?? '') || agentIds.includes(agentId ?? '');
 		if (filtering && !passes && (chatbotId || agentId || options.withoutSourceId !== 'start')) {
 			counts[chatbotId || agentId ? 'filtered' : 'unidentified']++;
 			continue;
 		}
-		// The configured field, else the delivery id header (with the position in a batch).
 		const value = fieldAt(delivery, dedupeField);
 		const batchIndex = deliveries.length > 1 ? `#${index}` : '';
 		const id =
@@ -162,15 +156,12 @@ export function startRuns(this: IWebhookFunctions, deliveries: IDataObject[]) {
 	};
 }
 
-// `{"data":{…}}` and `{"event":…,"data":{…}}` wrap one delivery: out of it, keeping the event, for all
-// but Raw Delivery (the body as sent).
 function unwrapEnvelope(delivery: IDataObject): IDataObject {
 	const { data, event, ...others } = delivery;
 	if (!isPlainObject(data) || Object.keys(others).length > 0) return delivery;
 	return event === undefined || Object.hasOwn(data, 'event') ? data : { event, ...data };
 }
 
-/** Value at a dotted path ("conversation_id", "variables.call_id"), as a string, or undefined. */
 function fieldAt(delivery: IDataObject, path: string): string | undefined {
 	let value: unknown = delivery;
 	for (const part of path.split('.')) {
@@ -190,14 +181,12 @@ function idList(option: unknown): string[] {
 		.filter((id) => id !== '');
 }
 
-// Ids seen recently per trigger (workflow, node, mode) in this process's memory. Not static data:
-// n8n reloads it before a webhook execution and never saves what webhook() wrote.
+// Ids seen per trigger in memory, not static data: n8n never saves what webhook() writes there.
 const seenByTrigger = new Map<string, Map<string, number>>();
 const MAX_REMEMBERED_IDS = 10_000;
 const MAX_TRIGGERS = 1_000;
 
-// Records `id` and returns its expiry, or undefined for a duplicate (seen within its window). Check
-// and record are one synchronous step: two concurrent copies cannot both pass.
+// The id's expiry, or undefined for a duplicate; synchronous: two concurrent copies cannot both pass.
 export function remember(scope: string, id: string, windowMs: number, now: number) {
 	if (!seenByTrigger.has(scope) && seenByTrigger.size >= MAX_TRIGGERS)
 		seenByTrigger.delete(seenByTrigger.keys().next().value as string);
@@ -215,9 +204,7 @@ export function remember(scope: string, id: string, windowMs: number, now: numbe
 	return now + windowMs;
 }
 
-// Forgets the recorded ids when n8n answers with an error (no run: the next copy must start one);
-// a caller that left keeps them. 'prefinish' comes on end() even with the socket gone ('close' may
-// come first and cannot tell).
+// An error answer (no run) forgets the ids for the next copy; 'prefinish' comes even without a socket.
 export function forgetUnlessAnswered(
 	response: { once(event: 'prefinish', listener: () => void): unknown; statusCode: number },
 	scope: string,
@@ -233,12 +220,7 @@ export function forgetUnlessAnswered(
 
 const NAMED = ['event', 'conversation_id', 'source', 'agent_id', 'chatbot_id', 'completed_at'];
 
-/**
- * The Variables and Metadata item: the variables as fields (`variables`, an object or JSON text of
- * one; without it the fields not NAMED), `_voiceAi` (NAMED in camelCase, the request's context),
- * `conversation` (the rest; the variables too when one is named _voiceAi or conversation). Own
- * properties throughout: a field named `__proto__` stays a field.
- */
+// Variables and Metadata (docs/trigger.md): without `variables`, the fields not NAMED are the variables.
 function variablesItem(delivery: IDataObject, context: IDataObject): IDataObject {
 	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
 	let variables: IDataObject = {};

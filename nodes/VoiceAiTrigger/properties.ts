@@ -220,9 +220,7 @@ export const triggerProperties: INodeProperties[] = [
 	},
 ];
 
-// n8n 2.40 on resolves these with the resolvers, not its expression engine (an isolate per delivery,
-// docs/trigger-performance.md). An empty responseData lets the node's answer through (unset, n8n
-// answers "firstEntryJson"); "noData" keeps the output away.
+// Native resolvers: no isolate per delivery (docs/trigger-performance.md). '' lets the node answer.
 const responseMode = '={{$parameter["respondWhen"] || "onReceived"}}';
 const responseData = '={{$parameter["respondWhen"] === "lastNode" ? "noData" : ""}}';
 export const respondWhenWebhookFields = {

@@ -5,13 +5,12 @@ import type { KeyIdentity, QueuedClaim } from './registration';
 /** In memory, the only place a claim's token is kept (none when rebuilt from a record). */
 export type Claim = QueuedClaim & { token?: string; releaseFailed?: boolean };
 
-/** One organization as far as this process can tell; its claims in the order first made, the last holds. */
 export interface Organization {
 	baseUrl: string;
 	keyHashes: Set<string>;
 	credentialIds: Set<string>;
 	agentIds?: Set<string>;
-	claims: Claim[];
+	claims: Claim[]; // in the order first made: the last holds
 	lentTo?: string; // the test listen borrowing the webhook
 	setBy?: string; // the URL Webhook Set (or On Unpublish during a test) gave, restored after a test
 }
@@ -22,15 +21,13 @@ export const refusedPublishes = new Set<string>();
 /** Claims unpublished before this process knew the organization: published again, they are not blocked. */
 export const unpublishedWhileUnknown = new Set<string>();
 
-/** Forget everything, as a restart does (tests: static data and modules stay). */
 export function forgetAllAccounts(): void {
 	organizations = [];
 	refusedPublishes.clear();
 	unpublishedWhileUnknown.clear();
 }
 
-// An agent id belongs to one organization: a shared id means the same one, lists with none in common
-// (one non-empty) two. A new key in a known credential (a rotation) stays with it.
+// The steps of docs/trigger-ownership.md ("Whether a key reaches an entry's organization").
 function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'unknown' {
 	if (org.keyHashes.has(key.keyHash)) return 'same';
 	const [theirs, mine] = [org.agentIds, key.agentIds];
@@ -59,7 +56,6 @@ function view(key: KeyIdentity) {
 export const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
 export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 
-/** This claim holds the webhook now (no test borrowing it, no Webhook Set URL in front). */
 export function holds(id: string): Claim | undefined {
 	const org = withClaim(id);
 	const holder = org && !org.lentTo && !org.setBy ? holderIn(org) : undefined;
@@ -101,7 +97,6 @@ export function insert(org: Organization, claim: Claim): void {
 	org.claims = [...org.claims, { ...claim }].sort(byTime);
 }
 
-/** Fail to Publish, Go Ahead when nobody can tell, Take Over, or n8n 1.x starting (never refused). */
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
 /** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says. */

@@ -6,7 +6,6 @@ import * as registration from './registration';
 import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 
 // n8n's calls deciding who receives an organization's one webhook (docs/trigger-ownership.md).
-// Where neither memory (organizations.ts) nor a trigger's record tells, what could cut one off is refused.
 
 let lastDecision: Promise<unknown> = Promise.resolve();
 
@@ -39,13 +38,11 @@ async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boo
 	return { url, apiKey, identity };
 }
 
-/** n8n's `create`: a test listen starts, or the workflow is published (or n8n 1.x restores it). */
 export async function onCreate(this: IHookFunctions): Promise<void> {
 	const start = this.getMode() === 'manual' ? startTest : publish;
 	await oneAtATime(async () => await start.call(this));
 }
 
-/** n8n's `delete`: the test listen ends, or the workflow is unpublished; the record goes unless it fails. */
 export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
 		const staticData = this.getWorkflowStaticData('node');
@@ -56,7 +53,6 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 	});
 }
 
-/** If Nobody Can Tell Who Holds It = Go Ahead. */
 const goesAhead = (ctx: IHookFunctions) =>
 	ctx.getNodeParameter('whenOwnerUnknown', 'refuse') === 'listen';
 function eventOf(this: IHookFunctions): orgs.ClaimEvent {
@@ -154,7 +150,6 @@ async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<b
 	return true;
 }
 
-/** n8n's `checkExists`: this published trigger holds the webhook here with its URL and current key (never for a test or at start). */
 export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const record = registration.readRegistration(this.getWorkflowStaticData('node'));
@@ -184,7 +179,6 @@ export async function noteDelivery(this: IWebhookFunctions, record?: Registratio
 		.catch(() => {});
 }
 
-/** Webhook Set: unless it takes over, refused (nothing sent) when a published trigger holds it or none can tell. */
 export async function setAccountWebhook(
 	this: IExecuteFunctions,
 	{ url, takeOver, itemIndex }: { url: string; takeOver: boolean; itemIndex: number },
@@ -232,7 +226,6 @@ const refusal = {
 		"n8n cannot tell whether another published workflow receives this Voice AI account's conversations",
 		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. If a published workflow has a Voice AI Trigger for this organization, wait for its next delivery (or unpublish and publish it), then publish again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead" (or "If Another Workflow Holds It" to "Take Over the Account Webhook") and publish again.`,
 	],
-	/** `waiting`: the claim it took the account over from. */
 	unpublishUnknown: (waiting: QueuedClaim | undefined, toUrl: boolean): Refusal => [
 		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it`,
 		`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${waiting ? `If "${waiting.workflowName}" should receive, unpublish and publish it.` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.' : ''}`.trim(),

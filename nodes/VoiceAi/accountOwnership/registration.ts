@@ -108,7 +108,6 @@ export function isLocalHost(hostname: string): boolean {
 	return (first & 0xfe00) === 0xfc00 || (first & 0xff80) === 0xfe80;
 }
 
-/** Refuses to register a local n8n URL while the base URL names a host elsewhere, unless the user allows it. */
 export async function assertServiceCanReach(this: IHookFunctions, url: string): Promise<void> {
 	if (this.getNodeParameter('options.allowLocalUrl', false) === true) return;
 	const n8nHost = httpUrl(url)?.hostname;

@@ -1,5 +1,4 @@
-// The one list of the resources and operations: the node's description, the router, the README's
-// table, docs/operations.md and their tests all come from here.
+// The one list of resources and operations: node, router, README and docs use it.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { agent } from './agent';
@@ -14,13 +13,11 @@ import { webhook } from './webhook';
 /** In the Resource dropdown's order (alphabetical by name). */
 export const resources = [agent, chatbot, contact, conversation, sip, trustProduct, webhook];
 
-/** A resource's operations, sorted by name as its dropdown shows them. */
 const byName = (resource: VoiceAiResource) =>
 	Object.entries(resource.operations)
 		.map(([value, operation]) => ({ resource, value, operation }))
 		.sort((a, b) => a.operation.name.localeCompare(b.operation.name));
 
-/** By resource, then by name: the editor's order. */
 export const allOperations = () => resources.flatMap(byName);
 export type RegisteredOperation = ReturnType<typeof byName>[number];
 

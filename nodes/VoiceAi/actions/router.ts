@@ -13,8 +13,7 @@ import {
 import { operationOf } from './registry';
 import type { ApiCall } from './types';
 
-// Validates every item before sending any, then sends up to Concurrency at once, output in input order.
-// A hard failure closes the gate. The one place secrets leave: all output goes through `secrets` here.
+// Every item is validated before any is sent; all output leaves through `secrets`.
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
@@ -42,8 +41,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			gate.close();
 			throw secrets.redactError(error);
 		}
-		// n8n routes an item to the error output only when its json holds nothing but `error` (1.x also
-		// allows `message`, 2.x `message` and `details`), then merges it over the input item's json.
+		// The only shape n8n 1.x and 2.x both route to the error output (docs/operations.md).
 		const { message, description, httpCode } = error as NodeApiError;
 		const rest = { ...(description && { description }), ...(httpCode && { httpCode }) };
 		const json = errorOutput ? { error: { message, ...rest } } : { error: message, ...rest };
@@ -72,8 +70,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		results[itemIndex] ??= earlier[itemIndex] as INodeExecutionData[];
 	}
 
-	// Read when the first request is about to go: an operation that sends nothing (Conversation > Pass
-	// Once) needs no working credential. A bad one stops the node.
+	// Read at the first request: an operation that sends nothing (Pass Once) needs no credential.
 	let credential: ReturnType<typeof voiceAiCredential> | undefined;
 	const { recordOf } = operation;
 	const sendItem = async (itemIndex: number) => {
@@ -128,11 +125,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	];
 }
 
-// n8n's Retry On Fail hands every try of one run the same IExecuteData and input array (1.x and 2.x,
-// main process and queue worker); a new run, execution or AI tool call gets new ones.
+// n8n's Retry On Fail gives the tries of one run (only) the same IExecuteData and input array.
 type Tries = { executeData: IExecuteData; successes: Array<INodeExecutionData[] | undefined> };
 const triesOfRun = new WeakMap<INodeExecutionData[], Tries>();
-/** Per input item, what earlier tries of this run sent successfully (kept with Retry On Fail only). */
 function earlierTries(ctx: IExecuteFunctions, items: INodeExecutionData[]): Tries['successes'] {
 	const executeData = typeof ctx.getExecuteData === 'function' ? ctx.getExecuteData() : undefined;
 	if (ctx.getNode().retryOnFail !== true || !executeData) return new Array(items.length);

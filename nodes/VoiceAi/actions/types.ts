@@ -52,7 +52,6 @@ export async function send<Path extends string>(
 	return await api(method, names.length === 0 ? path : { pieces, values }, what.body, what.extra);
 }
 
-/** Added in parentheses to a changing operation's hint. */
 type ChangesData = 'changes data' | `changes data: ${string}`;
 /** `repeatable`: sent twice, same state; else `mayHaveApplied` says what a lost answer may hide. */
 export type VoiceAiOperation<Input = unknown> = (
@@ -66,13 +65,11 @@ export type VoiceAiOperation<Input = unknown> = (
 	instead?: string; // what an operation that sends no request works on
 	description: INodeProperties[]; // its fields; the registry shows them for this operation only
 	target?(input: Input): string; // what a 404 is about, e.g. `Chatbot "cb_1"`
-	/** The record it reads and then writes: items on one record run one at a time, in input order. */
-	recordOf?(input: Input): string;
+	recordOf?(input: Input): string; // read then written: items on one record run one at a time
 	passesItemOn?: true; // the output is the whole input item (binary too), its json the records
 	/** A result that is a failure for "Continue (using error output)", or undefined. */
 	failureIn?(records: IDataObject[]): { message: string; description: string } | undefined;
 	validate(this: IExecuteFunctions, itemIndex: number): Input | Promise<Input>;
-	/** Returns one JSON object per output item. */
 	execute(
 		this: IExecuteFunctions,
 		input: Input,
@@ -84,17 +81,14 @@ export const defineOperation = <Input>(operation: VoiceAiOperation<Input>) =>
 	operation as VoiceAiOperation;
 
 export interface VoiceAiResource {
-	/** Stored in users' workflows, like each operation's key: never change one. */
-	value: string;
+	value: string; // stored in users' workflows, like each operation's key: never change one
 	name: string;
-	/** The first is the one a new node shows; their fields come in this order. */
-	operations: Record<string, VoiceAiOperation>;
+	operations: Record<string, VoiceAiOperation>; // the first is a new node's; fields in this order
 }
 export const defineResource = (resource: VoiceAiResource) => resource;
 
 export const toListRecords = (body: unknown, limit?: number) =>
 	toRecords(listIn(body) ?? body, limit);
-/** One item per array element (up to `limit`); anything else is one item. */
 export const toRecords = (body: unknown, limit?: number): IDataObject[] =>
 	(Array.isArray(body) ? body : [body])
 		.slice(0, limit)

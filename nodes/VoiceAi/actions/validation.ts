@@ -1,5 +1,4 @@
-// Reading and checking an item's fields (router.ts does it for every item before sending any): the
-// error names the field, as its property labels it, and the item.
+// Reading an item's fields: an error names the field (as its property labels it) and the item.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
@@ -14,8 +13,7 @@ import {
 } from '../transport';
 import { returnAllFields } from './types';
 
-/** `name`: the parameter's path (`updateFields.header_color`); `label`: what the editor shows. */
-export type FieldRef = { name: string; label: string };
+export type FieldRef = { name: string; label: string }; // a parameter's path and its editor label
 type At = [ctx: IExecuteFunctions, itemIndex: number, field: FieldRef];
 
 /** `updateFields.header_color`: "Header Color"; `directions.inbound.port`: "Inbound Port". */
@@ -38,10 +36,8 @@ export function fieldIn(properties: readonly INodeProperties[], name: string): F
 	return { name, label };
 }
 
-export function fieldsIn<Name extends string>(from: readonly INodeProperties[], names: Name[]) {
-	const entries = names.map((name) => [name, fieldIn(from, name)]);
-	return Object.fromEntries(entries) as Record<Name, FieldRef>;
-}
+export const fieldsIn = <Name extends string>(from: readonly INodeProperties[], names: Name[]) =>
+	Object.fromEntries(names.map((name) => [name, fieldIn(from, name)])) as Record<Name, FieldRef>;
 
 const show = (value: unknown) =>
 	shortened(
@@ -61,9 +57,7 @@ const expected = (what: string, raw: unknown, shown = true) =>
 export const invalidField = (...[ctx, ...rest]: [...At, problem: string, hint?: string]) =>
 	invalidValue(ctx.getNode(), ...rest);
 
-/** A check of one text value: returns the value to send, or throws. */
-export type TextCheck = (...at: [...At, value: string]) => string;
-/** Refuses a value the pattern does not accept (`<value> <problem>`); an accepted one goes on as given. */
+export type TextCheck = (...at: [...At, value: string]) => string; // the value to send, or throws
 function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
 		if (pattern.test(value)) return value;
@@ -75,17 +69,12 @@ interface TextOptions {
 	required?: boolean;
 	fallback?: string;
 	secret?: boolean;
-	/** A resource locator: the value of whichever mode is chosen. */
-	locator?: boolean;
-	/** Free text (a message, a task): sent as typed; only its emptiness is judged without the spaces. */
-	asTyped?: boolean;
-	/** Added to a collection, so sent: nothing (a misspelt expression?) is refused, not sent empty. */
-	added?: boolean;
-	/** What a value given must also pass (checkE164, checkPathId ...); an empty optional one skips it. */
-	check?: TextCheck;
+	locator?: boolean; // a resource locator: the value of whichever mode is chosen
+	asTyped?: boolean; // free text, sent as typed: only its emptiness is judged without the spaces
+	added?: boolean; // added to a collection, so sent: nothing (a misspelt expression?) is refused
+	check?: TextCheck; // what a value given must also pass; an empty optional one skips it
 }
 
-/** Reads a text parameter; an expression that produced a number, object or nothing is refused. */
 export function readString(
 	...[ctx, itemIndex, field, options = {}]: [...At, options?: TextOptions]
 ): string {
@@ -148,7 +137,6 @@ export function readInteger(
 const [RETURN_ALL, LIMIT] = returnAllFields('');
 const LIST_FIELDS = fieldsIn([RETURN_ALL, LIMIT], ['returnAll', 'limit']);
 
-/** The item's Limit (returnAllFields), or undefined with Return All on. */
 export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (readBoolean(ctx, itemIndex, LIST_FIELDS.returnAll, RETURN_ALL.default as boolean)) return;
 	const bounds = { min: 1, max: 1_000_000 };
