@@ -16,10 +16,7 @@ import {
 } from './errors';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-/**
- * `serverErrors`: 5xx, timeouts and resets, repeated only where `repeatable` says it is safe.
- * `maxAttempts` includes the first; `maxWaitMs` caps one wait, whatever Retry-After asks for.
- */
+/** The retry Options, each described in docs/operations.md. */
 const DEFAULT_RETRY = {
 	rateLimit: true,
 	serverErrors: true,
@@ -28,7 +25,6 @@ const DEFAULT_RETRY = {
 	timeoutMs: 30_000,
 };
 
-/** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
 export function parseRetryAfter(text: unknown, now = Date.now()): number | undefined {
 	if (typeof text !== 'string' || text.trim() === '') return undefined;
 	if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text.trim()) * 1000);
@@ -44,7 +40,7 @@ function backoffMs(attempt: number, capMs: number): number {
 const TIMEOUT = 'Voice AI did not answer in time';
 const UNRESOLVED = 'The Voice AI host name could not be resolved';
 const DROPPED = 'The connection to Voice AI was dropped';
-/** Per system error code: the message, worth a retry, surely never sent. Other codes are final. */
+/** `unsent`: the request surely never left. Codes not listed are not retried. */
 const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
 	ECONNREFUSED: { says: 'Voice AI refused the connection', retry: true, unsent: true },
 	ENOTFOUND: { says: UNRESOLVED, unsent: true },
@@ -67,25 +63,19 @@ function errorCode(error: unknown, depth = 0): string | undefined {
 	return errorCode(cause, depth + 1);
 }
 
-/** Does the base URL answer 404 to API_CHECK_PATH too (a 404 is then not the record's)? Once per credential read. */
+/** Whether the base URL answers 404 to API_CHECK_PATH too: asked once per credential read. */
 const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 
-/** `repeatable`: a repeat after a 5xx, timeout or reset duplicates nothing (default: not for POST). */
+/** `repeatable`: sending it twice duplicates nothing. */
 interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'mayHaveApplied'> {
 	repeatable?: boolean;
 	retry?: Partial<typeof DEFAULT_RETRY>;
 	gate?: ReturnType<typeof requestGate>;
-	/** Read and checked once per execution. */
 	credential?: VoiceAiCredential;
-	/** The check of the base URL after a 404: its own 404 is not checked. */
+	/** The check after a 404: its own 404 is not checked. */
 	routeCheck?: boolean;
 }
 
-/**
- * One call to the Voice AI API; returns the parsed JSON body. The key travels only in the credential's
- * header and only to the base URL: redirects are never followed. 429 is retried after Retry-After;
- * 5xx, timeouts and resets only when repeating is safe. Errors show none of the execution's secrets.
- */
 export async function voiceAiApiRequest(
 	this: VoiceAiContext,
 	method: IHttpRequestMethods,
@@ -100,7 +90,7 @@ export async function voiceAiApiRequest(
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const { baseUrl, origin, secrets } = credential;
 	const node = () => this.getNode();
-	// What the body carries (SIP passwords, tokens in URLs) is hidden in everything shown later.
+	// The body's SIP passwords and URL tokens are hidden in everything shown later.
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
 		method,
@@ -112,8 +102,7 @@ export async function voiceAiApiRequest(
 		returnFullResponse: true,
 		// n8n would send the credential's headers (and for 307/308 the body) on to any origin.
 		disableFollowRedirect: true,
-		// The size limit holds while reading.
-		encoding: 'stream',
+		encoding: 'stream', // the size limit holds while reading
 	};
 	if (body !== undefined) options.body = body;
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
@@ -156,7 +145,7 @@ export async function voiceAiApiRequest(
 		if (status < 300) {
 			gate?.succeeded();
 			if ('tooLarge' in answer) throw fail(answer.tooLarge);
-			// A write succeeded whatever it answered (`{ success, status, body }`); a GET must answer JSON.
+			// A write succeeded whatever it answered; a GET must answer JSON.
 			const done = { success: true, status };
 			if ('value' in answer) return answer.value ?? done;
 			if (answer.text.trim() === '') return done;
@@ -199,13 +188,13 @@ export async function voiceAiApiRequest(
 	}
 }
 
-/** A path's values, each with the field named when it cannot be used, between its fixed pieces. */
+/** `values[i]` goes between `pieces[i]` and `pieces[i + 1]`. */
 export interface ApiPath {
 	readonly pieces: readonly string[];
 	readonly values: ReadonlyArray<{ field: { name: string; label: string }; value: string }>;
 }
 
-/** The path with each value (or a plain path's each segment) checked: no id adds or drops a segment. */
+/** No value may add or drop a segment. */
 export function buildPath(node: () => INode, path: string | ApiPath, itemIndex?: number): string {
 	if (typeof path !== 'string')
 		return path.values.reduce((text, { field, value }, index) => {
