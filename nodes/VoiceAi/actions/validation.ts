@@ -7,11 +7,8 @@ import {
 	LONE_SURROGATE,
 	destinationProblem,
 	httpUrl,
-	invalidValue,
-	pathValueProblem,
-	refusedUserInfo,
-	shortened,
-} from '../transport';
+} from '../../../credentials/voiceAiBaseUrl';
+import { invalidValue, pathValueProblem, refusedUserInfo, shortened } from '../transport';
 import { returnAllFields } from './types';
 
 /** `name`: the parameter's path (`updateFields.header_color`); `label`: what the editor shows. */

@@ -1,8 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import type { Answer, FullResponse } from './answer';
-import { decoded, headerValue, pathValueProblem, readAnswer } from './answer';
+import { decoded, headerValue, pathValueProblem, withoutBom } from './answer';
 import type { requestGate } from './concurrency';
 import { type VoiceAiContext, type VoiceAiCredential, voiceAiCredential } from './credential';
 import {
@@ -61,6 +60,67 @@ function errorCode(error: unknown, depth = 0): string | undefined {
 	for (const text of [code, httpCode])
 		if (typeof text === 'string' && /^E[A-Z_]+$/.test(text)) return text;
 	return errorCode(cause, depth + 1);
+}
+
+const MAX_ANSWER_MIB = 25;
+const MIB = 1024 * 1024;
+const tooLarge = (size: string) => ({
+	tooLarge: `Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_MIB} MiB); the transfer was stopped`,
+});
+const MAX_ERROR_BYTES = 64 * 1024;
+
+interface FullResponse {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	/** A stream (`encoding: 'stream'`), or text or JSON from other helpers. */
+	body: unknown;
+}
+
+type Answer = { text: string } | { value: unknown } | { tooLarge: string };
+
+// A redirect is read only to close it: n8n's wrapper closes the stream under it once reading starts.
+// Stream events, not `for await`: its async iterator cost more CPU than the rest of the transport.
+async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
+	const { body, statusCode: status } = response;
+	const redirect = status >= 300 && status < 400;
+	if (typeof (body as { pipe?: unknown } | null)?.pipe !== 'function') {
+		if (redirect) return undefined;
+		if (typeof body === 'string') return { text: body };
+		return Buffer.isBuffer(body) ? { text: body.toString('utf8') } : { value: body };
+	}
+	const stream = body as NodeJS.ReadableStream & { destroy(): void };
+	const truncate = status >= 300;
+	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_MIB * MIB;
+	const declared = Number(headerValue(response.headers['content-length']));
+	const reading = new Promise<Answer>((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let bytes = 0;
+		// A promise settles once: the 'close' after 'end' or stop() changes nothing.
+		const stop = (answer: Answer) => {
+			resolve(answer);
+			stream.destroy();
+		};
+		const text = () => ({
+			text: withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString()),
+		});
+		stream.on('data', (chunk: Buffer | string) => {
+			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			if (!truncate && declared > limit)
+				return stop(tooLarge(`${(declared / MIB).toFixed(1)} MiB`));
+			if (!truncate && bytes + data.length > limit)
+				return stop(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`));
+			chunks.push(data.subarray(0, limit - bytes));
+			bytes = Math.min(limit, bytes + data.length);
+			if (truncate && bytes === limit) stop(text());
+		});
+		stream.on('end', () => resolve(text()));
+		stream.on('error', reject);
+		stream.on('close', () =>
+			reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
+		);
+	});
+	// A redirect is refused whatever its body: nothing to report if reading it fails.
+	return redirect ? void reading.catch(() => undefined) : await reading;
 }
 
 /** Whether the base URL answers 404 to API_CHECK_PATH too: asked once per credential read. */

@@ -1,6 +1,6 @@
 // What is hidden where, and why: docs/security.md ("How redaction works").
 import { API_KEY_PATTERN, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
-import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
+import { decoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
 
 /** A key never held, as a whole token: `ct_leads` and `Direct_Sales` never match. */
 const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
@@ -9,6 +9,8 @@ const MASK = '***';
 const LONG_SECRET = 16;
 const SECRET_QUERY_PARAMETER =
 	/^(token|key|apikey|api_key|secret|password|signature|sig|access_token)$/;
+
+const formDecoded = (text: string) => decoded(text.replaceAll('+', ' '));
 
 type Container = Record<string, unknown> | unknown[];
 const isContainer = (value: unknown): value is Container =>
