@@ -2,9 +2,9 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
+import { destinationProblem, httpUrl, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { agentsIn, requestAgents } from '../listSearch/agentList';
-import { credentialTypeOf, destinationProblem, httpUrl, voiceAiApiRequest } from '../transport';
+import { credentialTypeOf, voiceAiApiRequest } from '../transport';
 import type { VoiceAiContext } from '../transport';
 
 export const TOKEN_PARAMETER = 'token';

@@ -6,11 +6,8 @@ import {
 	LONE_SURROGATE,
 	destinationProblem,
 	httpUrl,
-	invalidValue,
-	pathValueProblem,
-	refusedUserInfo,
-	shortened,
-} from '../transport';
+} from '../../../credentials/voiceAiBaseUrl';
+import { invalidValue, pathValueProblem, refusedUserInfo, shortened } from '../transport';
 import { returnAllFields } from './types';
 
 export type FieldRef = { name: string; label: string }; // a parameter's path and its editor label

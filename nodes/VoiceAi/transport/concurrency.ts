@@ -1,6 +1,5 @@
 import { sleep } from 'n8n-workflow';
 
-/** Thrown to a request that had not started when the gate closed (another item of the execution failed). */
 export class RequestsStopped extends Error {
 	constructor() {
 		super('Not sent: another item of this execution failed');
@@ -8,33 +7,28 @@ export class RequestsStopped extends Error {
 	}
 }
 
-/**
- * The one limit on the items of an execution in flight (the Concurrency option), backing off together
- * on 429: every request waits out the Retry-After, the limit halves, and it grows back by one per
- * `limit` successful responses. An item that got a 429 gives its place up and queues for one again.
- */
+/** The one limit on an execution's items in flight: a 429 pauses them all and halves it. */
 export function requestGate(max: number, cancel?: AbortSignal) {
 	let limit = Math.max(1, max);
 	let running = 0;
 	let successes = 0;
 	let pausedUntil = 0;
-	/** Items that gave their place up after a 429 get one before a new item starts. */
+	/** Items that gave their place up after a 429 get one back before a new item starts. */
 	const waiting: Array<() => void> = [];
 	let fill = () => {};
 	const stopped = new AbortController();
-	/** Ends every wait when the execution is cancelled or the gate closes. */
 	const signal = cancel ? AbortSignal.any([cancel, stopped.signal]) : stopped.signal;
 
 	return {
 		signal,
 
-		/** After a hard failure: no item starts and no request goes out; waits end with RequestsStopped. */
+		/** After a hard failure: no item starts, no request goes out (docs/security.md). */
 		close(): void {
 			stopped.abort(new RequestsStopped());
 			fill();
 		},
 
-		/** Before each attempt: waits out a pause after a 429; throws RequestsStopped once closed. */
+		/** Before each attempt. */
 		async turn(): Promise<void> {
 			for (let pause; !stopped.signal.aborted && (pause = pausedUntil - Date.now()) > 0; )
 				await sleep(pause, signal).catch((error: unknown) => {
@@ -61,7 +55,6 @@ export function requestGate(max: number, cancel?: AbortSignal) {
 			pausedUntil = Math.max(pausedUntil, now + waitMs);
 		},
 
-		/** After a 429 that will be repeated. */
 		async requeue(): Promise<void> {
 			running--;
 			await new Promise<void>((resolve) => {
@@ -71,9 +64,8 @@ export function requestGate(max: number, cancel?: AbortSignal) {
 		},
 
 		/**
-		 * Runs `task` for indexes 0..count-1, started in input order. Indexes that `recordOf` gives the
-		 * same record run one after another in input order; the others do not wait for them. Once a task
-		 * throws, no new index starts; the error of the lowest failing index is rethrown at the end.
+		 * Starts in input order; indexes of one record run one at a time. After a failure nothing new
+		 * starts, and the error of the lowest failing index is thrown once the running ones end.
 		 */
 		async forEachIndex(
 			count: number,

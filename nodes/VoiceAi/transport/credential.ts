@@ -4,26 +4,23 @@ import { NodeOperationError } from 'n8n-workflow';
 import { API_KEY_PATTERN, BASE_URL_RULE, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { Secrets } from './secrets';
 
-/** The n8n functions that may call the Voice AI API (the action node, the trigger, list searches). */
 export type VoiceAiContext = IAllExecuteFunctions;
 
-/** The node's Authentication parameter: each value names the one credential type used (the trigger: Voice AI API). */
 export const AUTHENTICATION = {
 	apiKey: 'voiceAiApi',
 	apiKeyAndSipLogin: 'voiceAiWithSipLoginApi',
 } as const;
 
-/** Read from the node, not as a parameter: the trigger and list searches have no item to evaluate it for. */
+/** Not a parameter read: the trigger and list searches have no item to evaluate it for. */
 export const authenticationOf = (node: INode): keyof typeof AUTHENTICATION =>
 	node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
 export const credentialTypeOf = (node: INode) => AUTHENTICATION[authenticationOf(node)];
 
-/** Errors that say the credential cannot be used: they stop the node whatever Continue On Fail says. */
+/** Errors of an unusable credential stop the node whatever Continue On Fail says. */
 const unusableCredentialErrors = new WeakSet<Error>();
 export const isUnusableCredentialError = (error: unknown) =>
 	unusableCredentialErrors.has(error as Error);
 
-/** Reads and checks the credential before anything is sent; `secrets` gets the key. */
 export async function voiceAiCredential(
 	this: VoiceAiContext,
 	itemIndex?: number,
@@ -37,7 +34,7 @@ export async function voiceAiCredential(
 		unusableCredentialErrors.add(error);
 		return error;
 	};
-	// A Base URL with user info is refused; its password is still hidden wherever it could show.
+	// Before the check: the refusal of a Base URL with user info must not show its password.
 	if (typeof credentials.baseUrl === 'string') secrets.addFromUrl(credentials.baseUrl.trim());
 	const baseUrl = parseBaseUrl(credentials.baseUrl);
 	if (!baseUrl.ok)
@@ -55,7 +52,7 @@ export async function voiceAiCredential(
 	return {
 		baseUrl: baseUrl.url.base,
 		origin: baseUrl.url.origin,
-		/** Handed to every request, so n8n does not decrypt the credential again. */
+		/** Handed to every request, so n8n does not decrypt it again. */
 		decrypted: { id: node.credentials?.[type]?.id ?? '', name: type, type, data: credentials },
 		secrets,
 	};

@@ -11,9 +11,7 @@ export interface FailureContext {
 	/** getNode() deep-copies the node: called only for an error. */
 	node: () => INode;
 	itemIndex?: number;
-	/** Named in a 404 message, e.g. `Chatbot "cb_1"`. */
 	target?: string;
-	/** For non-repeatable requests: what may have happened when no clear answer came back. */
 	mayHaveApplied?: string;
 	attempts: number;
 	origin: string;
@@ -21,7 +19,7 @@ export interface FailureContext {
 	secrets: Secrets;
 }
 
-/** The builder of every transport error: all it shows is redacted here. `response`'s status is the HTTP code. */
+/** Every transport error is built here, so all it shows is redacted (docs/architecture.md). */
 function apiError(
 	{ node, secrets, itemIndex }: FailureContext,
 	response: JsonObject,
@@ -38,16 +36,14 @@ function apiError(
 
 const tried = ({ attempts }: FailureContext) =>
 	attempts > 1 ? ` (after ${attempts} attempts)` : '';
-/** What to do after a request that got no clear answer: `otherwise` where it changed nothing. */
 const notRepeated = ({ mayHaveApplied }: FailureContext, otherwise: string) =>
 	mayHaveApplied
 		? `${mayHaveApplied} It was not repeated automatically so nothing gets duplicated: check before running it again.`
 		: otherwise;
 
-/** JSON `{ error: { code, message, field } }`, `{ message }` or a string; else text, HTML's title. */
 export function parseServiceFailure(status: number, data: unknown, mime = '', secrets: Secrets) {
 	const failure: ServiceFailure = { status };
-	// One line of at most 500 characters, redacted first: a cut never leaves part of a secret behind.
+	// Redacted before it is cut: a cut never leaves part of a secret behind.
 	const shown = (text: string) => shortened(secrets.redact(text).replace(/\s+/g, ' ').trim(), 500);
 	if (typeof data === 'string') {
 		const text = data.trim();
@@ -124,7 +120,7 @@ export function serviceError(failure: ServiceFailure, context: FailureContext): 
 	return apiError(context, { ...failure, message }, description);
 }
 
-/** Never followed (n8n would send the key on); only its origin is shown: a path may carry anything. */
+/** Only the origin is shown: a path may carry anything. */
 export function redirectError(status: number, context: FailureContext, given?: string) {
 	// Redacted before parsing too: the parser lower-cases and decodes a host, hiding a secret's form.
 	const location = given && context.secrets.redact(given);
@@ -147,7 +143,6 @@ export function transportError(problem: string, context: FailureContext): NodeAp
 	return apiError(context, { message: problem }, description, `${problem}${tried(context)}`);
 }
 
-/** A 404 of a base URL whose path is not the API's. */
 export function baseUrlNotFoundError(said: string | undefined, context: FailureContext) {
 	const asked = `${said ? ` (${said})` : ''}${context.target ? ` for ${context.target}` : ''}`;
 	const message = `Voice AI answered 404${asked}, and the base URL answers 404 to GET ${API_CHECK_PATH} too: the Base URL does not point at the Voice AI API`;
@@ -158,7 +153,6 @@ export function baseUrlNotFoundError(said: string | undefined, context: FailureC
 export const isRouteUnknown = (error: unknown) =>
 	error instanceof NodeApiError && error.errorResponse?.routeUnknown === true;
 
-/** The refusal of a value before anything is sent: `Invalid '<label>' in item <n>: <problem>`. */
 export function invalidValue(
 	node: INode,
 	itemIndex: number | undefined,

@@ -1,5 +1,4 @@
 // The transport's public module: the only one code outside transport/ imports (eslint.config.mjs).
-export * from '../../../credentials/voiceAiBaseUrl';
 export * from './answer';
 export * from './credential';
 export { type ApiPath, voiceAiApiRequest } from './request';

@@ -1,8 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import type { Answer, FullResponse } from './answer';
-import { decoded, headerValue, pathValueProblem, readAnswer } from './answer';
+import { decoded, headerValue, pathValueProblem, withoutBom } from './answer';
 import type { requestGate } from './concurrency';
 import { type VoiceAiContext, type VoiceAiCredential, voiceAiCredential } from './credential';
 import {
@@ -16,10 +15,7 @@ import {
 } from './errors';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
 
-/**
- * `serverErrors`: 5xx, timeouts and resets, repeated only where `repeatable` says it is safe.
- * `maxAttempts` includes the first; `maxWaitMs` caps one wait, whatever Retry-After asks for.
- */
+/** The retry Options, each described in docs/operations.md. */
 const DEFAULT_RETRY = {
 	rateLimit: true,
 	serverErrors: true,
@@ -28,7 +24,6 @@ const DEFAULT_RETRY = {
 	timeoutMs: 30_000,
 };
 
-/** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
 export function parseRetryAfter(text: unknown, now = Date.now()): number | undefined {
 	if (typeof text !== 'string' || text.trim() === '') return undefined;
 	if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text.trim()) * 1000);
@@ -44,7 +39,7 @@ function backoffMs(attempt: number, capMs: number): number {
 const TIMEOUT = 'Voice AI did not answer in time';
 const UNRESOLVED = 'The Voice AI host name could not be resolved';
 const DROPPED = 'The connection to Voice AI was dropped';
-/** Per system error code: the message, worth a retry, surely never sent. Other codes are final. */
+/** `unsent`: the request surely never left. Codes not listed are not retried. */
 const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
 	ECONNREFUSED: { says: 'Voice AI refused the connection', retry: true, unsent: true },
 	ENOTFOUND: { says: UNRESOLVED, unsent: true },
@@ -67,25 +62,80 @@ function errorCode(error: unknown, depth = 0): string | undefined {
 	return errorCode(cause, depth + 1);
 }
 
-/** Does the base URL answer 404 to API_CHECK_PATH too (a 404 is then not the record's)? Once per credential read. */
+const MAX_ANSWER_MIB = 25;
+const MIB = 1024 * 1024;
+const tooLarge = (size: string) => ({
+	tooLarge: `Voice AI answered with ${size}, too large for the node (limit ${MAX_ANSWER_MIB} MiB); the transfer was stopped`,
+});
+const MAX_ERROR_BYTES = 64 * 1024;
+
+interface FullResponse {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	/** A stream (`encoding: 'stream'`), or text or JSON from other helpers. */
+	body: unknown;
+}
+
+type Answer = { text: string } | { value: unknown } | { tooLarge: string };
+
+// A redirect is read only to close it: n8n's wrapper closes the stream under it once reading starts.
+// Stream events, not `for await`: its async iterator cost more CPU than the rest of the transport.
+async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
+	const { body, statusCode: status } = response;
+	const redirect = status >= 300 && status < 400;
+	if (typeof (body as { pipe?: unknown } | null)?.pipe !== 'function') {
+		if (redirect) return undefined;
+		if (typeof body === 'string') return { text: body };
+		return Buffer.isBuffer(body) ? { text: body.toString('utf8') } : { value: body };
+	}
+	const stream = body as NodeJS.ReadableStream & { destroy(): void };
+	const truncate = status >= 300;
+	const limit = redirect ? 0 : truncate ? MAX_ERROR_BYTES : MAX_ANSWER_MIB * MIB;
+	const declared = Number(headerValue(response.headers['content-length']));
+	const reading = new Promise<Answer>((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let bytes = 0;
+		// A promise settles once: the 'close' after 'end' or stop() changes nothing.
+		const stop = (answer: Answer) => {
+			resolve(answer);
+			stream.destroy();
+		};
+		const text = () => ({
+			text: withoutBom((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)).toString()),
+		});
+		stream.on('data', (chunk: Buffer | string) => {
+			const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			if (!truncate && declared > limit)
+				return stop(tooLarge(`${(declared / MIB).toFixed(1)} MiB`));
+			if (!truncate && bytes + data.length > limit)
+				return stop(tooLarge(`more than ${MAX_ANSWER_MIB} MiB`));
+			chunks.push(data.subarray(0, limit - bytes));
+			bytes = Math.min(limit, bytes + data.length);
+			if (truncate && bytes === limit) stop(text());
+		});
+		stream.on('end', () => resolve(text()));
+		stream.on('error', reject);
+		stream.on('close', () =>
+			reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
+		);
+	});
+	// A redirect is refused whatever its body: nothing to report if reading it fails.
+	return redirect ? void reading.catch(() => undefined) : await reading;
+}
+
+/** Whether the base URL answers 404 to API_CHECK_PATH too: asked once per credential read. */
 const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 
-/** `repeatable`: a repeat after a 5xx, timeout or reset duplicates nothing (default: not for POST). */
+/** `repeatable`: sending it twice duplicates nothing. */
 interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'mayHaveApplied'> {
 	repeatable?: boolean;
 	retry?: Partial<typeof DEFAULT_RETRY>;
 	gate?: ReturnType<typeof requestGate>;
-	/** Read and checked once per execution. */
 	credential?: VoiceAiCredential;
-	/** The check of the base URL after a 404: its own 404 is not checked. */
+	/** The check after a 404: its own 404 is not checked. */
 	routeCheck?: boolean;
 }
 
-/**
- * One call to the Voice AI API; returns the parsed JSON body. The key travels only in the credential's
- * header and only to the base URL: redirects are never followed. 429 is retried after Retry-After;
- * 5xx, timeouts and resets only when repeating is safe. Errors show none of the execution's secrets.
- */
 export async function voiceAiApiRequest(
 	this: VoiceAiContext,
 	method: IHttpRequestMethods,
@@ -100,7 +150,7 @@ export async function voiceAiApiRequest(
 	const repeatable = policy.repeatable ?? method !== 'POST';
 	const { baseUrl, origin, secrets } = credential;
 	const node = () => this.getNode();
-	// What the body carries (SIP passwords, tokens in URLs) is hidden in everything shown later.
+	// The body's SIP passwords and URL tokens are hidden in everything shown later.
 	if (body !== undefined && !Buffer.isBuffer(body)) secrets.collect(body);
 	const options: IHttpRequestOptions = {
 		method,
@@ -112,8 +162,7 @@ export async function voiceAiApiRequest(
 		returnFullResponse: true,
 		// n8n would send the credential's headers (and for 307/308 the body) on to any origin.
 		disableFollowRedirect: true,
-		// The size limit holds while reading.
-		encoding: 'stream',
+		encoding: 'stream', // the size limit holds while reading
 	};
 	if (body !== undefined) options.body = body;
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
@@ -156,7 +205,7 @@ export async function voiceAiApiRequest(
 		if (status < 300) {
 			gate?.succeeded();
 			if ('tooLarge' in answer) throw fail(answer.tooLarge);
-			// A write succeeded whatever it answered (`{ success, status, body }`); a GET must answer JSON.
+			// A write succeeded whatever it answered; a GET must answer JSON.
 			const done = { success: true, status };
 			if ('value' in answer) return answer.value ?? done;
 			if (answer.text.trim() === '') return done;
@@ -199,13 +248,13 @@ export async function voiceAiApiRequest(
 	}
 }
 
-/** A path's values, each with the field named when it cannot be used, between its fixed pieces. */
+/** `values[i]` goes between `pieces[i]` and `pieces[i + 1]`. */
 export interface ApiPath {
 	readonly pieces: readonly string[];
 	readonly values: ReadonlyArray<{ field: { name: string; label: string }; value: string }>;
 }
 
-/** The path with each value (or a plain path's each segment) checked: no id adds or drops a segment. */
+/** No value may add or drop a segment. */
 export function buildPath(node: () => INode, path: string | ApiPath, itemIndex?: number): string {
 	if (typeof path !== 'string')
 		return path.values.reduce((text, { field, value }, index) => {

@@ -1,30 +1,24 @@
-/**
- * The secrets of one execution (API key, base URL user info, SIP passwords, secrets in URLs sent) and
- * how they are hidden (docs/security.md). Free text: every held secret anywhere, and an unheld key as a
- * whole token. Output items: a value wholly equal to the key or a URL's secret, and a held secret of
- * LONG_SECRET characters or more anywhere; SIP passwords (`1234` may be one) by their field only.
- */
-
+// What is hidden where, and why: docs/security.md ("How redaction works").
 import { API_KEY_PATTERN, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
-import { decoded, formDecoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
+import { decoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
 
-/** A key the node never held, as a whole token (`ct_leads`, `Direct_Sales` never match). */
+/** A key never held, as a whole token: `ct_leads` and `Direct_Sales` never match. */
 const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
 const MASK = '***';
-/** From this length a random secret does not occur in ordinary data: removed inside output values too. */
+/** From this length a held secret is hidden inside output values too. */
 const LONG_SECRET = 16;
-/** Query parameters (in any case) of URLs the node sends whose values are secrets. */
 const SECRET_QUERY_PARAMETER =
 	/^(token|key|apikey|api_key|secret|password|signature|sig|access_token)$/;
+
+const formDecoded = (text: string) => decoded(text.replaceAll('+', ' '));
 
 type Container = Record<string, unknown> | unknown[];
 const isContainer = (value: unknown): value is Container =>
 	Array.isArray(value) || isPlainObject(value);
 
 /**
- * `value` with `leaf` applied to every string (and its key) in arrays and plain objects at any depth,
- * without recursion. Only containers with a changed string, and those holding them, are copied (keys
- * such as `__proto__` stay own fields); shared and cyclic ones stay so in the copy.
+ * At any depth, without recursion. Copies only containers holding a changed string at some depth
+ * (`__proto__` stays an own field); shared and cyclic ones stay so.
  */
 function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): T {
 	if (!isContainer(value)) return (typeof value === 'string' ? leaf(value) : value) as T;
@@ -49,10 +43,7 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 	return (copies.get(value) ?? value) as T;
 }
 
-/**
- * `text` with each occurrence of a form replaced by ***; `forms` longest first, so a shorter form never
- * matches inside a longer one found (which, being longer, covers one of its ends if they overlap).
- */
+/** `forms` longest first: a shorter form never matches inside a longer one found. */
 function masked(text: string, forms: readonly string[]): string {
 	const found: Array<[number, number]> = [];
 	let covered: Uint8Array | undefined;
@@ -73,17 +64,15 @@ function masked(text: string, forms: readonly string[]): string {
 const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.length - a.length);
 
 export class Secrets {
-	/** Every form of every secret: for free text. */
 	private readonly known = new Set<string>();
 	/** Forms of LONG_SECRET characters or more: of the key and URL secrets, and of field secrets. */
 	private readonly long = new Set<string>();
 	private readonly longOfFields = new Set<string>();
-	/** Forms an output value wholly equal to is hidden. */
 	private readonly wholeValues = new Set<string>();
 	/** Longest first, made when first needed after a change. */
 	private sorted: { known?: string[]; long?: string[]; all?: string[] } = {};
 
-	/** A URL's user info (a refused URL's too: the refusal shows it) and its secret query values. */
+	/** A refused URL's user info too: the refusal shows it. */
 	addFromUrl(text: string): void {
 		const query = /\?([^#]*)/.exec(text)?.[1] ?? '';
 		for (const [, name, value] of query.matchAll(/(?:^|&)([^&=]*)=([^&]+)/g)) {
@@ -103,7 +92,6 @@ export class Secrets {
 		}
 	}
 
-	/** Walks a request body (or an item's input): `sip_password` fields and secrets in URLs. */
 	collect(value: unknown): void {
 		mapStrings(value, (text, key) => {
 			// Output items hide a SIP password by its field (sip/configuration.ts).
@@ -113,7 +101,6 @@ export class Secrets {
 		});
 	}
 
-	/** Free text without any held secret (each occurrence becomes ***) and without a key it never held. */
 	redact(text: string): string {
 		// Key-shaped tokens first: a short held secret inside one (a SIP password `p`) must not split it.
 		return masked(
@@ -122,10 +109,9 @@ export class Secrets {
 		);
 	}
 
-	/** Every string of `value` as free text (`redact`): for error items of Continue On Fail. */
 	readonly redactText = <T>(value: T): T => mapStrings(value, (text) => this.redact(text));
 
-	/** An output item: whole values and long secrets hidden. `fieldSecretsShown`: SIP passwords shown. */
+	/** For output items. `fieldSecretsShown`: SIP passwords shown. */
 	redactValue<T>(value: T, fieldSecretsShown = false): T {
 		const long = fieldSecretsShown
 			? (this.sorted.long ??= longestFirst(this.long))
@@ -136,7 +122,7 @@ export class Secrets {
 		);
 	}
 
-	/** In place, with every error it wraps, and what n8n keeps of it in execution data. */
+	/** In place, with every error it wraps and what n8n keeps of it. */
 	redactError<E extends Error>(error: E): E {
 		const seen = new Set<Error>();
 		for (let target: Error | undefined = error; target && !seen.has(target); ) {
@@ -151,7 +137,7 @@ export class Secrets {
 		return error;
 	}
 
-	/** A secret as is, trimmed, URL-, form- and JSON-encoded. `wholeValue`: hides an equal output value. */
+	/** `wholeValue`: an output value equal to it is hidden (not so a SIP password: by its field). */
 	add(value: unknown, wholeValue = true): void {
 		if (typeof value !== 'string') return;
 		for (const text of new Set([value, value.trim()])) {
