@@ -90,7 +90,11 @@ export interface VoiceAiResource {
 	/** The first is the one a new node shows; their fields come in this order. */
 	operations: Record<string, VoiceAiOperation>;
 }
-export const defineResource = (resource: VoiceAiResource) => resource;
+export const defineResource = (
+	value: string,
+	name: string,
+	operations: VoiceAiResource['operations'],
+): VoiceAiResource => ({ value, name, operations });
 
 export const toListRecords = (body: unknown, limit?: number) =>
 	toRecords(listIn(body) ?? body, limit);
