@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { defineOperation, idLocator, request, send, toRecords } from '../types';
+import { defineOperation, request, send, toRecords } from '../types';
 import {
 	checkAnyHexColour,
 	checkHexColour,
@@ -105,12 +105,16 @@ function readText(
 }
 
 const properties: INodeProperties[] = [
-	idLocator(
-		'Chatbot',
-		'chatbotId',
-		'cb_123',
-		'The chatbot widget to update (the API shows no list of chatbots, so enter its ID)',
-	),
+	{
+		displayName: 'Chatbot',
+		name: 'chatbotId',
+		type: 'resourceLocator',
+		default: { mode: 'id', value: '' },
+		required: true,
+		description:
+			'The chatbot widget to update (the API shows no list of chatbots, so enter its ID)',
+		modes: [{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'cb_123' }],
+	},
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',
