@@ -51,9 +51,8 @@ const image = (displayName: string, name: string, what: string) => {
 	return field(displayName, name, description, { type: 'string', default: 'data' });
 };
 
-// The spec's update form, in the editor's order (alphabetical by display name): never webhook_url or
-// persistent_buttons, which it lacks. Only the spec's rules are checked; any other value, empty too,
-// goes as given (docs/service-assumptions.md).
+// The spec's form by display name (no webhook_url, persistent_buttons: it lacks them). Only its
+// rules are checked; other values, empty too, go as given (docs/service-assumptions.md).
 const FORM_FIELDS: INodeProperties[] = [
 	flag('Auto Open', 'auto_open', false, 'Whether the chat window opens automatically'),
 	colour('Background Color', 'background_color'),

@@ -52,12 +52,8 @@ export type ImageUpload = Awaited<ReturnType<typeof readImage>>;
 const escapeName = (name: string) =>
 	name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
 
-/**
- * multipart/form-data as one Buffer, each file read (streamed from n8n's store if there) into its
- * slot: about one copy of each file in memory, where FormData with Blobs holds three
- * (docs/benchmark.md), and a retry resends the Buffer as is. Names escaped, line breaks as CRLF, as
- * browsers do (WHATWG HTML).
- */
+// One Buffer, each file read (streamed from n8n's store if there) into its slot: one copy in
+// memory, not FormData's three (docs/benchmark.md); a retry resends it. Escapes, CRLF: WHATWG HTML.
 export async function multipartBody(
 	ctx: IExecuteFunctions,
 	itemIndex: number,

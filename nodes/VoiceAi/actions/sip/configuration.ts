@@ -67,7 +67,7 @@ export const fetchSip = async (api: ApiCall, value: string) =>
 export const readSip = async (api: ApiCall, phone: string) =>
 	readCurrentSip(await fetchSip(api, phone));
 
-/** Does building the body need the current configuration? Then it is read first, and an unreadable one stops the write. */
+/** Whether the body needs the current configuration: read first; unreadable, it stops the write. */
 export function needsCurrent(intent: SipIntent): boolean {
 	if (intent.unlisted === 'keep' && intent.changes.length < DIRECTIONS.length) return true;
 	return intent.changes.some((change) => OPTIONS.some((key) => change[key] === undefined));
