@@ -19,7 +19,6 @@ export async function requestAgents(
 	return agentsIn(await voiceAiApiRequest.call(this, 'GET', path, undefined, {}, options));
 }
 
-/** A list as `listIn` reads it (the spec shows no shape), entries that are not objects skipped. */
 export function agentsIn(answer: unknown): IDataObject[] | undefined {
 	return listIn(answer)?.filter(isPlainObject);
 }
@@ -27,7 +26,6 @@ export function agentsIn(answer: unknown): IDataObject[] | undefined {
 const text = (value: unknown) =>
 	typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 
-/** The agents as id, name and phone number ('' when missing), and whether a text holds the filter. */
 async function agentList(this: ILoadOptionsFunctions, filter = '') {
 	const credential = await voiceAiCredential.call(this);
 	const agents = await requestAgents.call(this, { credential });

@@ -17,7 +17,6 @@ import { type ImageUpload, multipartBody, readImage } from './upload';
 
 const UPDATE = request('PATCH', '/chatbot/{id}');
 
-/** The image fields: the input item's binary field each names is uploaded as this form part. */
 const UPLOADS: Record<string, string> = {
 	bubbleIconImageProperty: 'bubbleIconImage',
 	chatbotImageProperty: 'chatbot_image',
@@ -34,7 +33,6 @@ const text = (displayName: string, name: string, description?: string) =>
 const ANY_HEX = 'A hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA), sent as written';
 const colour = (displayName: string, name: string, description = ANY_HEX) =>
 	field(displayName, name, description, { type: 'color', default: '#000000' });
-/** Options named from the values ("bottom-right": "Bottom Right"); the first is the default. */
 const choice = (displayName: string, name: string, values: string, value = values.split(' ')[0]) =>
 	field(displayName, name, undefined, {
 		type: 'options',
@@ -87,7 +85,6 @@ const FORM_FIELDS: INodeProperties[] = [
 	},
 ];
 
-/** A text part of the form, read as its property's type says; free text goes as typed. */
 function readText(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -136,11 +133,8 @@ export const update = defineOperation({
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	async validate(itemIndex) {
-		const chatbotId = readString(this, itemIndex, FIELDS.chatbotId, {
-			required: true,
-			locator: true,
-			check: checkPathId,
-		});
+		const options = { required: true, locator: true, check: checkPathId };
+		const chatbotId = readString(this, itemIndex, FIELDS.chatbotId, options);
 		const fields: Array<[string, string]> = [];
 		const images: ImageUpload[] = [];
 		// No field chosen: the PATCH goes out empty (the spec requires none); it answers the chatbot.

@@ -9,7 +9,6 @@ import { invalidField, readString } from '../validation';
 /** `type/subtype` in RFC 7230 token characters: nothing that could end or add a part header. */
 const MIME_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** Form part `part` from the field's binary: it exists, its type fits a part header, not empty. */
 export async function readImage(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -49,8 +48,7 @@ export async function readImage(
 }
 export type ImageUpload = Awaited<ReturnType<typeof readImage>>;
 
-const escapeName = (name: string) =>
-	name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+const escapeName = (name: string) => name.replace(/[\r\n"]/g, encodeURIComponent);
 
 // One Buffer, each file read (streamed from n8n's store if there) into its slot: one copy in
 // memory, not FormData's three (docs/benchmark.md); a retry resends it. Escapes, CRLF: WHATWG HTML.

@@ -27,10 +27,8 @@ const STEP_ASIDE_MS = 15;
 
 /** How often waiters read the lock record (2-5 ms, jittered): the gap before the next holder. */
 const poll = async () => await sleep(2 + Math.floor(Math.random() * 4));
-/** How many entries the lock record holds; 0 when there is none or it cannot be read. */
 const lockEntries = (store: Store) => store.getProcessedDataCount('node', ENTRIES).catch(() => 0);
 
-/** Per workflow and history size: the conversations waiting for the next write. */
 const queues = new Map<string, Waiting[]>();
 
 /** Whether `id` is new to the workflow's history (and now recorded in it). */

@@ -25,12 +25,10 @@ export interface SipIntent {
 	showPasswords: boolean;
 }
 
-export type CurrentSip =
-	| { readable: true; config: IDataObject; directions: IDataObject[] }
-	| { readable: false; reason: string };
+export type CurrentSip = ReturnType<typeof readCurrentSip>;
 
 // GET's answer (the spec shows no shape) is read only when unambiguous: one list, each type once.
-export function readCurrentSip(answer: unknown): CurrentSip {
+export function readCurrentSip(answer: unknown) {
 	const fail = (reason: string) => ({ readable: false, reason }) as const;
 	const data = isPlainObject(answer) ? answer.data : undefined;
 	const config = [answer, data].find(
@@ -50,7 +48,7 @@ export function readCurrentSip(answer: unknown): CurrentSip {
 		if (direction.options !== undefined && !isPlainObject(direction.options))
 			return fail(`the options of the ${type} direction are not an object`);
 	}
-	return { readable: true, config, directions };
+	return { readable: true, config, directions } as const;
 }
 
 function describeShape(value: unknown): string {

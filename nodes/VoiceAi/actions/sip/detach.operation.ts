@@ -71,10 +71,9 @@ export const detach = defineOperation<Detach>({
 		try {
 			const body = { phone_number, directions: directions.map((type) => ({ type })) };
 			return toRecords(await send(api, DETACH, { body }));
-		} catch (caught) {
-			if (!(caught instanceof NodeApiError))
-				throw new NodeOperationError(this.getNode(), caught as Error);
-			const error = caught;
+		} catch (error) {
+			if (!(error instanceof NodeApiError))
+				throw new NodeOperationError(this.getNode(), error as Error);
 			const status = Number(error.httpCode);
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;

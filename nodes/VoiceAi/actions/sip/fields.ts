@@ -167,7 +167,6 @@ export const updateProperties: INodeProperties[] = [
 	showPasswordsField,
 ];
 
-/** A field of the SIP form by its path (`directions.inbound.port`), labelled as the editor shows it. */
 export const sipField = (name: string) => fieldIn([phoneNumberField, ...updateProperties], name);
 
 export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): string =>

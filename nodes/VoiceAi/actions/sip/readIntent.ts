@@ -54,7 +54,6 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number) {
 	return { sip_username, sip_password };
 }
 
-/** What SIP Update and Compare take from an item, read and checked. */
 export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) {
 	const text = (field: FieldRef, options?: Parameters<typeof readString>[3]) =>
 		readString(this, itemIndex, field, options);
