@@ -143,13 +143,13 @@ export const update = defineOperation({
 			if (!property) continue;
 			const field = { name: `updateFields.${name}`, label: property.displayName };
 			if (Object.hasOwn(UPLOADS, name))
-				images.push(await readImage(this, itemIndex, field, UPLOADS[name]));
+				images.push({ part: UPLOADS[name], ...(await readImage(this, itemIndex, field)) });
 			else fields.push([name, readText(this, itemIndex, property, field)]);
 		}
 		return { chatbotId, fields, images };
 	},
 	async execute({ chatbotId, fields, images }, api, itemIndex) {
-		const { body, headers } = await multipartBody(this, itemIndex, fields, images);
+		const { body, headers } = await multipartBody(this, itemIndex, { fields, images });
 		const values = { id: { field: FIELDS.chatbotId, value: chatbotId } };
 		return toRecords(await send(api, UPDATE, { values, body, extra: { headers } }));
 	},
