@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 
-import type { FieldRef } from '../validation';
-import { invalidField, readString } from '../validation';
+import { type FieldRef, invalidField, readString } from '../validation';
 
 /** `type/subtype` in RFC 7230 token characters: nothing that could end or add a part header. */
 const MIME_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

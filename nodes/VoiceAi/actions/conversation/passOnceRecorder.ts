@@ -1,5 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { type IExecuteFunctions, sleep } from 'n8n-workflow';
 
 // The processed-data store writes a list whole, unlocked; only creating a record is atomic. So the
 // node's record locks the workflow's history across processes; one write a batch (docs/scaling.md).

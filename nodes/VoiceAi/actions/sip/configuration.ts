@@ -1,10 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isPlainObject, setOwn, shortened } from '../../transport';
-import type { ApiCall } from '../types';
-import { request, send } from '../types';
-import type { DirectionType } from './fields';
-import { DIRECTIONS, sipField } from './fields';
+import { type ApiCall, request, send } from '../types';
+import { DIRECTIONS, type DirectionType, sipField } from './fields';
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
 const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true };

@@ -1,9 +1,7 @@
-import type { INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { type INodeProperties, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isRouteUnknown } from '../../transport';
-import type { ApiCall } from '../types';
-import { defineOperation, request, send, toRecords } from '../types';
+import { type ApiCall, defineOperation, request, send, toRecords } from '../types';
 import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
 import { GET_SIP, readSip } from './configuration';
 import { DIRECTIONS, readPhoneNumber, sipForm } from './fields';
@@ -71,9 +69,10 @@ export const detach = defineOperation<Detach>({
 		try {
 			const body = { phone_number, directions: directions.map((type) => ({ type })) };
 			return toRecords(await send(api, DETACH, { body }));
-		} catch (error) {
-			if (!(error instanceof NodeApiError))
-				throw new NodeOperationError(this.getNode(), error as Error);
+		} catch (caught) {
+			if (!(caught instanceof NodeApiError))
+				throw new NodeOperationError(this.getNode(), caught as Error);
+			const error = caught;
 			const status = Number(error.httpCode);
 			const said = error.errorResponse?.serviceMessage;
 			const answered = `Voice AI answered ${status}${typeof said === 'string' ? ` (${said})` : ''}`;
