@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { defineOperation, request, send, toRecords } from '../types';
 import {
@@ -6,12 +6,10 @@ import {
 	checkHexColour,
 	checkOneOf,
 	checkPathId,
-	type FieldRef,
 	fieldsIn,
 	readBoolean,
 	readCollection,
 	readString,
-	type TextCheck,
 } from '../validation';
 import { type ImageUpload, multipartBody, readImage } from './upload';
 
@@ -85,19 +83,11 @@ const FORM_FIELDS: INodeProperties[] = [
 	},
 ];
 
-function readText(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	{ name, type, options }: INodeProperties,
-	field: FieldRef,
-): string {
-	if (type === 'boolean') return String(readBoolean(ctx, itemIndex, field, false));
-	if (type === 'string')
-		return readString(ctx, itemIndex, field, { asTyped: name !== 'pathway_id', added: true });
+function textOptions({ name, type, options }: INodeProperties): Parameters<typeof readString>[3] {
+	if (type === 'string') return { asTyped: name !== 'pathway_id', added: true };
 	const hex = name === 'header_color' ? checkHexColour : checkAnyHexColour; // the spec pins its form
 	const values = (options as INodePropertyOptions[] | undefined)?.map(({ value }) => String(value));
-	const check: TextCheck = values ? (...args) => checkOneOf(...args, values) : hex;
-	return readString(ctx, itemIndex, field, { required: true, check });
+	return { required: true, check: values ? (...args) => checkOneOf(...args, values) : hex };
 }
 
 const properties: INodeProperties[] = [
@@ -144,7 +134,9 @@ export const update = defineOperation({
 			const field = { name: `updateFields.${name}`, label: property.displayName };
 			if (Object.hasOwn(UPLOADS, name))
 				images.push({ part: UPLOADS[name], ...(await readImage(this, itemIndex, field)) });
-			else fields.push([name, readText(this, itemIndex, property, field)]);
+			else if (property.type === 'boolean')
+				fields.push([name, String(readBoolean(this, itemIndex, field, false))]);
+			else fields.push([name, readString(this, itemIndex, field, textOptions(property))]);
 		}
 		return { chatbotId, fields, images };
 	},
