@@ -61,7 +61,6 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 		const value = text(field, { fallback: allowed[0], required: true });
 		return checkOneOf(this, itemIndex, field, value, allowed);
 	};
-	/** A direction's fields; one left empty is undefined: it keeps what the direction has now. */
 	const readDirection = (type: DirectionChange['type']) => {
 		const ref = (name: string) => sipField(`directions.${type}.${name}`);
 		const port = String(this.getNodeParameter(ref('port').name, itemIndex, '') ?? '').trim();
