@@ -13,10 +13,8 @@ export const VOICE_AI_ICON = {
 /** Test requests given the key: one seen again got a 401 (n8n resends only then; 1.x ignores rules). */
 const keyedTests = new WeakSet<object>();
 
-/**
- * For every request with the key (Voice AI nodes, the test, the HTTP Request node): one header, only
- * within the base URL as the URL parser reads it, no redirect; a refusal never shows path or query.
- */
+// Every request with the key (nodes, test, HTTP Request node): one header, only within the base URL
+// as the URL parser reads it, no redirect; a refusal never shows path or query.
 export function authenticateKey(sipLogin: boolean): ICredentialType['authenticate'] {
 	return async (credentials, requestOptions) => {
 		// n8n hands the test's request here too. No read checks a SIP login: the test sees it filled in.

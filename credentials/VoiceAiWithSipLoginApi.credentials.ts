@@ -2,7 +2,6 @@ import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { VOICE_AI_ICON, authenticateKey, credentialTest } from './VoiceAiApi.credentials';
 
-/** The SIP trunk login's fields, here and in the retired VoiceAiSipLoginApi. */
 export const SIP_LOGIN_PROPERTIES: INodeProperties[] = [
 	{
 		displayName: 'SIP Username',

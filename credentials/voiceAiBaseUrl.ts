@@ -1,5 +1,4 @@
-// The rule for the Base URL and each URL a secret goes to (docs/security.md), read by the parser that
-// sends (WHATWG URL): the host checked is the host contacted.
+// A URL a secret goes to is read by the sending parser (WHATWG URL): the host checked is contacted.
 
 /** A path every Voice AI API serves: the credential test reads it; the node reads it after a 404. */
 export const API_CHECK_PATH = '/contacts/list-names';
@@ -13,10 +12,8 @@ export const LONE_SURROGATE =
 export const HALF_CHARACTER =
 	'holds half of a character (a lone UTF-16 surrogate, as when text is cut in the middle of an emoji)';
 
-/**
- * Why `url` (`text` as parsed) may not get a secret, completing "<field> …" without the text: the host
- * as written (after user info to the last `@`, no port), lower-cased, must be the host contacted.
- */
+// Why `url` (`text` parsed) may not get a secret, completing "<field> …" without the text:
+// the host as written (after the last `@`, no port), lower-cased, must be the host contacted.
 export function destinationProblem(text: string, url: URL): string | undefined {
 	if (LONE_SURROGATE.test(text)) return HALF_CHARACTER;
 	const host = /:[/\\]*(?:[^/\\?#]*@)?([^/\\?#]*)/.exec(text)?.[1] ?? '';

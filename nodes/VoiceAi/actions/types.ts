@@ -85,7 +85,11 @@ export interface VoiceAiResource {
 	name: string;
 	operations: Record<string, VoiceAiOperation>; // the first is a new node's; fields in this order
 }
-export const defineResource = (resource: VoiceAiResource) => resource;
+export const defineResource = (
+	value: string,
+	name: string,
+	operations: VoiceAiResource['operations'],
+): VoiceAiResource => ({ value, name, operations });
 
 export const toListRecords = (body: unknown, limit?: number) =>
 	toRecords(listIn(body) ?? body, limit);
@@ -114,45 +118,3 @@ export const returnAllFields = (noun: string) =>
 			displayOptions: { show: { returnAll: [false] } },
 		},
 	] satisfies INodeProperties[];
-
-/** For an id the spec offers no list endpoint for. */
-export const idLocator = (
-	displayName: string,
-	name: string,
-	placeholder: string,
-	description: string,
-): INodeProperties => ({
-	displayName,
-	name,
-	type: 'resourceLocator',
-	default: { mode: 'id', value: '' },
-	required: true,
-	description,
-	modes: [{ displayName: 'By ID', name: 'id', type: 'string', placeholder }],
-});
-
-/** A number the agents use (searchPhoneNumbers) or typed; read it with `{ locator: true }`. */
-export const phoneNumberLocator = (description: string): INodeProperties => ({
-	displayName: 'Phone Number',
-	name: 'phoneNumber',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description,
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a number used by an agent...',
-			typeOptions: { searchListMethod: 'searchPhoneNumbers', searchable: true },
-		},
-		{
-			displayName: 'By Number',
-			name: 'id',
-			type: 'string',
-			placeholder: '+14155550101',
-			hint: 'E.164: a plus sign, the country code and the number, digits only',
-		},
-	],
-});

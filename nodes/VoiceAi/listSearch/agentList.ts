@@ -1,4 +1,4 @@
-import { type IDataObject, type ILoadOptionsFunctions, NodeOperationError } from 'n8n-workflow';
+import { type ILoadOptionsFunctions, NodeOperationError } from 'n8n-workflow';
 
 import {
 	isPlainObject,
@@ -9,25 +9,19 @@ import {
 	voiceAiCredential,
 } from '../transport';
 
+export const agentsIn = (answer: unknown) => listIn(answer)?.filter(isPlainObject);
+
+type Policy = { itemIndex?: number; credential?: VoiceAiCredential };
 /** The agents, for pickers and ownership: one retry, waits of at most 2 s; undefined if not a list. */
-export async function requestAgents(
-	this: VoiceAiContext,
-	policy: { itemIndex?: number; credential?: VoiceAiCredential } = {},
-): Promise<IDataObject[] | undefined> {
+export async function requestAgents(this: VoiceAiContext, policy: Policy = {}) {
 	const path = '/callback/standardCampaign';
 	const options = { retry: { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 15_000 }, ...policy };
 	return agentsIn(await voiceAiApiRequest.call(this, 'GET', path, undefined, {}, options));
 }
 
-/** A list as `listIn` reads it (the spec shows no shape), entries that are not objects skipped. */
-export function agentsIn(answer: unknown): IDataObject[] | undefined {
-	return listIn(answer)?.filter(isPlainObject);
-}
-
 const text = (value: unknown) =>
 	typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 
-/** The agents as id, name and phone number ('' when missing), and whether a text holds the filter. */
 async function agentList(this: ILoadOptionsFunctions, filter = '') {
 	const credential = await voiceAiCredential.call(this);
 	const agents = await requestAgents.call(this, { credential });

@@ -1,12 +1,34 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { checkE164, fieldsIn, readString } from '../validation';
-import { defineOperation, phoneNumberLocator, request, send, toRecords } from '../types';
+import { defineOperation, request, send, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
-	phoneNumberLocator(
-		'The number the agent calls from, in E.164 form. The list shows the numbers of the existing agents.',
-	),
+	{
+		displayName: 'Phone Number',
+		name: 'phoneNumber',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description:
+			'The number the agent calls from, in E.164 form. The list shows the numbers of the existing agents.',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Select a number used by an agent...',
+				typeOptions: { searchListMethod: 'searchPhoneNumbers', searchable: true },
+			},
+			{
+				displayName: 'By Number',
+				name: 'id',
+				type: 'string',
+				placeholder: '+14155550101',
+				hint: 'E.164: a plus sign, the country code and the number, digits only',
+			},
+		],
+	},
 	{
 		displayName: 'Agent Name',
 		name: 'agentName',

@@ -2,8 +2,4 @@ import { defineResource } from '../types';
 import { create } from './create.operation';
 import { getAll } from './getAll.operation';
 
-export const agent = defineResource({
-	value: 'agent',
-	name: 'Agent',
-	operations: { getAll, create },
-});
+export const agent = defineResource('agent', 'Agent', { getAll, create });

@@ -1,8 +1,4 @@
 import { defineResource } from '../types';
 import { update } from './update.operation';
 
-export const chatbot = defineResource({
-	value: 'chatbot',
-	name: 'Chatbot',
-	operations: { update },
-});
+export const chatbot = defineResource('chatbot', 'Chatbot', { update });

@@ -1,23 +1,20 @@
-import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { defineOperation, idLocator, request, send, toRecords } from '../types';
+import { defineOperation, request, send, toRecords } from '../types';
 import {
 	checkAnyHexColour,
 	checkHexColour,
 	checkOneOf,
 	checkPathId,
-	type FieldRef,
 	fieldsIn,
 	readBoolean,
 	readCollection,
 	readString,
-	type TextCheck,
 } from '../validation';
 import { type ImageUpload, multipartBody, readImage } from './upload';
 
 const UPDATE = request('PATCH', '/chatbot/{id}');
 
-/** The image fields: the input item's binary field each names is uploaded as this form part. */
 const UPLOADS: Record<string, string> = {
 	bubbleIconImageProperty: 'bubbleIconImage',
 	chatbotImageProperty: 'chatbot_image',
@@ -34,7 +31,6 @@ const text = (displayName: string, name: string, description?: string) =>
 const ANY_HEX = 'A hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA), sent as written';
 const colour = (displayName: string, name: string, description = ANY_HEX) =>
 	field(displayName, name, description, { type: 'color', default: '#000000' });
-/** Options named from the values ("bottom-right": "Bottom Right"); the first is the default. */
 const choice = (displayName: string, name: string, values: string, value = values.split(' ')[0]) =>
 	field(displayName, name, undefined, {
 		type: 'options',
@@ -51,9 +47,8 @@ const image = (displayName: string, name: string, what: string) => {
 	return field(displayName, name, description, { type: 'string', default: 'data' });
 };
 
-// The spec's update form, in the editor's order (alphabetical by display name): never webhook_url or
-// persistent_buttons, which it lacks. Only the spec's rules are checked; any other value, empty too,
-// goes as given (docs/service-assumptions.md).
+// The spec's form by display name (no webhook_url, persistent_buttons: it lacks them). Only its
+// rules are checked; other values, empty too, go as given (docs/service-assumptions.md).
 const FORM_FIELDS: INodeProperties[] = [
 	flag('Auto Open', 'auto_open', false, 'Whether the chat window opens automatically'),
 	colour('Background Color', 'background_color'),
@@ -88,29 +83,24 @@ const FORM_FIELDS: INodeProperties[] = [
 	},
 ];
 
-/** A text part of the form, read as its property's type says; free text goes as typed. */
-function readText(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	{ name, type, options }: INodeProperties,
-	field: FieldRef,
-): string {
-	if (type === 'boolean') return String(readBoolean(ctx, itemIndex, field, false));
-	if (type === 'string')
-		return readString(ctx, itemIndex, field, { asTyped: name !== 'pathway_id', added: true });
+function textOptions({ name, type, options }: INodeProperties): Parameters<typeof readString>[3] {
+	if (type === 'string') return { asTyped: name !== 'pathway_id', added: true };
 	const hex = name === 'header_color' ? checkHexColour : checkAnyHexColour; // the spec pins its form
 	const values = (options as INodePropertyOptions[] | undefined)?.map(({ value }) => String(value));
-	const check: TextCheck = values ? (...args) => checkOneOf(...args, values) : hex;
-	return readString(ctx, itemIndex, field, { required: true, check });
+	return { required: true, check: values ? (...args) => checkOneOf(...args, values) : hex };
 }
 
 const properties: INodeProperties[] = [
-	idLocator(
-		'Chatbot',
-		'chatbotId',
-		'cb_123',
-		'The chatbot widget to update (the API shows no list of chatbots, so enter its ID)',
-	),
+	{
+		displayName: 'Chatbot',
+		name: 'chatbotId',
+		type: 'resourceLocator',
+		default: { mode: 'id', value: '' },
+		required: true,
+		description:
+			'The chatbot widget to update (the API shows no list of chatbots, so enter its ID)',
+		modes: [{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'cb_123' }],
+	},
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',
@@ -133,11 +123,8 @@ export const update = defineOperation({
 	repeatable: true,
 	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	async validate(itemIndex) {
-		const chatbotId = readString(this, itemIndex, FIELDS.chatbotId, {
-			required: true,
-			locator: true,
-			check: checkPathId,
-		});
+		const options = { required: true, locator: true, check: checkPathId };
+		const chatbotId = readString(this, itemIndex, FIELDS.chatbotId, options);
 		const fields: Array<[string, string]> = [];
 		const images: ImageUpload[] = [];
 		// No field chosen: the PATCH goes out empty (the spec requires none); it answers the chatbot.
@@ -146,13 +133,15 @@ export const update = defineOperation({
 			if (!property) continue;
 			const field = { name: `updateFields.${name}`, label: property.displayName };
 			if (Object.hasOwn(UPLOADS, name))
-				images.push(await readImage(this, itemIndex, field, UPLOADS[name]));
-			else fields.push([name, readText(this, itemIndex, property, field)]);
+				images.push({ part: UPLOADS[name], ...(await readImage(this, itemIndex, field)) });
+			else if (property.type === 'boolean')
+				fields.push([name, String(readBoolean(this, itemIndex, field, false))]);
+			else fields.push([name, readString(this, itemIndex, field, textOptions(property))]);
 		}
 		return { chatbotId, fields, images };
 	},
 	async execute({ chatbotId, fields, images }, api, itemIndex) {
-		const { body, headers } = await multipartBody(this, itemIndex, fields, images);
+		const { body, headers } = await multipartBody(this, itemIndex, { fields, images });
 		const values = { id: { field: FIELDS.chatbotId, value: chatbotId } };
 		return toRecords(await send(api, UPDATE, { values, body, extra: { headers } }));
 	},

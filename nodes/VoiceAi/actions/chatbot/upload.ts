@@ -1,21 +1,13 @@
 import { randomBytes } from 'node:crypto';
 
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 
-import type { FieldRef } from '../validation';
-import { invalidField, readString } from '../validation';
+import { type FieldRef, invalidField, readString } from '../validation';
 
 /** `type/subtype` in RFC 7230 token characters: nothing that could end or add a part header. */
 const MIME_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** Form part `part` from the field's binary: it exists, its type fits a part header, not empty. */
-export async function readImage(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	field: FieldRef,
-	part: string,
-) {
+export async function readImage(ctx: IExecuteFunctions, itemIndex: number, field: FieldRef) {
 	const property = readString(ctx, itemIndex, field, { required: true });
 	const refuse = (problem: string, hint: string) =>
 		invalidField(ctx, itemIndex, field, problem, hint);
@@ -45,32 +37,23 @@ export async function readImage(
 			`binary field "${property}" is empty (0 bytes)`,
 			'An empty file would replace the current image with nothing. Check the node that produced the file. Nothing was sent to Voice AI for this item.',
 		);
-	return { part, property, binary: { ...binary, mimeType }, storedSize };
+	return { property, binary: { ...binary, mimeType }, storedSize };
 }
-export type ImageUpload = Awaited<ReturnType<typeof readImage>>;
+export type ImageUpload = Awaited<ReturnType<typeof readImage>> & { part: string };
+type Form = { fields: Array<[string, string]>; images: ImageUpload[] };
 
-const escapeName = (name: string) =>
-	name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+const escapeName = (name: string) => name.replace(/[\r\n"]/g, encodeURIComponent);
 
-/**
- * multipart/form-data as one Buffer, each file read (streamed from n8n's store if there) into its
- * slot: about one copy of each file in memory, where FormData with Blobs holds three
- * (docs/benchmark.md), and a retry resends the Buffer as is. Names escaped, line breaks as CRLF, as
- * browsers do (WHATWG HTML).
- */
-export async function multipartBody(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	fields: Array<[string, string]>,
-	images: ImageUpload[],
-): Promise<{ body: Buffer; headers: { 'Content-Type': string } }> {
+// One Buffer, each file read (streamed from n8n's store if there) into its slot: one copy in
+// memory, not FormData's three (docs/benchmark.md); a retry resends it. Escapes, CRLF: WHATWG HTML.
+export async function multipartBody(ctx: IExecuteFunctions, itemIndex: number, form: Form) {
 	const boundary = `----VoiceAiFormBoundary${randomBytes(16).toString('hex')}`;
 	const head = (name: string, file = '') =>
 		`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"${file}\r\n`;
-	const parts: Array<Buffer | ImageUpload> = fields.map(([name, value]) =>
+	const parts: Array<Buffer | ImageUpload> = form.fields.map(([name, value]) =>
 		Buffer.from(`${head(name)}\r\n${value.replace(/\r\n|\r|\n/g, '\r\n')}\r\n`),
 	);
-	for (const image of images) {
+	for (const image of form.images) {
 		const { fileName, fileExtension, mimeType } = image.binary;
 		const name = escapeName(fileName ?? `${image.part}.${fileExtension ?? 'bin'}`);
 		parts.push(

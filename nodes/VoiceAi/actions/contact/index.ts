@@ -1,8 +1,4 @@
 import { defineResource } from '../types';
 import { getListNames } from './getListNames.operation';
 
-export const contact = defineResource({
-	value: 'contact',
-	name: 'Contact',
-	operations: { getListNames },
-});
+export const contact = defineResource('contact', 'Contact', { getListNames });

@@ -1,8 +1,4 @@
 import { defineResource } from '../types';
 import { passOnce } from './passOnce.operation';
 
-export const conversation = defineResource({
-	value: 'conversation',
-	name: 'Conversation',
-	operations: { passOnce },
-});
+export const conversation = defineResource('conversation', 'Conversation', { passOnce });

@@ -1,5 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
 import { invalidField, readInteger } from '../validation';
 import { defineOperation } from '../types';

@@ -1,11 +1,7 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { type IExecuteFunctions, sleep } from 'n8n-workflow';
 
-/**
- * n8n's processed-data store writes a workflow's list whole, unlocked; its one atomic step is
- * creating a record. So the node's record (scope "node") locks the history (scope "workflow")
- * across processes, and a process's waiting conversations go into one write (docs/scaling.md).
- */
+// The processed-data store writes a list whole, unlocked; only creating a record is atomic. So the
+// node's record locks the workflow's history across processes; one write a batch (docs/scaling.md).
 export type Store = Pick<
 	IExecuteFunctions['helpers'],
 	'checkProcessedAndRecord' | 'clearAllProcessedItems' | 'getProcessedDataCount'
@@ -30,10 +26,8 @@ const STEP_ASIDE_MS = 15;
 
 /** How often waiters read the lock record (2-5 ms, jittered): the gap before the next holder. */
 const poll = async () => await sleep(2 + Math.floor(Math.random() * 4));
-/** How many entries the lock record holds; 0 when there is none or it cannot be read. */
 const lockEntries = (store: Store) => store.getProcessedDataCount('node', ENTRIES).catch(() => 0);
 
-/** Per workflow and history size: the conversations waiting for the next write. */
 const queues = new Map<string, Waiting[]>();
 
 /** Whether `id` is new to the workflow's history (and now recorded in it). */
@@ -80,11 +74,8 @@ async function drain(key: string, historySize: number): Promise<void> {
 	queues.delete(key);
 }
 
-/**
- * Takes the lock by creating the node's record [LOCK, token] (only one caller can). A caller that
- * finds it adds its token, so a record still holding the token on the next try is the same one; one
- * held LOCK_LAPSES_AFTER_MS was left by a dead process and is cleared. Between tries: whileHeld.
- */
+// Creating the node's record [LOCK, token] takes the lock. A waiter adds its token: a record still
+// holding it on the next try is the same one, and one held LOCK_LAPSES_AFTER_MS a dead process's.
 async function acquire(store: Store): Promise<void> {
 	const started = Date.now();
 	const token = `${LOCK} ${started} ${Math.random()}`;
@@ -104,8 +95,7 @@ async function acquire(store: Store): Promise<void> {
 				heldSince = Date.now();
 			}
 		} catch (error) {
-			// Another caller created the record at the same moment (unique key), or the database failed:
-			// three failures in a row with no record there fail the conversations.
+			// A create at the same moment (unique key) or a database failure: 3 with no record fail.
 			lastError = error;
 			if ((await lockEntries(store)) === 0) failures++;
 			raced = true;
@@ -122,11 +112,8 @@ async function acquire(store: Store): Promise<void> {
 	}
 }
 
-/**
- * Reads the lock record until another try is worth it: it is gone, or holds under 3 entries (lock,
- * holder's and this caller's tokens) or fewer than last read (another record); or after RECHECK_MS,
- * to learn whether the same holder still has it.
- */
+// Until a try is worth it: the record is gone, holds under 3 entries (lock, holder, this caller) or
+// fewer than last read (a new record); or after RECHECK_MS, to learn if the same holder has it.
 async function whileHeld(store: Store): Promise<void> {
 	const since = Date.now();
 	let last = 0;

@@ -6,7 +6,6 @@ import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './c
 import { DIRECTIONS, sipForm, updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
 
-/** What the body would change: `{ field, direction, current, intended }` each; absent directions stay. */
 function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDataObject[] {
 	const found: IDataObject[] = [];
 	const check = (field: string, now: unknown, next: unknown, direction?: string) => {

@@ -1,10 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isPlainObject, setOwn, shortened } from '../../transport';
-import type { ApiCall } from '../types';
-import { request, send } from '../types';
-import type { DirectionType } from './fields';
-import { DIRECTIONS, sipField } from './fields';
+import { type ApiCall, request, send } from '../types';
+import { DIRECTIONS, type DirectionType, sipField } from './fields';
 
 /** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
 const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true };
@@ -25,12 +23,10 @@ export interface SipIntent {
 	showPasswords: boolean;
 }
 
-export type CurrentSip =
-	| { readable: true; config: IDataObject; directions: IDataObject[] }
-	| { readable: false; reason: string };
+export type CurrentSip = ReturnType<typeof readCurrentSip>;
 
 // GET's answer (the spec shows no shape) is read only when unambiguous: one list, each type once.
-export function readCurrentSip(answer: unknown): CurrentSip {
+export function readCurrentSip(answer: unknown) {
 	const fail = (reason: string) => ({ readable: false, reason }) as const;
 	const data = isPlainObject(answer) ? answer.data : undefined;
 	const config = [answer, data].find(
@@ -50,7 +46,7 @@ export function readCurrentSip(answer: unknown): CurrentSip {
 		if (direction.options !== undefined && !isPlainObject(direction.options))
 			return fail(`the options of the ${type} direction are not an object`);
 	}
-	return { readable: true, config, directions };
+	return { readable: true, config, directions } as const;
 }
 
 function describeShape(value: unknown): string {
@@ -67,7 +63,7 @@ export const fetchSip = async (api: ApiCall, value: string) =>
 export const readSip = async (api: ApiCall, phone: string) =>
 	readCurrentSip(await fetchSip(api, phone));
 
-/** Does building the body need the current configuration? Then it is read first, and an unreadable one stops the write. */
+/** Whether the body needs the current configuration: read first; unreadable, it stops the write. */
 export function needsCurrent(intent: SipIntent): boolean {
 	if (intent.unlisted === 'keep' && intent.changes.length < DIRECTIONS.length) return true;
 	return intent.changes.some((change) => OPTIONS.some((key) => change[key] === undefined));

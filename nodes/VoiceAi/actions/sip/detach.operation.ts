@@ -1,9 +1,7 @@
-import type { INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { type INodeProperties, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isRouteUnknown } from '../../transport';
-import type { ApiCall } from '../types';
-import { defineOperation, request, send, toRecords } from '../types';
+import { type ApiCall, defineOperation, request, send, toRecords } from '../types';
 import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
 import { GET_SIP, readSip } from './configuration';
 import { DIRECTIONS, readPhoneNumber, sipForm } from './fields';

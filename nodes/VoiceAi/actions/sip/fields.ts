@@ -167,7 +167,6 @@ export const updateProperties: INodeProperties[] = [
 	showPasswordsField,
 ];
 
-/** A field of the SIP form by its path (`directions.inbound.port`), labelled as the editor shows it. */
 export const sipField = (name: string) => fieldIn([phoneNumberField, ...updateProperties], name);
 
 export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): string =>
@@ -175,8 +174,7 @@ export const readPhoneNumber = (ctx: IExecuteFunctions, itemIndex: number): stri
 export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
 	readBoolean(ctx, itemIndex, sipField('showSipPasswords'), false);
 
-// What every SIP operation shares: Phone Number first, what a 404 is about. Each is repeatable: a
-// read, a detach, or an update the service compares with the current state (twice changes nothing).
+// Each SIP operation is repeatable: a read, a detach, or an update the service diffs (twice=once).
 export const sipForm = (properties: INodeProperties[]) => ({
 	description: [phoneNumberField, ...properties],
 	repeatable: true as const,

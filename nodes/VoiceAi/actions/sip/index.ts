@@ -4,8 +4,4 @@ import { detach } from './detach.operation';
 import { get } from './get.operation';
 import { update } from './update.operation';
 
-export const sip = defineResource({
-	value: 'sip',
-	name: 'SIP',
-	operations: { get, update, compare, detach },
-});
+export const sip = defineResource('sip', 'SIP', { get, update, compare, detach });

@@ -54,7 +54,6 @@ async function readLoginCredential(ctx: IExecuteFunctions, itemIndex: number) {
 	return { sip_username, sip_password };
 }
 
-/** What SIP Update and Compare take from an item, read and checked. */
 export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) {
 	const text = (field: FieldRef, options?: Parameters<typeof readString>[3]) =>
 		readString(this, itemIndex, field, options);
@@ -62,7 +61,6 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 		const value = text(field, { fallback: allowed[0], required: true });
 		return checkOneOf(this, itemIndex, field, value, allowed);
 	};
-	/** A direction's fields; one left empty is undefined: it keeps what the direction has now. */
 	const readDirection = (type: DirectionChange['type']) => {
 		const ref = (name: string) => sipField(`directions.${type}.${name}`);
 		const port = String(this.getNodeParameter(ref('port').name, itemIndex, '') ?? '').trim();

@@ -11,7 +11,6 @@ const properties: INodeProperties[] = [
 		default: 'twilio',
 		required: true,
 		description: 'Name of the external telephony carrier that holds the trust products',
-		displayOptions: { show: { resource: ['trustProduct'], operation: ['getAll'] } },
 	},
 ];
 

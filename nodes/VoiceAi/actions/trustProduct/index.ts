@@ -1,8 +1,4 @@
 import { defineResource } from '../types';
 import { getAll } from './getAll.operation';
 
-export const trustProduct = defineResource({
-	value: 'trustProduct',
-	name: 'Trust Product',
-	operations: { getAll },
-});
+export const trustProduct = defineResource('trustProduct', 'Trust Product', { getAll });

@@ -1,4 +1,4 @@
 import { defineResource } from '../types';
 import { set } from './set.operation';
 
-export const webhook = defineResource({ value: 'webhook', name: 'Webhook', operations: { set } });
+export const webhook = defineResource('webhook', 'Webhook', { set });
