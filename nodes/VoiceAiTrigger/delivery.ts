@@ -42,7 +42,7 @@ export async function readRequestDeliveries(
 	if (form && body === undefined && request.rawBody !== undefined)
 		body = formFields(withoutBom(String(request.rawBody)));
 	// n8n 1.x's form parser keeps a byte-order mark in the first field's name.
-	if (form && isPlainObject(body))
+	else if (form && isPlainObject(body))
 		body = Object.fromEntries(Object.entries(body).map(([k, v], i) => [i ? k : withoutBom(k), v]));
 	else if (!form && !(json && body !== undefined)) {
 		const text = withoutBom(typeof body === 'string' ? body : String(request.rawBody ?? ''));
