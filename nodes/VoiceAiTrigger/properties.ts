@@ -37,7 +37,7 @@ export const triggerProperties: INodeProperties[] = [
 	{
 		// At most three lines in the panel; the rules are in the linked page.
 		displayName:
-			'The account has one webhook: publishing points it here, and a second workflow is refused. <a href="https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/trigger-ownership.md" target="_blank">Details</a>',
+			'The account has one webhook: publishing points it here. On a freshly started n8n, if no other workflow uses this account, set If Nobody Can Tell Who Holds It to Go Ahead. <a href="https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/trigger-ownership.md" target="_blank">Details</a>',
 		name: 'accountWebhookNotice',
 		type: 'notice',
 		default: '',
@@ -106,18 +106,18 @@ export const triggerProperties: INodeProperties[] = [
 		displayOptions: accountWay,
 		default: 'refuse',
 		description:
-			'After an n8n restart, until a workflow is published or receives a delivery, n8n cannot tell whether another one holds the account. Applies to publishing and test listens.',
+			"n8n learns who holds the account from what publishes and receives after it starts: on a fresh or restarted n8n it cannot tell whether another workflow receives this account's conversations",
 		options: [
 			{
 				name: 'Refuse',
 				value: 'refuse',
-				description: 'Publishing or the test listen fails and says why, cutting no workflow off',
+				description: 'Publishing or the test listen fails, naming this option, and cuts no workflow off',
 			},
 			{
 				name: 'Go Ahead',
 				value: 'listen',
 				description:
-					'For an organization no other workflow uses: publishing takes the account; a test listen leaves it on the test URL',
+					'When no other workflow uses this account: publishing takes it; a test listen borrows it, then gives it back to this workflow if published',
 			},
 		],
 	},

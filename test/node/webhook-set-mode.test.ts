@@ -32,7 +32,7 @@ const modes: WorkflowExecuteMode[] = ['manual', 'retry', 'trigger', 'integrated'
 it.each(modes)('a %s run is refused, nothing sent, and the advice works there', async (mode) => {
 	const result = await setWebhook(mode);
 	expect(result.error?.message).toMatch(/n8n cannot tell whether a published workflow/);
-	expect(result.error?.description).toMatch(/"Take It Over"/);
+	expect(result.error?.message).toMatch(/"Take It Over"/);
 	expect(result.error?.description).not.toMatch(/by hand/);
 	expect(await fx.requests()).toEqual([]);
 });

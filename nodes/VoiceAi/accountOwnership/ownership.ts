@@ -202,44 +202,46 @@ type Refusal = [message: string, description: string];
 const refused = (ctx: { getNode(): INode }, [message, description]: Refusal, itemIndex?: number) =>
 	new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
 const named = ({ workflowName, workflowId }: QueuedClaim) => `"${workflowName}" (ID ${workflowId})`;
+// n8n shows only an error's message on publish (2.x), test listen and activation (1.x): the way out is in it.
 const SINCE_START =
 	'n8n keeps no record of who holds the account across a restart, and nothing has published, unpublished or received a delivery for this organization since n8n started';
+const GO_AHEAD = 'set "If Nobody Can Tell Who Holds It" to "Go Ahead"';
 
 const refusal = {
 	held: (holder: QueuedClaim): Refusal => [
-		`This Voice AI account's webhook is held by the published workflow ${named(holder)}`,
-		`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Unpublish "${holder.workflowName}", or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here (unpublishing this workflow later gives the account back).`,
+		`This Voice AI account's webhook is held by the published workflow ${named(holder)}. Unpublish it, or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here`,
+		`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Taking over: unpublishing this workflow later gives the account back to "${holder.workflowName}".`,
 	],
 	mayBeHeld: (holder: QueuedClaim): Refusal => [
-		`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization`,
-		`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Use the credential "${holder.workflowName}" uses, or create an agent in this organization, then publish again. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
+		`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization. Use the credential that workflow uses, or create an agent in this organization, and publish again`,
+		`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
 	],
 	holderUnknown: (): Refusal => [
-		"n8n cannot tell whether a published workflow receives this Voice AI account's deliveries",
-		'Nothing has published, unpublished or received a delivery for this organization since n8n started, and listening would move its one webhook away from such a workflow for good. If a published workflow has a Voice AI Trigger for it, wait for its next delivery or unpublish and publish it, then listen again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead".',
+		`n8n cannot tell whether a published workflow receives this Voice AI account's deliveries. If no other workflow uses this account, ${GO_AHEAD} and listen again; if one does, listen after its next delivery`,
+		`${SINCE_START}, and listening would move its one webhook away from such a workflow for good. With Go Ahead, when the test ends the account goes back to this workflow if it is published.`,
 	],
 	handBackFailed: (owner: QueuedClaim, error: Error): Refusal => [
-		`Could not point the Voice AI account webhook at workflow ${named(owner)}: ${error.message}`,
-		'That workflow is published and does not receive deliveries until the account webhook points at it again: unpublish and publish it once the service answers.',
+		`Could not point the Voice AI account webhook at workflow ${named(owner)}: ${error.message}. That workflow receives nothing until it does: unpublish and publish it once the service answers`,
+		'The service refused or did not answer the request that hands the account back.',
 	],
 	publishUnknown: (): Refusal => [
-		"n8n cannot tell whether another published workflow receives this Voice AI account's conversations",
-		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. If a published workflow has a Voice AI Trigger for this organization, wait for its next delivery (or unpublish and publish it), then publish again. If none has, set "If Nobody Can Tell Who Holds It" to "Go Ahead" (or "If Another Workflow Holds It" to "Take Over the Account Webhook") and publish again.`,
+		`n8n cannot tell whether another published workflow receives this Voice AI account's conversations. If no other workflow uses this account, ${GO_AHEAD} and publish again; if one does, publish after its next delivery`,
+		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. "If Another Workflow Holds It" = "Take Over the Account Webhook" publishes too, and gives the account back when this workflow is unpublished.`,
 	],
 	unpublishUnknown: (waiting: QueuedClaim | undefined, toUrl: boolean): Refusal => [
-		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it`,
-		`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL. ${waiting ? `If "${waiting.workflowName}" should receive, unpublish and publish it.` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL.' : ''}`.trim(),
+		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it. ${waiting ? `If that workflow should receive, unpublish and publish it` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL' : ''}`.trim(),
+		`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL.`,
 	],
 	handBackNeedsKey: (holder: QueuedClaim): Refusal => [
-		`Could not point the Voice AI account webhook back at workflow ${named(holder)}: it claimed the account with another API key, and n8n has restarted since`,
-		`The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here. Unpublish and publish "${holder.workflowName}" so that it receives again.`,
+		`Could not point the Voice AI account webhook back at workflow ${named(holder)}: it claimed the account with another API key, and n8n has restarted since. Unpublish and publish that workflow so that it receives again`,
+		`The token of that workflow's address comes from its own key, which this workflow does not hold. The account still points here.`,
 	],
 	setWhileHeld: ({ holder, unsure }: { holder: QueuedClaim; unsure: boolean }): Refusal => [
-		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off`,
-		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed. Unpublish "${holder.workflowName}" first, or set "If a Published Trigger Holds It" to "Take It Over" here.`,
+		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off. Unpublish it first, or set "If a Published Trigger Holds It" to "Take It Over"`,
+		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed.`,
 	],
 	setUnknown: (): Refusal => [
-		"n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set",
-		'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. The webhook was not changed. If no published workflow has a Voice AI Trigger for it, set "If a Published Trigger Holds It" to "Take It Over".',
+		`n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set. If no published workflow has a Voice AI Trigger for this account, set "If a Published Trigger Holds It" to "Take It Over"`,
+		'This n8n process has not seen a Voice AI Trigger for this organization since it started (in queue mode, workers never do), and setting the webhook would cut such a workflow off without a word. The webhook was not changed.',
 	],
 };
