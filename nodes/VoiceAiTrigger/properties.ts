@@ -111,7 +111,8 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Refuse',
 				value: 'refuse',
-				description: 'Publishing or the test listen fails, naming this option, and cuts no workflow off',
+				description:
+					'Publishing or the test listen fails, naming this option, and cuts no workflow off',
 			},
 			{
 				name: 'Go Ahead',

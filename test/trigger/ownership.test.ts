@@ -532,9 +532,7 @@ describe('Webhook Set while a published trigger holds the organization (issue 35
 		expect(result.error?.message).toContain(
 			`held by the published workflow "Sync A" (ID ${a.workflowId})`,
 		);
-		expect(result.error?.message).toContain(
-			'"If a Published Trigger Holds It" to "Take It Over"',
-		);
+		expect(result.error?.message).toContain('"If a Published Trigger Holds It" to "Take It Over"');
 		expect(await inserts()).toBe(before);
 		expect(await pointsAt()).toBe(a.productionUrl);
 	});
