@@ -106,7 +106,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayOptions: accountWay,
 		default: 'refuse',
 		description:
-			"n8n learns who holds the account from what publishes and receives after it starts: on a fresh or restarted n8n it cannot tell whether another workflow receives this account's conversations",
+			"On a fresh or restarted n8n, until a workflow of this account publishes or receives, n8n cannot tell whether another workflow receives this account's conversations",
 		options: [
 			{
 				name: 'Refuse',
