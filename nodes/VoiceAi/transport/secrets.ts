@@ -43,7 +43,7 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 	return (copies.get(value) ?? value) as T;
 }
 
-/** `forms` longest first: a shorter form never matches inside a longer one found. */
+/** `forms` longest first: a shorter form never matches inside a longer one found. Linear in `text`. */
 function masked(text: string, forms: readonly string[]): string {
 	const found: Array<[number, number]> = [];
 	let covered: Uint8Array | undefined;
@@ -55,10 +55,17 @@ function masked(text: string, forms: readonly string[]): string {
 			covered.fill(1, at, end);
 			found.push([at, end]);
 		}
-	// From the last to the first, so the positions still to replace stay where they were.
-	return found
-		.sort((a, b) => b[0] - a[0])
-		.reduce((out, [start, end]) => out.slice(0, start) + MASK + out.slice(end), text);
+	if (found.length === 0) return text;
+	// From the first to the last, each piece copied once: a copy of the whole text per occurrence
+	// (slicing around each one) made this quadratic (issue 51).
+	found.sort((a, b) => a[0] - b[0]);
+	let out = '';
+	let from = 0;
+	for (const [start, end] of found) {
+		out += text.slice(from, start) + MASK;
+		from = end;
+	}
+	return out + text.slice(from);
 }
 
 const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.length - a.length);
