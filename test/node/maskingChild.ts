@@ -5,7 +5,7 @@
  */
 import { Secrets } from '../../nodes/VoiceAi/transport/secrets';
 
-export const LONG_SECRET = 'Sixteen-Chars-16';
+const LONG_SECRET = 'Sixteen-Chars-16';
 const FIELD_PASSWORD = 'p';
 
 function held(): Secrets {
