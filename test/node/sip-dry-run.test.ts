@@ -148,6 +148,12 @@ describe("SIP Compare reports what Update would do (Update's dry run)", () => {
 		}
 		expect(JSON.stringify(result.items[0].json.current)).not.toContain('(set, hidden)');
 		expect(everything(result)).not.toMatch(/new-pass-[12]/);
+		const got = await run('get', {});
+		const { directions } = got.items[0].json as { directions: Array<{ options: IDataObject }> };
+		expect(directions.map((direction) => direction.options.sip_password)).toEqual([
+			'(masked by Voice AI: not known)',
+			'(masked by Voice AI: not known)',
+		]);
 	});
 
 	it('with the error output, a refusal goes to the error output as "could not read" does', async () => {
