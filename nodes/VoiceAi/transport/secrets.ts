@@ -45,25 +45,31 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 
 /** `forms` longest first: a shorter form never matches inside a longer one found. Linear in `text`. */
 function masked(text: string, forms: readonly string[]): string {
-	const found: Array<[number, number]> = [];
+	// Start and end of each occurrence kept, one after the other; in text order while one form matched.
+	const found: number[] = [];
 	let covered: Uint8Array | undefined;
-	for (const form of forms)
+	let formsFound = 0;
+	for (const form of forms) {
+		const before = found.length;
 		for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
 			const end = at + form.length;
 			covered ??= new Uint8Array(text.length);
 			if (covered[at] || covered[end - 1]) continue;
 			covered.fill(1, at, end);
-			found.push([at, end]);
+			found.push(at, end);
 		}
+		if (found.length > before) formsFound++;
+	}
 	if (found.length === 0) return text;
+	const order = Array.from({ length: found.length / 2 }, (_, pair) => 2 * pair);
+	if (formsFound > 1) order.sort((a, b) => found[a] - found[b]);
 	// From the first to the last, each piece copied once: a copy of the whole text per occurrence
 	// (slicing around each one) made this quadratic (issue 51).
-	found.sort((a, b) => a[0] - b[0]);
 	let out = '';
 	let from = 0;
-	for (const [start, end] of found) {
-		out += text.slice(from, start) + MASK;
-		from = end;
+	for (const at of order) {
+		out += text.slice(from, found[at]) + MASK;
+		from = found[at + 1];
 	}
 	return out + text.slice(from);
 }
