@@ -2,7 +2,7 @@
  * `npm run bench`: the throughput benchmark of issue 6. Starts one sandbox (its own process), runs the
  * scenarios one after another, prints each table and writes bench/RESULTS.md (never README.md).
  *
- *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers,trigger,queueTrigger,passOnce] [--quick] [--no-write]
+ *   npx tsx bench/run.ts [--only overhead,latency,rateLimit,memory,realN8n,queueWorkers,trigger,queueTrigger,passOnce,masking] [--quick] [--no-write]
  *                        [--trigger-settings defaults,likeForLike,lazy]
  *
  * --quick shrinks items and rounds for a smoke run (its numbers are not the benchmark's); --no-write
@@ -24,6 +24,7 @@ import type { ScenarioResult } from './report';
 import { checksTable, scenarioMarkdown, textTable } from './report';
 import { spawnSandbox } from './sandbox';
 import { latencyBound } from './scenarios/latency';
+import { masking } from './scenarios/masking';
 import { memory } from './scenarios/memory';
 import { overhead } from './scenarios/overhead';
 import { passOnceCeiling } from './scenarios/passOnceCeiling';
@@ -46,6 +47,7 @@ const SCENARIOS = [
 	'trigger',
 	'queueTrigger',
 	'passOnce',
+	'masking',
 ] as const;
 const RESULTS_JSON = join(__dirname, 'results.json');
 const RESULTS_MD = join(__dirname, 'RESULTS.md');
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
 				});
 			else if (name === 'passOnce')
 				result = await passOnceCeiling({ n8nDir, conversations: quick ? 100 : 2000 });
+			else if (name === 'masking') result = masking({ rounds: quick ? 2 : 7 });
 			else throw new Error(`unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
 			result.notes.push(
 				`Machine load (1-minute average) at the start and end of this scenario: ${loadBefore.toFixed(1)} and ${loadavg()[0].toFixed(1)}, on ${cpus().length} logical cores.`,

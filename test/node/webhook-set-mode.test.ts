@@ -42,3 +42,25 @@ it.each(modes)('a %s run with Take It Over sets the webhook', async (mode) => {
 	expect(result.error).toBeUndefined();
 	expect((await fx.requests()).map((request) => request.path)).toEqual(['/webhook/insert-webhook']);
 });
+
+describe('an "If a Published Trigger Holds It" value that is not one of its options (issue 51, item 7)', () => {
+	it.each(['takeover', 'take over', '', 'Refuse'])(
+		'%j is refused naming the field, the item and the valid values; nothing is sent',
+		async (value) => {
+			const result = await setWebhook('manual', value);
+			expect(result.error?.message).toMatch(/'If a Published Trigger Holds It' in item 0/);
+			expect(result.error?.message).toMatch(/refuse/);
+			expect(result.error?.message).toMatch(/takeOver/);
+			expect(result.error?.message).not.toMatch(/n8n cannot tell/);
+			expect(await fx.requests()).toEqual([]);
+		},
+	);
+
+	it('an expression yielding takeOver takes it over', async () => {
+		const result = await setWebhook('manual', '={{ "take" + "Over" }}');
+		expect(result.error).toBeUndefined();
+		expect((await fx.requests()).map((request) => request.path)).toEqual([
+			'/webhook/insert-webhook',
+		]);
+	});
+});

@@ -43,22 +43,35 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 	return (copies.get(value) ?? value) as T;
 }
 
-/** `forms` longest first: a shorter form never matches inside a longer one found. */
+/** `forms` longest first: a shorter form never matches inside a longer one found. Linear in `text`. */
 function masked(text: string, forms: readonly string[]): string {
-	const found: Array<[number, number]> = [];
+	// Start and end of each occurrence kept, one after the other; in text order while one form matched.
+	const found: number[] = [];
 	let covered: Uint8Array | undefined;
-	for (const form of forms)
+	let formsFound = 0;
+	for (const form of forms) {
+		const before = found.length;
 		for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
 			const end = at + form.length;
 			covered ??= new Uint8Array(text.length);
 			if (covered[at] || covered[end - 1]) continue;
 			covered.fill(1, at, end);
-			found.push([at, end]);
+			found.push(at, end);
 		}
-	// From the last to the first, so the positions still to replace stay where they were.
-	return found
-		.sort((a, b) => b[0] - a[0])
-		.reduce((out, [start, end]) => out.slice(0, start) + MASK + out.slice(end), text);
+		if (found.length > before) formsFound++;
+	}
+	if (found.length === 0) return text;
+	const order = Array.from({ length: found.length / 2 }, (_, pair) => 2 * pair);
+	if (formsFound > 1) order.sort((a, b) => found[a] - found[b]);
+	// From the first to the last, each piece copied once: a copy of the whole text per occurrence
+	// (slicing around each one) made this quadratic (issue 51).
+	let out = '';
+	let from = 0;
+	for (const at of order) {
+		out += text.slice(from, found[at]) + MASK;
+		from = found[at + 1];
+	}
+	return out + text.slice(from);
 }
 
 const longestFirst = (forms: Iterable<string>) => [...forms].sort((a, b) => b.length - a.length);

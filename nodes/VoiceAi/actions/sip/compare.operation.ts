@@ -1,9 +1,17 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { defineOperation } from '../types';
+import { invalidField } from '../validation';
 import type { CurrentSip, SipIntent } from './configuration';
-import { GET_SIP, buildBody, hideSipPasswords, needsCurrent, readSip } from './configuration';
-import { DIRECTIONS, sipForm, updateProperties } from './fields';
+import {
+	GET_SIP,
+	buildBody,
+	hideSipPasswords,
+	needsCurrent,
+	planUpdate,
+	readSip,
+} from './configuration';
+import { DIRECTIONS, sipField, sipForm, updateProperties } from './fields';
 import { readSipIntent } from './readIntent';
 
 function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDataObject[] {
@@ -29,7 +37,11 @@ function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDa
 	return found;
 }
 
-// An unreadable answer is "could not read", never "in sync": an audit must not take it as clean.
+const NO_CHANGE_KNOWN = { wouldSend: null, differences: null };
+
+// Update's dry run: "in sync" or "drift" only for a body Update would send. An unreadable answer is
+// "could not read" and a body Update would refuse "would refuse", never "in sync": an audit must not
+// take either as clean.
 export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
@@ -39,19 +51,28 @@ export const compare = defineOperation<SipIntent>({
 	...sipForm(updateProperties),
 	validate: readSipIntent,
 	failureIn([{ status, reason, phone_number }]) {
-		if (status !== 'could not read') return undefined;
-		const description = `SIP Compare of ${String(phone_number)}: status "could not read". With "Continue (regular output)" this is an item with that status.`;
+		if (status !== 'could not read' && status !== 'would refuse') return undefined;
+		const description = `SIP Compare of ${String(phone_number)}: status "${String(status)}". With "Continue (regular output)" this is an item with that status.`;
 		return { message: String(reason), description };
 	},
-	async execute(intent, api) {
+	async execute(intent, api, itemIndex) {
 		const { phone_number, showPasswords } = intent;
 		const current = await readSip(api, phone_number);
 		if (current.readable) {
-			const wouldSend = buildBody(intent, current.directions);
-			const differences = changesIn(current, wouldSend);
+			const plan = planUpdate(intent, current.directions);
+			if (plan.refusal) {
+				// The error SIP Update would fail this item with, told as this comparison's outcome.
+				const { type, problem, hint } = plan.refusal;
+				const field = sipField(`directions.${type}.sipPassword`);
+				const { message } = invalidField(this, itemIndex, field, problem, hint);
+				const reason = `SIP Update would refuse, writing nothing: ${message}`;
+				const record = { phone_number, status: 'would refuse', reason, hint, ...NO_CHANGE_KNOWN };
+				return [hideSipPasswords({ ...record, current: current.config }, showPasswords)];
+			}
+			const differences = changesIn(current, plan.body);
 			const status = differences.length ? 'drift' : 'in sync';
-			const record = { phone_number, status, wouldSend, differences, current: current.config };
-			return [hideSipPasswords(record, showPasswords)];
+			const record = { phone_number, status, wouldSend: plan.body, differences };
+			return [hideSipPasswords({ ...record, current: current.config }, showPasswords)];
 		}
 		const wouldSend = needsCurrent(intent) ? null : buildBody(intent);
 		const then = wouldSend ? 'send wouldSend (changes unknown)' : 'refuse, writing nothing';

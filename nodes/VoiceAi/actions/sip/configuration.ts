@@ -90,6 +90,40 @@ export function buildBody(intent: SipIntent, current?: IDataObject[]): IDataObje
 	return body;
 }
 
+/** A password GET shows only as mask characters: not the trunk's password, and not known. */
+export const isMaskedPassword = (value: unknown) =>
+	typeof value === 'string' && /^[*•●]+$/.test(value);
+export const MASKED_IN_GET = '(masked by Voice AI: not known)';
+
+/** How a kept password that GET did not show in clear reads, or undefined when it may be kept. */
+function unclearPassword({ sip_password: password, sip_username: user }: IDataObject = {}) {
+	const noUser = user === undefined || user === null || user === '';
+	// No user name and no password: a direction without a SIP login (an IP-authenticated trunk).
+	if (password === '') return noUser ? undefined : 'empty';
+	if (password === undefined || password === null) return noUser ? undefined : 'missing';
+	return isMaskedPassword(password) ? 'masked' : undefined;
+}
+
+export type UpdatePlan =
+	| { body: IDataObject; refusal?: undefined }
+	| { refusal: { type: DirectionType; problem: string; hint: string } };
+
+/** The body SIP Update sends, or why it sends none; SIP Compare reports the same. */
+export function planUpdate(intent: SipIntent, current?: IDataObject[]): UpdatePlan {
+	const body = buildBody(intent, current);
+	// A kept password that GET did not show in clear may not be the trunk's: never write it back.
+	for (const direction of (body.directions ?? []) as IDataObject[]) {
+		const type = direction.type as DirectionType;
+		const supplied = intent.changes.find((change) => change.type === type)?.sip_password;
+		const how = supplied === undefined && unclearPassword(direction.options as IDataObject);
+		if (!how) continue;
+		const problem = `GET /sip/${intent.phone_number} shows the ${type} password ${how}, so it cannot be kept`;
+		const hint = `Supply the ${type} password: list the ${type} direction with its SIP Password, or set SIP Login to the SIP Trunk Login credential. The configuration was read; nothing was written.`;
+		return { refusal: { type, problem, hint } };
+	}
+	return { body };
+}
+
 // By place, never by value: set sip_passwords and options.sip_password differences, at any depth.
 export function hideSipPasswords<T extends object>(records: T, show: boolean): T {
 	const pending: object[] = show ? [] : [records];
@@ -98,7 +132,8 @@ export function hideSipPasswords<T extends object>(records: T, show: boolean): T
 		const difference = (record as IDataObject).field === 'options.sip_password';
 		for (const [key, entry] of Object.entries(record)) {
 			const secret = key === 'sip_password' || (difference && /^(current|intended)$/.test(key));
-			if (secret && (entry ?? '') !== '') setOwn(record, key, '(set, hidden)');
+			if (secret && isMaskedPassword(entry)) setOwn(record, key, MASKED_IN_GET);
+			else if (secret && (entry ?? '') !== '') setOwn(record, key, '(set, hidden)');
 			else if (entry !== null && typeof entry === 'object') pending.push(entry);
 		}
 	}

@@ -1,6 +1,6 @@
 import { type INodeProperties, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { isRouteUnknown } from '../../transport';
+import { RequestsStopped, isRouteUnknown } from '../../transport';
 import { type ApiCall, defineOperation, request, send, toRecords } from '../types';
 import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
 import { GET_SIP, readSip } from './configuration';
@@ -33,6 +33,10 @@ const DETACH = request('POST', '/sip/detach2');
 async function stillAttached(api: ApiCall, phone: string, directions: string[]) {
 	const unknown = 'Check the number with SIP Get (or in the Voice AI dashboard), then run again.';
 	const current = await readSip(api, phone).catch((error: Error) => error);
+	// Not read because another item failed hard: that item's error is the one to report (the router
+	// drops an item stopped so), not this detach's "could not find out".
+	if ([current, (current as { cause?: unknown }).cause].some((e) => e instanceof RequestsStopped))
+		throw current;
 	if (current instanceof Error)
 		return `Reading the configuration to find out failed: ${current.message}. ${unknown}`;
 	if (!current.readable)

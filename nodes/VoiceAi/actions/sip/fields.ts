@@ -107,6 +107,8 @@ export const updateProperties: INodeProperties[] = [
 			{
 				name: 'SIP Trunk Login Credential',
 				value: 'credential',
+				// Offered only with the credential that holds the login (the editor filters options so).
+				displayOptions: { show: { authentication: ['apiKeyAndSipLogin'] } },
 				description:
 					"The login of the node's credential (Authentication: API Key and SIP Trunk Login), kept encrypted by n8n, used for every direction listed below",
 			},

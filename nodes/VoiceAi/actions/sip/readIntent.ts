@@ -63,16 +63,19 @@ export async function readSipIntent(this: IExecuteFunctions, itemIndex: number) 
 	};
 	const readDirection = (type: DirectionChange['type']) => {
 		const ref = (name: string) => sipField(`directions.${type}.${name}`);
-		const port = String(this.getNodeParameter(ref('port').name, itemIndex, '') ?? '').trim();
+		// Only nothing or blank text keeps the current port; anything else (a list too) must be one.
+		const port = this.getNodeParameter(ref('port').name, itemIndex, '') as unknown;
+		const keepPort =
+			port === undefined || port === null || (typeof port === 'string' && !port.trim());
 		const fields = login === 'fields';
 		// Checked as text, sent as typed: a password is not trimmed.
 		const password = fields ? text(ref('sipPassword'), { secret: true, asTyped: true }) : '';
 		return {
 			type,
 			sip_endpoint: text(ref('sipEndpoint'), { required: true, check: checkSipUri }),
-			port: port
-				? readInteger(this, itemIndex, ref('port'), 5060, { min: 1, max: 65535 })
-				: undefined,
+			port: keepPort
+				? undefined
+				: readInteger(this, itemIndex, ref('port'), 5060, { min: 1, max: 65535 }),
 			transport: text(ref('transport')) || undefined,
 			secure_media: readSecureMedia(this, itemIndex, ref('secureMedia')),
 			sip_username: (fields && text(ref('sipUsername'))) || undefined,

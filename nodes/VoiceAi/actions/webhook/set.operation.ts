@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { setAccountWebhook } from '../../accountOwnership/ownership';
-import { checkHttpUrl, fieldIn, readString } from '../validation';
+import { checkHttpUrl, checkOneOf, fieldsIn, readString } from '../validation';
 import { defineOperation, request, toRecords } from '../types';
 
 const properties: INodeProperties[] = [
@@ -38,7 +38,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const WEBHOOK_URL = fieldIn(properties, 'webhookUrl');
+const FIELDS = fieldsIn(properties, ['webhookUrl', 'whenTriggerHolds']);
 const LIST_AGENTS = request('GET', '/callback/standardCampaign');
 
 export const set = defineOperation({
@@ -53,9 +53,16 @@ export const set = defineOperation({
 	description: properties,
 	repeatable: true,
 	validate(itemIndex) {
+		const url = readString(this, itemIndex, FIELDS.webhookUrl, {
+			required: true,
+			check: checkHttpUrl,
+		});
+		// Any other value (an expression's `takeover`) is refused: taken as Refuse, its advice misleads.
+		const when = readString(this, itemIndex, FIELDS.whenTriggerHolds, { fallback: 'refuse' });
+		const allowed = ['refuse', 'takeOver'] as const;
 		return {
-			url: readString(this, itemIndex, WEBHOOK_URL, { required: true, check: checkHttpUrl }),
-			takeOver: this.getNodeParameter('whenTriggerHolds', itemIndex, 'refuse') === 'takeOver',
+			url,
+			takeOver: checkOneOf(this, itemIndex, FIELDS.whenTriggerHolds, when, allowed) === 'takeOver',
 		};
 	},
 	async execute(input, api, itemIndex) {
