@@ -1,13 +1,14 @@
 /**
- * examples/crm-sync.json in a real n8n: published through n8n's API, fed by the sandbox's deliveries,
- * upserting into the "CRM contacts" Data Table; forged deliveries refused; survives an n8n restart.
+ * examples/crm-sync.json in a real n8n, imported as shipped (its bytes, only the credential chosen):
+ * published through n8n's API, fed by the sandbox's deliveries, upserting into the "CRM contacts" Data
+ * Table it creates on its first run; forged deliveries refused; survives an n8n restart.
  */
 import { productionToken } from '../../nodes/VoiceAi/accountOwnership/registration';
 import {
-	CRM_TABLE,
+	CRM_TABLE_NAME,
 	NODE_TYPES,
+	dataTableId,
 	loadExample,
-	withGoAhead,
 	pollUntil,
 	type SavedWorkflow,
 } from '../../harness/n8n';
@@ -51,8 +52,7 @@ let productionUrl: string;
 let agentId: string;
 
 beforeAll(async () => {
-	tableId = (await stack.api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns)).id;
-	workflow = await stack.api.importWorkflow(withGoAhead(loadExample('crm-sync')), {
+	workflow = await stack.api.importWorkflow(loadExample('crm-sync'), {
 		voiceAiApi: stack.credential,
 	});
 	productionUrl = stack.api.productionWebhookUrl(stack.n8n.webhookBase, workflow, TRIGGER);
@@ -142,6 +142,8 @@ test('each completed conversation runs the workflow once and lands in the CRM st
 		CALLERS.map(() => ['webhook', 'success']),
 	);
 
+	// The workflow created its table on the first run and reused it on the others.
+	tableId = String(await dataTableId(stack.api, CRM_TABLE_NAME));
 	const rows = await stack.api.dataTableRows(tableId);
 	expect(rows).toHaveLength(CALLERS.length);
 	CALLERS.forEach((caller, index) => {
