@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 
-import { CRM_TABLE_NAME, DEFAULT_OWNER, N8nApi, startN8n, type N8nProcess } from '../harness/n8n';
+import { DEFAULT_OWNER, N8nApi, startN8n, type N8nProcess } from '../harness/n8n';
 import {
 	freshStateDir,
 	portOption,
@@ -63,7 +63,7 @@ async function main() {
 		say('  Workflows:');
 		for (const line of demo.imported) say(`    - ${line}`);
 		say(
-			`  Published:   the CRM sync workflow (id ${demo.crmWorkflowId}); contacts land in the Data Table "${CRM_TABLE_NAME}" (it creates it on its first run)`,
+			`  Published:   the CRM sync workflow (id ${demo.crmWorkflowId}); each run's last node shows the contact it created or updated`,
 		);
 		say();
 		const url = sandboxPort === 3001 ? '' : ` --url ${sandbox.baseUrl}`;
@@ -72,7 +72,9 @@ async function main() {
 		say(
 			'      --var name="Ada Lovelace" --var phone=+14155550199 --var email=ada@example.com --var intent="book a cleaning"',
 		);
-		say('  then open Executions in n8n, and Overview > Data tables > CRM contacts.');
+		say(
+			'  then open Executions in n8n: the run of "Voice AI: CRM sync on conversation completion".',
+		);
 		say();
 		say('  Ctrl-C stops n8n and the sandbox.');
 		say('='.repeat(78));

@@ -107,7 +107,7 @@ export interface DemoWorkflows {
 
 /**
  * A credential for Acme Dental and every example workflow imported as shipped (its bytes, with only the
- * credential chosen, as a user imports it), CRM sync published: it creates its Data Table on its first run.
+ * credential chosen, as a user imports it), CRM sync published.
  */
 export async function setUpDemoWorkflows(
 	api: N8nApi,

@@ -23,16 +23,21 @@ export function loadExample(name: string): WorkflowJson {
 	return JSON.parse(readFileSync(join(EXAMPLES_DIR, `${name}.json`), 'utf8')) as WorkflowJson;
 }
 
-/** The Data Table examples/crm-sync.json creates on its first run and upserts contacts into. */
-export const CRM_TABLE_NAME = 'CRM contacts';
-
-/** The id of the data table named `name` in the owner's project, once it exists. */
-export async function dataTableId(api: N8nApi, name: string): Promise<string | undefined> {
-	const project = await api.personalProjectId();
-	const filter = encodeURIComponent(JSON.stringify({ name }));
-	const page = await api.request<{ data: Array<{ id: string; name: string }> }>(
+/**
+ * The contacts the CRM stand-in of examples/crm-sync.json keeps in its workflow's static data (n8n
+ * saves it after published runs), by conversation ID.
+ */
+export async function crmContacts(
+	api: N8nApi,
+	workflowId: string,
+): Promise<Record<string, Record<string, unknown>>> {
+	const { staticData } = await api.request<{ staticData?: unknown }>(
 		'GET',
-		`/rest/projects/${project}/data-tables?filter=${filter}`,
+		`/rest/workflows/${workflowId}`,
 	);
-	return page.data.find((table) => table.name === name)?.id;
+	const data = (typeof staticData === 'string' ? JSON.parse(staticData) : staticData) as
+		| { global?: { contacts?: Record<string, Record<string, unknown>> } }
+		| null
+		| undefined;
+	return data?.global?.contacts ?? {};
 }

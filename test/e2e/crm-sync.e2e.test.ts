@@ -1,13 +1,13 @@
 /**
  * examples/crm-sync.json in a real n8n, imported as shipped (its bytes, only the credential chosen):
- * published through n8n's API, fed by the sandbox's deliveries, upserting into the "CRM contacts" Data
- * Table it creates on its first run; forged deliveries refused; survives an n8n restart.
+ * published through n8n's API, fed by the sandbox's deliveries, upserting each contact into its CRM
+ * stand-in (the workflow's static data, keyed by conversation); forged deliveries refused; survives an
+ * n8n restart.
  */
 import { productionToken } from '../../nodes/VoiceAi/accountOwnership/registration';
 import {
-	CRM_TABLE_NAME,
 	NODE_TYPES,
-	dataTableId,
+	crmContacts,
 	loadExample,
 	pollUntil,
 	type SavedWorkflow,
@@ -47,7 +47,6 @@ const CALLERS: Caller[] = [
 
 const stack = stackForFile();
 let workflow: SavedWorkflow;
-let tableId: string;
 let productionUrl: string;
 let agentId: string;
 
@@ -111,6 +110,11 @@ async function postToProductionUrl(url: string): Promise<number> {
 	return res.status;
 }
 
+/** What the CRM stand-in holds, once n8n has saved the static data of the last finished run. */
+async function contacts(): Promise<Array<Record<string, unknown>>> {
+	return Object.values(await crmContacts(stack.api, workflow.id));
+}
+
 async function executionCount(): Promise<number> {
 	return (await stack.api.listExecutions(workflow.id)).length;
 }
@@ -142,9 +146,7 @@ test('each completed conversation runs the workflow once and lands in the CRM st
 		CALLERS.map(() => ['webhook', 'success']),
 	);
 
-	// The workflow created its table on the first run and reused it on the others.
-	tableId = String(await dataTableId(stack.api, CRM_TABLE_NAME));
-	const rows = await stack.api.dataTableRows(tableId);
+	const rows = await contacts();
 	expect(rows).toHaveLength(CALLERS.length);
 	CALLERS.forEach((caller, index) => {
 		const matching = rows.filter((row) => row.conversation_id === ids[index]);
@@ -167,7 +169,7 @@ test('a forged delivery is refused with 401 and starts no execution', async () =
 	await waitDelivered([id]);
 	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
 	expect(await executionCount()).toBe(before + 1);
-	const rows = await stack.api.dataTableRows(tableId);
+	const rows = await contacts();
 	expect(rows.filter((row) => row.name === 'Mallory')).toEqual([]);
 });
 
@@ -198,7 +200,7 @@ test("the example's trigger (version 1.1) reads a delivery that n8n leaves unpar
 		body: expect.objectContaining({ started: true, items: 1 }),
 	});
 	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
-	const rows = await stack.api.dataTableRows(tableId);
+	const rows = await contacts();
 	expect(rows.filter((row) => row.conversation_id === 'conv_vendor_json')).toEqual([
 		expect.objectContaining(caller),
 	]);
@@ -224,7 +226,12 @@ test('"Listen for test event" takes one delivery at the test URL, then the produ
 	const [id] = await simulate([caller]);
 	await waitDelivered([id]);
 	const executions = await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
-	expect(executions[executions.length - 1]).toMatchObject({ mode: 'manual', status: 'success' });
+	const manual = executions[executions.length - 1];
+	expect(manual).toMatchObject({ mode: 'manual', status: 'success' });
+	// The test run goes to the end; n8n keeps no static data of a test run, so the stand-in stores nothing.
+	expect(
+		(await stack.api.getExecution(manual.id)).outputs['Upsert contact (CRM stand-in)'],
+	).toEqual([expect.objectContaining({ ...caller, conversation_id: id, crm: 'created' })]);
 
 	const restored = new URL(productionUrl);
 	restored.searchParams.set('token', productionToken(stack.org.apiKey, productionUrl));
@@ -234,10 +241,7 @@ test('"Listen for test event" takes one delivery at the test URL, then the produ
 			what: 'the production URL restored as the account webhook',
 		},
 	);
-	const rows = await stack.api.dataTableRows(tableId);
-	expect(rows.filter((row) => row.conversation_id === id)).toEqual([
-		expect.objectContaining(caller),
-	]);
+	expect((await contacts()).filter((row) => row.conversation_id === id)).toEqual([]);
 });
 
 test('after n8n restarts, the published trigger still receives deliveries', async () => {
@@ -260,7 +264,7 @@ test('after n8n restarts, the published trigger still receives deliveries', asyn
 	const [id] = await simulate([caller]);
 	await waitDelivered([id]);
 	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
-	const rows = await stack.api.dataTableRows(tableId);
+	const rows = await contacts();
 	expect(rows.filter((row) => row.conversation_id === id)).toEqual([
 		expect.objectContaining(caller),
 	]);
@@ -306,8 +310,6 @@ test("after the restart, a conversation delivered again runs but Pass Once (n8n'
 	expect(repeat.status).toBe('success');
 	expect(repeat.outputs['Pass each conversation once']).toEqual([]);
 	expect(repeat.outputs['Upsert contact (CRM stand-in)']).toBeUndefined();
-	const rows = (await stack.api.dataTableRows(tableId)).filter(
-		(row) => row.conversation_id === first,
-	);
+	const rows = (await contacts()).filter((row) => row.conversation_id === first);
 	expect(rows).toEqual([expect.objectContaining({ intent: 'first' })]);
 }, 240_000);

@@ -11,11 +11,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import {
-	CRM_TABLE_NAME,
 	EXAMPLES_DIR,
 	N8nApiError,
 	NODE_TYPES,
-	dataTableId,
+	crmContacts,
 	n8nVersion,
 	pollUntil,
 	type CredentialRef,
@@ -90,7 +89,7 @@ describe('the first workflow: examples/crm-sync.json as shipped, only the creden
 			error: undefined,
 		});
 		expect(detail.outputs[UPSERT]).toEqual([
-			expect.objectContaining({ ...caller, conversation_id: id }),
+			expect.objectContaining({ ...caller, conversation_id: id, crm: 'created' }),
 		]);
 	});
 
@@ -113,7 +112,7 @@ describe('the first workflow: examples/crm-sync.json as shipped, only the creden
 		}
 	});
 
-	test('the next conversation runs the published workflow to the end and lands in the CRM table it created', async () => {
+	test('the next conversation runs the published workflow to the end, and its CRM stand-in keeps the contact', async () => {
 		const id = await converse(stack.org.id, { ...caller, intent: 'book a cleaning' });
 		const runs = await stack.api.waitForExecutions(workflow.id, { count: 2 });
 		const detail = await stack.api.getExecution(runs[runs.length - 1].id);
@@ -122,12 +121,13 @@ describe('the first workflow: examples/crm-sync.json as shipped, only the creden
 			status: 'success',
 			last: UPSERT,
 		});
-		const table = await dataTableId(stack.api, CRM_TABLE_NAME);
-		expect(table).toBeDefined();
-		const rows = await stack.api.dataTableRows(String(table));
-		expect(rows.filter((row) => row.conversation_id === id)).toEqual([
-			expect.objectContaining({ ...caller, intent: 'book a cleaning' }),
+		expect(detail.outputs[UPSERT]).toEqual([
+			expect.objectContaining({ ...caller, conversation_id: id, crm: 'created' }),
 		]);
+		expect((await crmContacts(stack.api, workflow.id))[id]).toMatchObject({
+			...caller,
+			intent: 'book a cleaning',
+		});
 	});
 });
 
