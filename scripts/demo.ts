@@ -63,7 +63,7 @@ async function main() {
 		say('  Workflows:');
 		for (const line of demo.imported) say(`    - ${line}`);
 		say(
-			`  Published:   the CRM sync workflow (id ${demo.crmWorkflowId}); each run's last node shows the contact it created or updated`,
+			`  Published:   the CRM sync workflow (id ${demo.crmWorkflowId}); each run ends with the contact a CRM would get`,
 		);
 		say();
 		const url = sandboxPort === 3001 ? '' : ` --url ${sandbox.baseUrl}`;
