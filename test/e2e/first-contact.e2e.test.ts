@@ -208,7 +208,17 @@ describe('each refusal names, where n8n shows it, the option and value that clea
 		expect(await accountUrl(org)).toBeUndefined();
 	});
 
-	test('Webhook Set: the error of the node in the run', async () => {
+	test('Publish: the publication status on 2.x, the activation error on 1.x', async () => {
+		const message = await publishRefusal(trigger);
+		expect(message).toMatch(/^n8n cannot tell whether another published workflow receives/);
+		expect(message).toContain('"If Nobody Can Tell Who Holds It" to "Go Ahead"');
+		expect(await accountUrl(org)).toBeUndefined();
+		// n8n 2.x leaves the workflow published with a failed trigger: the user unpublishes it first.
+		if ((await stack.api.getWorkflow(trigger.id)).active)
+			await stack.api.deactivateWorkflow(trigger);
+	});
+
+	test('Webhook Set: the error of the node in the run; Take It Over then sets it', async () => {
 		const setWorkflow = async (parameters: Record<string, unknown>) =>
 			await stack.api.importWorkflow(
 				{
@@ -252,15 +262,7 @@ describe('each refusal names, where n8n shows it, the option and value that clea
 		expect(await accountUrl(org)).toBe('https://crm.example.com/voice-ai');
 	});
 
-	test('Publish: the publication status on 2.x, the activation error on 1.x; Go Ahead then publishes', async () => {
-		const message = await publishRefusal(trigger);
-		expect(message).toMatch(/^n8n cannot tell whether another published workflow receives/);
-		expect(message).toContain('"If Nobody Can Tell Who Holds It" to "Go Ahead"');
-		expect(await accountUrl(org)).toBe('https://crm.example.com/voice-ai');
-		// n8n 2.x leaves the workflow published with a failed trigger: the user unpublishes it first.
-		if ((await stack.api.getWorkflow(trigger.id)).active)
-			await stack.api.deactivateWorkflow(trigger);
-
+	test('the values the messages name clear them: Go Ahead publishes the trigger', async () => {
 		await setTriggerOption(trigger, 'whenOwnerUnknown', 'listen');
 		await stack.api.activateWorkflow(trigger);
 		const url = stack.api.productionWebhookUrl(stack.n8n.webhookBase, trigger, 'Voice AI Trigger');
