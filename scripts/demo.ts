@@ -1,7 +1,7 @@
 /**
  * `npm start`: the sandbox Voice AI service and a real n8n with this package installed as a community
- * package, an owner account, a credential for the sandbox (org Acme Dental), the CRM stand-in table
- * and the example workflows (the CRM sync one published). Ctrl-C stops both.
+ * package, an owner account, a credential for the sandbox (org Acme Dental) and the example workflows
+ * as shipped (the CRM sync one published). Ctrl-C stops both.
  *
  * Options: --port <n8n port, 5678> --sandbox-port <3001> --verbose (echo n8n's own log).
  * --queue: n8n in queue mode instead (scripts/queue-demo.ts, docs/scaling.md).
@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 
-import { CRM_TABLE, DEFAULT_OWNER, N8nApi, startN8n, type N8nProcess } from '../harness/n8n';
+import { DEFAULT_OWNER, N8nApi, startN8n, type N8nProcess } from '../harness/n8n';
 import {
 	freshStateDir,
 	portOption,
@@ -63,7 +63,7 @@ async function main() {
 		say('  Workflows:');
 		for (const line of demo.imported) say(`    - ${line}`);
 		say(
-			`  Published:   the CRM sync workflow (id ${demo.crmWorkflowId}); contacts land in the Data Table "${CRM_TABLE.name}"`,
+			`  Published:   the CRM sync workflow (id ${demo.crmWorkflowId}); each run ends with the contact a CRM would get`,
 		);
 		say();
 		const url = sandboxPort === 3001 ? '' : ` --url ${sandbox.baseUrl}`;
@@ -72,7 +72,9 @@ async function main() {
 		say(
 			'      --var name="Ada Lovelace" --var phone=+14155550199 --var email=ada@example.com --var intent="book a cleaning"',
 		);
-		say('  then open Executions in n8n, and Overview > Data tables > CRM contacts.');
+		say(
+			'  then open Executions in n8n: the run of "Voice AI: CRM sync on conversation completion".',
+		);
 		say();
 		say('  Ctrl-C stops n8n and the sandbox.');
 		say('='.repeat(78));

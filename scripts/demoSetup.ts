@@ -2,23 +2,15 @@
  * What `npm start` does the same way for a single n8n (scripts/demo.ts) and for queue mode
  * (scripts/queue-demo.ts), and `npm run dev` (scripts/dev.ts) as `npm start` does: the port options,
  * the state folder, the sandbox with its connection file, the stop on Ctrl-C, the login lines and the
- * n8n side of the demo (a credential for Acme Dental, the CRM Data Table, the example workflows with
- * CRM sync published).
+ * n8n side of the demo (a credential for Acme Dental, the example workflows as shipped, CRM sync
+ * published).
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { startSandbox, type Sandbox } from '../sandbox';
 import { connectionFile } from '../sandbox/connection';
-import {
-	CRM_TABLE,
-	DEFAULT_OWNER,
-	EXAMPLES_DIR,
-	REPO_ROOT,
-	loadExample,
-	withGoAhead,
-	type N8nApi,
-} from '../harness/n8n';
+import { DEFAULT_OWNER, REPO_ROOT, exampleNames, loadExample, type N8nApi } from '../harness/n8n';
 import { SandboxAdmin } from '../harness/sandboxAdmin';
 
 export function portOption(name: string, fallback: number): number {
@@ -113,7 +105,10 @@ export interface DemoWorkflows {
 	agentId: string;
 }
 
-/** A credential for Acme Dental, the CRM Data Table and every example workflow, CRM sync published. */
+/**
+ * A credential for Acme Dental and every example workflow imported as shipped (its bytes, with only the
+ * credential chosen, as a user imports it), CRM sync published.
+ */
 export async function setUpDemoWorkflows(
 	api: N8nApi,
 	sandbox: Sandbox,
@@ -124,16 +119,10 @@ export async function setUpDemoWorkflows(
 		{ baseUrl: sandbox.baseUrl, apiKey: acme.apiKey },
 		`Voice AI sandbox (${acme.name})`,
 	);
-	await api.createDataTable(CRM_TABLE.name, CRM_TABLE.columns);
 	const imported: string[] = [];
 	let crmWorkflowId = '';
-	for (const file of readdirSync(EXAMPLES_DIR)
-		.filter((f) => f.endsWith('.json'))
-		.sort()) {
-		const name = file.replace(/\.json$/, '');
-		const workflow = await api.importWorkflow(withGoAhead(loadExample(name)), {
-			voiceAiApi: credential,
-		});
+	for (const name of exampleNames()) {
+		const workflow = await api.importWorkflow(loadExample(name), { voiceAiApi: credential });
 		imported.push(`${workflow.name}  ${n8nUrl}/workflow/${workflow.id}`);
 		if (name === 'crm-sync') {
 			await api.activateWorkflow(workflow);

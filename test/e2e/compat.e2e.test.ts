@@ -8,7 +8,6 @@
 import {
 	NODE_TYPES,
 	loadExample,
-	withGoAhead,
 	n8nVersion,
 	pollUntil,
 	type SavedWorkflow,
@@ -21,9 +20,9 @@ const version = n8nVersion();
 
 const stack = stackForFile();
 
-/** The example's trigger node (its parameters as users get them, with Go Ahead) feeding a No Op node. */
+/** The example's trigger node (its parameters as shipped: Go Ahead) feeding a No Op node. */
 function triggerWorkflow(): WorkflowJson {
-	const trigger = withGoAhead(loadExample('crm-sync')).nodes.find((node) => node.name === TRIGGER);
+	const trigger = loadExample('crm-sync').nodes.find((node) => node.name === TRIGGER);
 	if (!trigger) throw new Error(`examples/crm-sync.json has no "${TRIGGER}" node`);
 	return {
 		name: 'compat trigger',

@@ -1,13 +1,24 @@
 /**
- * The SIP audit and agent onboarding examples, and every action operation once (its catalogue
- * example), run by a real n8n ("Execute workflow" over its REST API) against the sandbox.
+ * Every shipped example imported from its bytes (examples/, only the credential chosen) into a real n8n
+ * and run against the sandbox: the SIP audit and agent onboarding by hand ("Execute workflow" over its
+ * REST API), the router and the recording recipe published and fed by deliveries (CRM sync: its own
+ * files, crm-sync and first-contact); and every action operation once (its catalogue example).
  */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
 import { startSandbox } from '../../sandbox';
 import type { SandboxState } from '../../harness/catalogue';
 import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
 import { START, chain, itemsNode, voiceAiNode } from '../../harness/manualWorkflow';
-import type { CredentialRef, ExecutionDetail, WorkflowJson } from '../../harness/n8n';
-import { loadExample } from '../../harness/n8n';
+import type {
+	CredentialRef,
+	ExecutionDetail,
+	SavedWorkflow,
+	WorkflowJson,
+} from '../../harness/n8n';
+import { exampleNames, loadExample, n8nDir, pollUntil } from '../../harness/n8n';
+import { startLoopback } from '../../harness/loopback';
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
 import { stackForFile } from '../../harness/stack';
 
@@ -159,6 +170,207 @@ describe('examples/agent-onboarding.json', () => {
 		expect((await state()).agents).toHaveLength(agents.length);
 	});
 });
+
+describe('every shipped example', () => {
+	test('has a test that imports it from its bytes', () => {
+		// crm-sync: crm-sync.e2e.test.ts and first-contact.e2e.test.ts; every other one: this file.
+		expect(exampleNames()).toEqual([
+			'agent-onboarding',
+			'conversation-router',
+			'crm-sync',
+			'download-recording',
+			'sip-audit',
+		]);
+	});
+
+	test.each(exampleNames())(
+		'%s.json imports, and this n8n has every node type and version it uses (sub-workflows included)',
+		async (name) => {
+			const saved = await stack.api.importWorkflow(loadExample(name), {
+				voiceAiApi: stack.credential,
+			});
+			const types = await stack.api.request<Array<{ name: string; version: number | number[] }>>(
+				'GET',
+				'/types/nodes.json',
+			);
+			const versions = new Map<string, number[]>();
+			for (const type of types)
+				versions.set(type.name, [
+					...(versions.get(type.name) ?? []),
+					...([] as number[]).concat(type.version),
+				]);
+			const inline = saved.nodes
+				.filter((node) => node.parameters.source === 'parameter')
+				.flatMap(
+					(node) => (JSON.parse(String(node.parameters.workflowJson)) as WorkflowJson).nodes,
+				);
+			const unknown = [...saved.nodes, ...inline]
+				.filter((node) => !versions.get(node.type)?.includes(Number(node.typeVersion)))
+				.map((node) => `${node.name}: ${node.type} ${String(node.typeVersion)}`);
+			expect(unknown).toEqual([]);
+		},
+	);
+});
+
+/** Publishes a shipped example as is; returns it and its production URL once the account points there. */
+async function publishExample(name: string): Promise<{ workflow: SavedWorkflow; url: string }> {
+	const workflow = await stack.api.importWorkflow(loadExample(name), {
+		voiceAiApi: stack.credential,
+	});
+	await stack.api.activateWorkflow(workflow);
+	const url = stack.api.productionWebhookUrl(
+		stack.n8n.webhookBase,
+		workflow,
+		'Conversation completed',
+	);
+	await pollUntil(
+		async () => (await stack.admin.accountWebhook(stack.org.id))?.startsWith(`${url}?token=`),
+		{ timeoutMs: 60_000, what: `"${workflow.name}" as the account webhook` },
+	);
+	return { workflow, url };
+}
+
+/**
+ * The workflow's run started by delivery number `index` (0 first), failing unless it succeeded. Only
+ * the trigger's runs count: a sub-workflow the router defines inline runs as an execution of it too.
+ */
+async function nextRun(workflow: SavedWorkflow, index: number): Promise<ExecutionDetail> {
+	const runs = await pollUntil(
+		async () => {
+			const all = await stack.api.waitForExecutions(workflow.id, { count: index + 1 });
+			const delivered = all.filter((run) => run.mode === 'webhook');
+			return delivered.length > index ? delivered : undefined;
+		},
+		{ timeoutMs: 60_000, what: `run ${index + 1} of "${workflow.name}"` },
+	);
+	const run = await stack.api.getExecution(runs[index].id);
+	if (run.status !== 'success')
+		throw new Error(
+			`run of "${workflow.name}" ended ${run.status}: ${run.error}\n${stack.n8n.tail()}`,
+		);
+	return run;
+}
+
+describe('examples/conversation-router.json', () => {
+	let router: SavedWorkflow | undefined;
+	afterAll(async () => {
+		if (router) await stack.api.deactivateWorkflow(router);
+	});
+
+	test("published as shipped, it hands an agent's conversation to the agent workflow and a chatbot's to the chatbot workflow", async () => {
+		router = (await publishExample('conversation-router')).workflow;
+		const { agents, chatbots } = await stack.admin.state<{
+			agents: Array<{ id: string }>;
+			chatbots: Array<{ id: string }>;
+		}>(stack.org.id);
+
+		await stack.admin.simulateConversation(stack.org.id, {
+			agentId: agents[0].id,
+			variables: { name: 'Agent caller' },
+		});
+		const byAgent = await nextRun(router, 0);
+		expect(byAgent.outputs['Run the agent workflow']).toEqual([
+			expect.objectContaining({
+				name: 'Agent caller',
+				handledBy: 'the agent workflow',
+				_voiceAi: expect.objectContaining({ agentId: agents[0].id }),
+			}),
+		]);
+		expect(byAgent.outputs['Run the chatbot workflow']).toBeUndefined();
+
+		await stack.admin.simulateConversation(stack.org.id, {
+			chatbotId: chatbots[0].id,
+			variables: { name: 'Chatbot visitor' },
+		});
+		const byChatbot = await nextRun(router, 1);
+		expect(byChatbot.outputs['Run the chatbot workflow']).toEqual([
+			expect.objectContaining({
+				name: 'Chatbot visitor',
+				handledBy: 'the chatbot workflow',
+				_voiceAi: expect.objectContaining({ chatbotId: chatbots[0].id }),
+			}),
+		]);
+		expect(byChatbot.outputs['Run the agent workflow']).toBeUndefined();
+	});
+});
+
+describe('examples/download-recording.json', () => {
+	test('published as shipped, it downloads the URL a delivery carries as binary data, and passes a delivery without one', async () => {
+		const audio = Buffer.from('RIFF\u0000\u0000\u0000\u0000WAVEfmt fake recording bytes', 'latin1');
+		const recordings = await startLoopback();
+		recordings.handle((_, res) => {
+			res.writeHead(200, {
+				'Content-Type': 'audio/wav',
+				'Content-Disposition': 'attachment; filename="conv_rec.wav"',
+			});
+			res.end(audio);
+		});
+		const { workflow } = await publishExample('download-recording');
+		try {
+			// The sandbox's deliveries carry no recording: the run ends at "Has a recording".
+			const { agents } = await state();
+			await stack.admin.simulateConversation(stack.org.id, {
+				agentId: agents[0].id,
+				variables: { name: 'No recording' },
+			});
+			const without = await nextRun(workflow, 0);
+			expect(without.outputs['Download the recording']).toBeUndefined();
+
+			// A delivery with a top-level recording_url (the spec shows no such field: the recipe names
+			// where it reads it), sent as the service would, with the registered token.
+			const registered = String(await stack.admin.accountWebhook(stack.org.id));
+			const answer = await fetch(registered, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({
+					event: 'conversation.completed',
+					conversation_id: 'conv_with_recording',
+					agent_id: agents[0].id,
+					completed_at: new Date().toISOString(),
+					recording_url: `${recordings.url}/recordings/conv_with_recording.wav`,
+					variables: { name: 'With recording' },
+				}),
+			});
+			expect(answer.status).toBe(200);
+			const withRecording = await nextRun(workflow, 1);
+			expect(recordings.requests.map((r) => [r.method, r.url])).toEqual([
+				['GET', '/recordings/conv_with_recording.wav'],
+			]);
+			const binary = await binaryOf(withRecording.id, 'Download the recording');
+			expect(binary).toEqual([
+				expect.objectContaining({
+					recording: expect.objectContaining({ mimeType: 'audio/wav' }),
+				}),
+			]);
+			expect(withRecording.outputs['Download the recording']).toEqual([
+				expect.objectContaining({
+					recordingUrl: `${recordings.url}/recordings/conv_with_recording.wav`,
+				}),
+			]);
+		} finally {
+			await stack.api.deactivateWorkflow(workflow);
+			await recordings.close();
+		}
+	});
+});
+
+/** The binary fields (metadata) of each output item of `node` in a stored run. */
+async function binaryOf(
+	executionId: string,
+	node: string,
+): Promise<Array<Record<string, { mimeType?: string; fileName?: string }>>> {
+	const raw = await stack.api.request<{ data: string }>('GET', `/rest/executions/${executionId}`);
+	const flatted = createRequire(join(n8nDir(), 'node_modules', 'n8n', 'package.json'))(
+		'flatted',
+	) as { parse(text: string): unknown };
+	const data = flatted.parse(raw.data) as {
+		resultData: {
+			runData: Record<string, Array<{ data?: { main?: Array<Array<{ binary?: never }> | null> } }>>;
+		};
+	};
+	const runs = data.resultData.runData[node] ?? [];
+	return (runs[runs.length - 1]?.data?.main?.[0] ?? []).map((item) => item.binary ?? {});
+}
 
 describe('every action operation through n8n, from the catalogue (harness/catalogue.ts)', () => {
 	// Each example on a sandbox of its own, as in the wire test, so that no example's writes change
