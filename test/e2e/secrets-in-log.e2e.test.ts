@@ -65,7 +65,7 @@ test('the noisy paths run: refused test listens, the chatbot way, refused publis
 	const chatbot = await rig.trigger('Log: chatbot way', { receiveFrom: 'chatbotWebhookUrl' });
 	await listen(chatbot);
 	await stack.api.activateWorkflow(chatbot);
-	await listen(chatbot);
+	expect(await listen(chatbot)).toContain(`${rig.productionUrl(chatbot)}?token=`);
 	await listen(chatbot);
 
 	// Deliveries refused: no token, a wrong one, the other way's token, a test URL with a production token.
