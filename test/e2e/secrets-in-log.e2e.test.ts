@@ -65,7 +65,12 @@ test('the noisy paths run: refused test listens, the chatbot way, refused publis
 	const chatbot = await rig.trigger('Log: chatbot way', { receiveFrom: 'chatbotWebhookUrl' });
 	await listen(chatbot);
 	await stack.api.activateWorkflow(chatbot);
-	expect(await listen(chatbot)).toContain(`${rig.productionUrl(chatbot)}?token=`);
+	// n8n 2.x reports a workflow published before its triggers' publish step has run: until then the
+	// test listen says to publish.
+	const address = `${rig.productionUrl(chatbot)}?token=`;
+	await pollUntil(async () => (await listen(chatbot)).includes(address) || undefined, {
+		what: "the chatbot way's test listen giving its address",
+	});
 	await listen(chatbot);
 
 	// Deliveries refused: no token, a wrong one, the other way's token, a test URL with a production token.
