@@ -1,4 +1,8 @@
-/** The n8n process: started on a free port with the package installed, restarted, stopped; migrated user folders. */
+/**
+ * The n8n process: started on a free port with the package installed, restarted, stopped; migrated user
+ * folders. Each process's output goes to its log file, which is checked for webhook tokens (below): under
+ * jest, a test file that started an n8n fails when a token reached that n8n's log.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import {
@@ -7,6 +11,7 @@ import {
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
+	readFileSync,
 	renameSync,
 	rmSync,
 	writeFileSync,
@@ -55,6 +60,8 @@ export interface N8nProcess {
 	pid(): number | undefined;
 	/** Last lines of n8n's output. */
 	tail(lines?: number): string;
+	/** Webhook tokens in n8n's log so far, masked (webhookTokensIn): none is the only right answer. */
+	tokensInLog(): string[];
 	stop(): Promise<void>;
 	/** Stops and starts again on the same port and user folder. */
 	restart(): Promise<void>;
@@ -187,6 +194,10 @@ async function startN8nOnce(options: StartN8nOptions): Promise<N8nProcess> {
 		removeOwnFolder();
 		throw error;
 	}
+	const tokensInLog = () =>
+		existsSync(logFile) ? webhookTokensIn(readFileSync(logFile, 'utf8')) : [];
+	const started: StartedN8n = { logFile, tokensInLog, closed: false };
+	startedHere.push(started);
 	return {
 		baseUrl,
 		port,
@@ -195,17 +206,69 @@ async function startN8nOnce(options: StartN8nOptions): Promise<N8nProcess> {
 		webhookBase,
 		pid: () => child?.pid,
 		tail,
+		tokensInLog,
 		stop,
 		restart: async () => {
 			await stop();
 			await launch();
 		},
+		// The log is read before the folder goes: a leak keeps the folder and fails the close.
 		close: async () => {
 			await stop();
+			started.tokens = tokensInLog();
+			started.closed = true;
+			if (started.tokens.length > 0) throw new Error(leakMessage([started]));
 			removeOwnFolder();
 		},
 	};
 }
+
+const leakMessage = (leaks: Array<{ logFile: string; tokens?: string[] }>) =>
+	`A webhook token (a secret like the API key) is in n8n's log; the user folder is kept:\n${leaks
+		.map(({ logFile, tokens }) => `${logFile}: ${(tokens ?? []).join(', ')}`)
+		.join('\n')}`;
+
+/**
+ * A webhook token is a secret like the API key: n8n must never write one to its log (issue 50). Finds
+ * every `token=` query value (as a Voice AI webhook URL carries it; also percent- or JSON-escaped) and
+ * every value given in `secrets`; returns them masked (first 4 characters and length), never whole.
+ */
+export function webhookTokensIn(log: string, secrets: Iterable<string> = []): string[] {
+	const found = new Set<string>();
+	const query = /(?:[?&]|\\u0026|%3[Ff]|%26)token(?:=|%3[Dd])([A-Za-z0-9_%-]{8,})/g;
+	for (const match of log.matchAll(query)) found.add(match[1]);
+	for (const secret of secrets) if (secret.length >= 8 && log.includes(secret)) found.add(secret);
+	return [...found].map((token) => `${token.slice(0, 4)}… (${token.length} characters)`);
+}
+
+interface StartedN8n {
+	logFile: string;
+	tokensInLog(): string[];
+	closed: boolean;
+	tokens?: string[];
+}
+
+/** The n8n processes this module started: under jest, those of one test file (jest loads modules per file). */
+const startedHere: StartedN8n[] = [];
+
+/** The tokens each n8n process started here has written to its log (closed ones: read at close). */
+export function tokensInLogs(): Array<{ logFile: string; tokens: string[] }> {
+	return startedHere
+		.map(({ logFile, tokensInLog, closed, tokens }) => ({
+			logFile,
+			tokens: closed ? (tokens ?? []) : tokensInLog(),
+		}))
+		.filter(({ tokens }) => tokens.length > 0);
+}
+
+// Declared when a test file loads the harness, so before its own hooks: it runs while that file's n8n
+// still runs (its log on disk) and fails the file on a leak. Outside jest (the demo, the benchmark) nothing.
+// Hooks declared later in the file (its unpublishing, closing) run after this check: close() checks again.
+if (typeof afterAll === 'function')
+	afterAll(() => {
+		const leaks = tokensInLogs();
+		if (leaks.length > 0) throw new Error(leakMessage(leaks));
+	});
 
 const COMPLETE = '.voiceai-complete';
 const notMarker = (source: string) => !source.endsWith(COMPLETE);

@@ -4,7 +4,7 @@ import type {
 	INodeTypeDescription,
 	IWebhookFunctions,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import * as ownership from '../VoiceAi/accountOwnership/ownership';
 import * as registration from '../VoiceAi/accountOwnership/registration';
@@ -38,16 +38,23 @@ export class VoiceAiTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				if (receivesFromChatbot.call(this)) return this.getMode() !== 'manual';
-				return await ownership.holdsAccount.call(this);
+				const published = this.getMode() !== 'manual';
+				if (published) learnProductionUrl(this, this.getNodeWebhookUrl('default') as string);
+				if (!receivesFromChatbot.call(this)) return await ownership.holdsAccount.call(this);
+				if (!published) return false;
+				// Nothing to register; the account way's record, if the version before left one, is given up in create.
+				return registration.readRegistration(this.getWorkflowStaticData('node')) === undefined;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
 				if (!receivesFromChatbot.call(this)) await ownership.onCreate.call(this);
 				else if (this.getMode() === 'manual') await refuseTestListenWithAddress.call(this);
+				else await ownership.onDelete.call(this);
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				if (!receivesFromChatbot.call(this)) await ownership.onDelete.call(this);
+				// Also in the chatbot way, whichever version's parameters n8n's teardown reads: an account-way
+				// record is given up as unpublishing gives it up.
+				await ownership.onDelete.call(this);
 				return true;
 			},
 		},
@@ -58,10 +65,16 @@ export class VoiceAiTrigger implements INodeType {
 			this.getResponseObject().status(status).json({ error: { status, message } });
 			return { noWebhookResponse: true };
 		};
-		const record = registration.readRegistration(this.getWorkflowStaticData('node'));
-		if (!(await hasValidToken.call(this, record?.tokenHash)))
-			return refuse(401, 'Missing or wrong token');
-		if (!receivesFromChatbot.call(this)) await ownership.noteDelivery.call(this, record);
+		const chatbotWay = receivesFromChatbot.call(this);
+		const record = chatbotWay
+			? undefined
+			: registration.readRegistration(this.getWorkflowStaticData('node'));
+		const valid = chatbotWay
+			? await hasChatbotToken.call(this)
+			: await hasAccountToken.call(this, record?.tokenHash);
+		if (!valid) return refuse(401, 'Missing or wrong token');
+		if (this.getMode() !== 'manual') learnProductionUrl(this, this.getNodeWebhookUrl('default')!);
+		if (!chatbotWay) await ownership.noteDelivery.call(this, record);
 		const read = await readRequestDeliveries(
 			this.getHeaderData()['content-type'],
 			this.getRequestObject(),
@@ -72,10 +85,15 @@ export class VoiceAiTrigger implements INodeType {
 	}
 }
 
-// Also the current key's token: after a key rotation, a test listen restores the URL with it.
-async function hasValidToken(this: IWebhookFunctions, registeredHash?: string) {
+function givenToken(this: IWebhookFunctions): string | undefined {
 	const given = (this.getQueryData() as Record<string, unknown>)[registration.TOKEN_PARAMETER];
-	if (typeof given !== 'string' || given === '') return false;
+	return typeof given === 'string' && given !== '' ? given : undefined;
+}
+
+// Also the current key's token: after a key rotation, a test listen restores the URL with it.
+async function hasAccountToken(this: IWebhookFunctions, registeredHash?: string) {
+	const given = givenToken.call(this);
+	if (given === undefined) return false;
 	if (registeredHash && registration.tokenMatches(given, registeredHash)) return true;
 	if (this.getMode() === 'manual') return false;
 	const url = this.getNodeWebhookUrl('default') as string;
@@ -83,26 +101,46 @@ async function hasValidToken(this: IWebhookFunctions, registeredHash?: string) {
 	return registration.tokenMatches(given, registration.hashToken(token));
 }
 
+/** Only the chatbot way's token, only at the production URL: nothing listens for a chatbot at the test URL. */
+async function hasChatbotToken(this: IWebhookFunctions) {
+	const given = givenToken.call(this);
+	if (given === undefined || this.getMode() === 'manual') return false;
+	const url = this.getNodeWebhookUrl('default') as string;
+	const token = registration.chatbotToken(await registration.apiKeyOf.call(this), url);
+	return registration.tokenMatches(given, registration.hashToken(token));
+}
+
 function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean {
 	return this.getNodeParameter('receiveFrom', 'accountWebhook') === RECEIVE_FROM_CHATBOT;
 }
 
+/**
+ * n8n gives a test listen its test URL only; the production one (its N8N_ENDPOINT_WEBHOOK included) is
+ * learnt when this process publishes the node, in either way, or a delivery reaches it. By webhook id.
+ */
+const productionUrls = new Map<string, string>();
+const learnProductionUrl = (ctx: IHookFunctions | IWebhookFunctions, url: string) =>
+	productionUrls.set(String(ctx.getNode().webhookId), url);
+
+/**
+ * The address holds a secret token, and n8n writes a test listen's error message to its log: the
+ * address is the description, which n8n shows (Show Details) for a NodeApiError and does not log.
+ */
 async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never> {
-	// n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK).
-	const testUrl = this.getNodeWebhookUrl('default') as string;
-	const url = testUrl.replace('/webhook-test/', '/webhook/');
-	if (url === testUrl)
+	const url = productionUrls.get(String(this.getNode().webhookId));
+	if (url === undefined)
 		throw new NodeOperationError(
 			this.getNode(),
-			`n8n's test URL ${testUrl} does not contain /webhook-test/, so the production address cannot be told from it`,
+			"Nothing to listen for, and n8n tells the chatbot's address only to a published workflow: publish this workflow (if it is published, unpublish and publish it), then Listen for test event again to get the address for the chatbot's Webhook URL",
 		);
-	const token = registration.productionToken(await registration.apiKeyOf.call(this), url);
-	throw new NodeOperationError(
+	const token = registration.chatbotToken(await registration.apiKeyOf.call(this), url);
+	throw new NodeApiError(
 		this.getNode(),
-		`Nothing to listen for: set the chatbot's Webhook URL in the Voice AI dashboard to ${registration.withToken(url, token)}`,
+		{},
 		{
-			description:
-				"Receive From is set to a chatbot's own webhook URL: this trigger registers nothing, and the chatbot delivers to the published workflow at this address. Treat it as a secret: its token proves a delivery comes from your account. Publish the workflow to receive.",
+			message:
+				"Nothing to listen for: copy the address under Show Details into the chatbot's Webhook URL in the Voice AI dashboard, and keep this workflow published",
+			description: `${registration.withToken(url, token)} is the address. Treat it as a secret: its token proves a delivery comes from your account. Receive From is set to a chatbot's own webhook URL, so this trigger registers nothing: the chatbot delivers to the published workflow.`,
 		},
 	);
 }

@@ -28,7 +28,7 @@ export const triggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Publish, and paste the address Listen for test event gives into the chatbot\'s Webhook URL in the dashboard. <a href="https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/trigger.md" target="_blank">Details</a>',
+			'Publish, then Listen for test event: paste the address under Show Details into the chatbot\'s Webhook URL in the dashboard. <a href="https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai/blob/main/docs/trigger.md" target="_blank">Details</a>',
 		name: 'chatbotWebhookNotice',
 		type: 'notice',
 		default: '',

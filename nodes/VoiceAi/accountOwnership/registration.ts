@@ -45,11 +45,19 @@ export function saveRegistration(
 	staticData.registration = { kind, webhookUrl, tokenHash: hashToken(token), ...claim };
 }
 
-/** An HMAC, not a random value: a test listen (empty static data) must put the production URL back, token included. */
+/**
+ * HMACs, not random values: a test listen (empty static data) must put the production URL back, token
+ * included. Each way of receiving has its own label (no URL holds a line break), so a token of one is
+ * never a token of the other: the account way's address opens nothing on a chatbot's, and back.
+ */
+const urlToken = (label: string, apiKey: string, productionUrl: string): string =>
+	createHmac('sha256', apiKey).update(`${label}\n${productionUrl}`).digest('base64url');
+/** The account way (Receive From = the account webhook); the label is the one tokens registered before had. */
 export const productionToken = (apiKey: string, productionUrl: string): string =>
-	createHmac('sha256', apiKey)
-		.update(`n8n-nodes-voiceai/trigger/v1\n${productionUrl}`)
-		.digest('base64url');
+	urlToken('n8n-nodes-voiceai/trigger/v1', apiKey, productionUrl);
+/** Receive From = a chatbot's own webhook URL. */
+export const chatbotToken = (apiKey: string, productionUrl: string): string =>
+	urlToken('n8n-nodes-voiceai/trigger/chatbot/v1', apiKey, productionUrl);
 export const testToken = (): string => randomBytes(32).toString('base64url');
 export const hashToken = (token: string): string =>
 	createHash('sha256').update(token, 'utf8').digest('hex');
