@@ -47,7 +47,9 @@ export async function startStack(
 			credential,
 			org,
 			close: async () => {
-				await Promise.allSettled([n8n.close(), sandbox.close()]);
+				// n8n.close() fails when a webhook token reached n8n's log: that must not be swallowed.
+				const [n8nClosed] = await Promise.allSettled([n8n.close(), sandbox.close()]);
+				if (n8nClosed.status === 'rejected') throw n8nClosed.reason;
 			},
 		};
 	} catch (error) {
