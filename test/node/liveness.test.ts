@@ -1,0 +1,320 @@
+/**
+ * Issue 51: every run ends, on time, whatever the service does. The two wedges of a 429 (Webhook Set's
+ * ownership queue, the shared base-URL check), an answer that stops half way, and the bound of
+ * docs/operations.md ("How long a run can take") as a property over random answer scripts.
+ * A loopback server answers as each script says; the node runs in n8n-core's WorkflowExecute.
+ */
+import type { ServerResponse } from 'node:http';
+
+import fc from 'fast-check';
+import type { INodeParameters } from 'n8n-workflow';
+
+import { runNode } from '../../harness/engine';
+import type { Handler, Loopback, SeenRequest } from '../../harness/loopback';
+import { json, startLoopback } from '../../harness/loopback';
+
+let service: Loopback;
+/** Answers left half-open by a test: ended before the next one. */
+const open = new Set<ServerResponse>();
+
+beforeAll(async () => {
+	service = await startLoopback();
+});
+afterAll(async () => await service?.close());
+beforeEach(() => {
+	service.requests.length = 0;
+	for (const res of open) res.destroy();
+	open.clear();
+});
+
+const apiKey = 'ct_liveness_test_0123456789';
+const run = async (parameters: INodeParameters, handler: Handler, items = 1) => {
+	service.handle(handler);
+	return await runNode({
+		parameters,
+		credentials: { voiceAiApi: { baseUrl: service.url, apiKey } },
+		items: Array.from({ length: items }, (_, index) => ({
+			json: { phone: `+1415555${1000 + index}` },
+		})),
+	});
+};
+
+const webhookSet = (options: INodeParameters = {}): INodeParameters => ({
+	resource: 'webhook',
+	operation: 'set',
+	whenTriggerHolds: 'takeOver',
+	webhookUrl: 'https://crm.example.com/hook',
+	options,
+});
+const sipGet = (options: INodeParameters = {}): INodeParameters => ({
+	resource: 'sip',
+	operation: 'get',
+	phoneNumber: '={{ $json.phone }}',
+	options,
+});
+const isPost = (request: SeenRequest) => request.method === 'POST';
+const elapsedOf = async <T>(work: Promise<T>) => {
+	const started = Date.now();
+	const result = await work;
+	return { result, ms: Date.now() - started };
+};
+
+describe('a 429 never wedges the run (issue 51, item 1)', () => {
+	it.each([
+		{ items: 4, concurrency: undefined },
+		{ items: 2, concurrency: 2 },
+		{ items: 6, concurrency: 3 },
+	])(
+		'Webhook Set, $items items at Concurrency $concurrency, the first POST answered 429: every item is set',
+		async ({ items, concurrency }) => {
+			let limited = 0;
+			const result = await run(
+				webhookSet(concurrency ? { concurrency } : {}),
+				(request, res) => {
+					if (!isPost(request)) return json(res, 200, []);
+					if (limited++ === 0) return json(res, 429, {}, { 'Retry-After': '0.05' });
+					json(res, 200, { message: 'Webhook updated' });
+				},
+				items,
+			);
+			expect(result.error).toBeUndefined();
+			expect(result.items).toHaveLength(items);
+			expect(service.requests.filter(isPost)).toHaveLength(items + 1);
+		},
+		10_000,
+	);
+
+	it('items that 404 together share one base-URL check; the check answered 429 is repeated and the run ends', async () => {
+		let checks = 0;
+		const result = await run(
+			sipGet(),
+			(request, res) => {
+				if (request.url === '/contacts/list-names' && checks++ === 0)
+					return json(res, 429, {}, { 'Retry-After': '0.05' });
+				if (request.url === '/contacts/list-names') return json(res, 200, []);
+				setTimeout(() => json(res, 404, { error: { message: 'Not found' } }), 30);
+			},
+			4,
+		);
+		expect(result.error?.message).toMatch(
+			/^The SIP configuration of \+14155551000 was not found \(404\)/,
+		);
+		expect(checks).toBe(2);
+	}, 10_000);
+});
+
+describe('Timeout (Seconds) bounds the whole answer (issue 51, item 2)', () => {
+	const halfOpen: Handler = (_, res) => {
+		open.add(res);
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.write('[{"phone_number":');
+	};
+
+	it('headers and part of the body, then nothing: the item fails once the timeout has passed', async () => {
+		const { result, ms } = await elapsedOf(
+			run(sipGet({ timeoutSeconds: 0.5, maxAttempts: 1 }), halfOpen),
+		);
+		expect(result.error?.message).toBe('Voice AI did not answer in time');
+		expect(ms).toBeLessThan(3_000);
+	}, 10_000);
+
+	it('a read is repeated after it, as after any timeout, within Max Attempts', async () => {
+		const { result, ms } = await elapsedOf(
+			run(sipGet({ timeoutSeconds: 0.3, maxAttempts: 2, maxWaitSeconds: 0 }), halfOpen),
+		);
+		expect(result.error?.message).toBe('Voice AI did not answer in time (after 2 attempts)');
+		expect(service.requests).toHaveLength(2);
+		expect(ms).toBeLessThan(3_000);
+	}, 10_000);
+
+	it('headers that never come end the same way', async () => {
+		const { result } = await elapsedOf(
+			run(sipGet({ timeoutSeconds: 0.3, maxAttempts: 1 }), (_, res) => void open.add(res)),
+		);
+		expect(result.error?.message).toBe('Voice AI did not answer in time');
+	}, 10_000);
+});
+
+describe('a read answered 2xx with an empty body outputs no made-up record (issue 51, item 8)', () => {
+	const empty: Handler = (_, res) => {
+		res.writeHead(200);
+		res.end();
+	};
+
+	it.each([
+		{ resource: 'agent', operation: 'getAll', returnAll: true },
+		{ resource: 'contact', operation: 'getListNames', returnAll: true },
+		{ resource: 'trustProduct', operation: 'getAll', carrier: 'twilio', returnAll: true },
+	])('$resource $operation: a list answered with nothing lists nothing', async (parameters) => {
+		const result = await run(parameters, empty);
+		expect(result.error).toBeUndefined();
+		expect(result.items).toEqual([]);
+	});
+
+	it('SIP Get: the item fails, saying the service answered nothing', async () => {
+		const result = await run(sipGet({ maxAttempts: 1 }), empty);
+		expect(result.error?.message).toBe(
+			'Voice AI answered 200 with an empty body to a read: there is nothing to output',
+		);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Liveness as a property: random answer scripts, item counts and Options; each run must end within
+// the bound docs/operations.md states: (2 × items + 1) × Max Attempts × (Timeout + Max Retry Wait).
+
+type Answer =
+	| { kind: 'ok' | 'notFound' | 'reset' | 'halfOpen' | 'silent'; delayMs: number }
+	| { kind: 'serverError'; status: 500 | 502 | 503; delayMs: number }
+	| { kind: 'rateLimited'; retryAfter?: string; delayMs: number };
+
+const answerArbitrary: fc.Arbitrary<Answer> = fc.oneof(
+	{ weight: 4, arbitrary: fc.record({ kind: fc.constant('ok' as const), delayMs: fc.nat(20) }) },
+	fc.record({ kind: fc.constant('notFound' as const), delayMs: fc.nat(20) }),
+	fc.record({ kind: fc.constant('reset' as const), delayMs: fc.nat(20) }),
+	fc.record({ kind: fc.constant('halfOpen' as const), delayMs: fc.nat(20) }),
+	fc.record({ kind: fc.constant('silent' as const), delayMs: fc.nat(20) }),
+	fc.record({
+		kind: fc.constant('serverError' as const),
+		status: fc.constantFrom(500 as const, 502 as const, 503 as const),
+		delayMs: fc.nat(20),
+	}),
+	{
+		weight: 2,
+		arbitrary: fc.record(
+			{
+				kind: fc.constant('rateLimited' as const),
+				retryAfter: fc.constantFrom('0', '0.02', '0.1', '5', 'Wed, 21 Oct 2099 07:28:00 GMT'),
+				delayMs: fc.nat(20),
+			},
+			{ requiredKeys: ['kind', 'delayMs'] },
+		),
+	},
+);
+
+const scenarioArbitrary = fc.record({
+	operation: fc.constantFrom('webhookSet', 'sipGet', 'agentGetMany'),
+	items: fc.integer({ min: 1, max: 6 }),
+	concurrency: fc.integer({ min: 1, max: 5 }),
+	maxAttempts: fc.integer({ min: 1, max: 4 }),
+	timeoutSeconds: fc.constantFrom(0.05, 0.1, 0.2),
+	maxWaitSeconds: fc.constantFrom(0, 0.03, 0.1),
+	retryOnRateLimit: fc.boolean(),
+	retryOnServerErrors: fc.boolean(),
+	script: fc.array(answerArbitrary, { maxLength: 30 }),
+});
+type Scenario = typeof scenarioArbitrary extends fc.Arbitrary<infer S> ? S : never;
+
+/** Requests of each scripted run, by the path prefix its credential's base URL carries. */
+const seenBy = new Map<string, number>();
+const scriptOf = new Map<string, Answer[]>();
+
+const okBody = (path: string, method: string): unknown => {
+	if (method === 'POST') return { message: 'Webhook updated' };
+	if (path.startsWith('/sip/'))
+		return { phone_number: decodeURIComponent(path.slice(5)), directions: [] };
+	if (path === '/callback/standardCampaign') return [{ id: 'agent_1', agentName: 'Ada' }];
+	return [];
+};
+
+const scripted: Handler = (request, res) => {
+	const [, runId, ...rest] = request.url.split('/');
+	const path = `/${rest.join('/')}`;
+	seenBy.set(runId, (seenBy.get(runId) ?? 0) + 1);
+	const answer = scriptOf.get(runId)?.shift() ?? { kind: 'ok', delayMs: 0 };
+	open.add(res);
+	setTimeout(() => {
+		if (res.destroyed) return;
+		switch (answer.kind) {
+			case 'ok':
+				return json(res, 200, okBody(path, request.method));
+			case 'notFound':
+				return json(res, 404, { error: { message: 'Not found' } });
+			case 'serverError':
+				return json(res, answer.status, { error: { message: 'busy' } });
+			case 'rateLimited':
+				return json(res, 429, {}, answer.retryAfter ? { 'Retry-After': answer.retryAfter } : {});
+			case 'reset':
+				return void res.socket?.destroy();
+			case 'halfOpen':
+				res.writeHead(200, { 'Content-Type': 'application/json' });
+				return void res.write('{"phone_number":');
+			case 'silent':
+				return;
+		}
+	}, answer.delayMs);
+};
+
+const parametersOf = (scenario: Scenario): INodeParameters => {
+	const options = {
+		concurrency: scenario.concurrency,
+		maxAttempts: scenario.maxAttempts,
+		timeoutSeconds: scenario.timeoutSeconds,
+		maxWaitSeconds: scenario.maxWaitSeconds,
+		retryOnRateLimit: scenario.retryOnRateLimit,
+		retryOnServerErrors: scenario.retryOnServerErrors,
+	};
+	if (scenario.operation === 'webhookSet') return webhookSet(options);
+	if (scenario.operation === 'sipGet') return sipGet(options);
+	return { resource: 'agent', operation: 'getAll', returnAll: true, options };
+};
+
+/** docs/operations.md: at most 2 requests per item and one base-URL check, each tried Max Attempts times. */
+const boundMs = (scenario: Scenario) =>
+	(2 * scenario.items + 1) *
+	scenario.maxAttempts *
+	(scenario.timeoutSeconds + scenario.maxWaitSeconds) *
+	1000;
+/** The engine's and the loopback's own time on a shared machine: not part of the bound. */
+const overheadMs = (requests: number) => 2_000 + 40 * requests;
+
+let runs = 0;
+async function endsWithinBound(scenario: Scenario): Promise<void> {
+	const runId = `r${++runs}`;
+	scriptOf.set(runId, [...scenario.script]);
+	service.handle(scripted);
+	const { result, ms } = await elapsedOf(
+		runNode({
+			parameters: parametersOf(scenario),
+			credentials: { voiceAiApi: { baseUrl: `${service.url}/${runId}`, apiKey } },
+			items: Array.from({ length: scenario.items }, (_, index) => ({
+				json: { phone: `+1415555${1000 + index}` },
+			})),
+		}),
+	);
+	const seen = seenBy.get(runId) ?? 0;
+	scriptOf.delete(runId);
+	for (const res of open) res.destroy();
+	open.clear();
+	expect(seen).toBeLessThanOrEqual((2 * scenario.items + 1) * scenario.maxAttempts);
+	expect(ms).toBeLessThanOrEqual(boundMs(scenario) + overheadMs(seen));
+	// It ended saying what happened: every item answered, or the error of one.
+	if (result.error) expect(result.error.message).toEqual(expect.any(String));
+	else expect(result.items).toHaveLength(scenario.items);
+}
+
+const RUNS = Number(process.env.LIVENESS_RUNS ?? 15);
+const TIMEOUT_MS = Number(process.env.LIVENESS_TIMEOUT_MS ?? 120_000 + RUNS * 5_000);
+const property = fc.asyncProperty(scenarioArbitrary, endsWithinBound);
+
+describe('liveness as a property: a run ends within the stated bound, whatever the service does', () => {
+	it(
+		'fixed seed',
+		async () => {
+			await fc.assert(property, { seed: 51, numRuns: RUNS });
+		},
+		600_000 + RUNS * 5_000,
+	);
+
+	it(
+		'random seed (printed)',
+		async () => {
+			const seed = Number(process.env.LIVENESS_SEED ?? Math.floor(Math.random() * 2 ** 31));
+			console.log(
+				`liveness property: seed ${seed}, ${RUNS} scripts (LIVENESS_SEED=${seed} replays it)`,
+			);
+			await fc.assert(property, { seed, numRuns: RUNS });
+		},
+		600_000 + RUNS * 5_000,
+	);
+});
