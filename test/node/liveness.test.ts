@@ -6,10 +6,13 @@
  */
 import type { ServerResponse } from 'node:http';
 
+import 'reflect-metadata';
 import fc from 'fast-check';
-import type { INodeParameters } from 'n8n-workflow';
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type { INode, INodeParameters, INodeType } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 
-import { runNode } from '../../harness/engine';
+import { PACKAGE, createAdditionalData, nodeTypeRegistry, runNode } from '../../harness/engine';
 import type { Handler, Loopback, SeenRequest } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 
@@ -273,14 +276,23 @@ async function endsWithinBound(scenario: Scenario): Promise<void> {
 	const runId = `r${++runs}`;
 	scriptOf.set(runId, [...scenario.script]);
 	service.handle(scripted);
+	// A run that outlives its bound fails the property here (and names the script), not by hanging.
+	let guard: NodeJS.Timeout | undefined;
+	const limitMs = boundMs(scenario) + overheadMs((2 * scenario.items + 1) * scenario.maxAttempts);
+	const outlived = new Promise<never>((_, reject) => {
+		guard = setTimeout(() => reject(new Error(`the run outlived ${limitMs} ms`)), limitMs + 5_000);
+	});
 	const { result, ms } = await elapsedOf(
-		runNode({
-			parameters: parametersOf(scenario),
-			credentials: { voiceAiApi: { baseUrl: `${service.url}/${runId}`, apiKey } },
-			items: Array.from({ length: scenario.items }, (_, index) => ({
-				json: { phone: `+1415555${1000 + index}` },
-			})),
-		}),
+		Promise.race([
+			outlived,
+			runNode({
+				parameters: parametersOf(scenario),
+				credentials: { voiceAiApi: { baseUrl: `${service.url}/${runId}`, apiKey } },
+				items: Array.from({ length: scenario.items }, (_, index) => ({
+					json: { phone: `+1415555${1000 + index}` },
+				})),
+			}),
+		]).finally(() => clearTimeout(guard)),
 	);
 	const seen = seenBy.get(runId) ?? 0;
 	scriptOf.delete(runId);
@@ -294,16 +306,17 @@ async function endsWithinBound(scenario: Scenario): Promise<void> {
 }
 
 const RUNS = Number(process.env.LIVENESS_RUNS ?? 15);
-const TIMEOUT_MS = Number(process.env.LIVENESS_TIMEOUT_MS ?? 120_000 + RUNS * 5_000);
+/** Each run is guarded by its own limit (at most about 27 s): the test never waits longer than all of them. */
+const TIMEOUT_MS = 60_000 + RUNS * 30_000;
 const property = fc.asyncProperty(scenarioArbitrary, endsWithinBound);
 
 describe('liveness as a property: a run ends within the stated bound, whatever the service does', () => {
 	it(
 		'fixed seed',
 		async () => {
-			await fc.assert(property, { seed: 51, numRuns: RUNS });
+			await fc.assert(property, { seed: 51, numRuns: RUNS, endOnFailure: true });
 		},
-		600_000 + RUNS * 5_000,
+		TIMEOUT_MS,
 	);
 
 	it(
@@ -313,8 +326,160 @@ describe('liveness as a property: a run ends within the stated bound, whatever t
 			console.log(
 				`liveness property: seed ${seed}, ${RUNS} scripts (LIVENESS_SEED=${seed} replays it)`,
 			);
-			await fc.assert(property, { seed, numRuns: RUNS });
+			await fc.assert(property, { seed, numRuns: RUNS, endOnFailure: true });
 		},
-		600_000 + RUNS * 5_000,
+		TIMEOUT_MS,
 	);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Stop (n8n's execution cancel signal) ends every wait of the node at once.
+
+/** runNode, but stoppable as n8n's Stop does it: WorkflowExecute's PCancelable cancelled. */
+function startStoppable(parameters: INodeParameters, items: number) {
+	const input: INodeType = {
+		description: {
+			displayName: 'Liveness Input',
+			name: 'liveness.input',
+			group: ['input'],
+			version: 1,
+			description: 'Emits the items',
+			defaults: { name: 'Input' },
+			inputs: [],
+			outputs: ['main'],
+			properties: [],
+		},
+		async execute() {
+			return [
+				Array.from({ length: items }, (_, index) => ({
+					json: { phone: `+1415555${1000 + index}` },
+				})),
+			];
+		},
+	};
+	const types = nodeTypeRegistry({ 'liveness.input': input });
+	const nodes: INode[] = [
+		{
+			id: 'i',
+			name: 'Input',
+			type: 'liveness.input',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
+		{
+			id: 'n',
+			name: 'Voice AI',
+			type: `${PACKAGE}.voiceAi`,
+			typeVersion: 1,
+			position: [200, 0],
+			parameters,
+			credentials: { voiceAiApi: { id: 'c', name: 'Voice AI account' } },
+		},
+	];
+	const workflowData = {
+		id: 'liveness',
+		name: 'liveness',
+		nodes,
+		connections: { Input: { main: [[{ node: 'Voice AI', type: 'main' as const, index: 0 }]] } },
+		active: false,
+		settings: { executionOrder: 'v1' as const },
+	};
+	const workflow = new Workflow({ ...workflowData, nodeTypes: types });
+	const hooks = new ExecutionLifecycleHooks('manual', `liveness-${Date.now()}`, {
+		...workflowData,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as never);
+	const credentials = { voiceAiApi: { baseUrl: service.url, apiKey } };
+	const execution = new WorkflowExecute(createAdditionalData(credentials, hooks), 'manual');
+	const running = execution.run({
+		workflow,
+		startNode: nodes[0],
+		destinationNode: { nodeName: 'Voice AI', mode: 'inclusive' },
+	});
+	let stoppedAt = 0;
+	// The engine's promise settles once the node's execute() has returned or thrown.
+	const ended = (async () => {
+		await running;
+		return Date.now() - stoppedAt;
+	})();
+	return {
+		ended,
+		stop: () => {
+			stoppedAt = Date.now();
+			running.cancel();
+		},
+	};
+}
+
+/** Resolves once `count` requests have reached the service. */
+const requestsReached = async (count: number) => {
+	while (service.requests.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+};
+
+describe('Stop ends every wait of the node at once (issue 51)', () => {
+	const stalled: Handler = (_, res) => {
+		open.add(res);
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.write('{"phone_number":');
+	};
+
+	it('an answer stalled half way, with Timeout 600 s', async () => {
+		service.handle(stalled);
+		const run = startStoppable(sipGet({ timeoutSeconds: 600 }), 1);
+		await requestsReached(1);
+		run.stop();
+		expect(await run.ended).toBeLessThan(1_000);
+	}, 10_000);
+
+	it('a wait for Retry-After (600 s)', async () => {
+		service.handle((_, res) => json(res, 429, {}, { 'Retry-After': '600' }));
+		const run = startStoppable(sipGet({ maxWaitSeconds: 600 }), 3);
+		await requestsReached(1);
+		run.stop();
+		expect(await run.ended).toBeLessThan(1_000);
+	}, 10_000);
+
+	it('a backoff after a 503', async () => {
+		service.handle((_, res) => json(res, 503, {}));
+		const run = startStoppable(sipGet({ maxWaitSeconds: 600, maxAttempts: 10 }), 1);
+		await requestsReached(3);
+		run.stop();
+		expect(await run.ended).toBeLessThan(1_000);
+	}, 30_000);
+
+	it('items waiting for the shared base-URL check, which stalls', async () => {
+		service.handle((request, res) => {
+			if (request.url === '/contacts/list-names') return stalled(request, res, undefined as never);
+			json(res, 404, {});
+		});
+		const run = startStoppable(sipGet({ timeoutSeconds: 600 }), 4);
+		await requestsReached(5);
+		run.stop();
+		expect(await run.ended).toBeLessThan(1_000);
+	}, 10_000);
+
+	it("a Webhook Set waiting in the process's ownership queue behind a stalled one; then the queue is free", async () => {
+		service.handle((request, res) => {
+			if (request.method === 'GET') return json(res, 200, []);
+			stalled(request, res, undefined as never);
+		});
+		const first = startStoppable(webhookSet({ timeoutSeconds: 600 }), 1);
+		while (!service.requests.some(isPost)) await new Promise((resolve) => setTimeout(resolve, 10));
+		const second = startStoppable(webhookSet({ timeoutSeconds: 600 }), 1);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		second.stop();
+		expect(await second.ended).toBeLessThan(1_000);
+		first.stop();
+		expect(await first.ended).toBeLessThan(1_000);
+		// Nothing of either is left holding the queue: the next Webhook Set goes through.
+		const next = await run(webhookSet(), (request, res) =>
+			json(res, 200, request.method === 'GET' ? [] : { message: 'Webhook updated' }),
+		);
+		expect(next.error).toBeUndefined();
+		expect(next.items).toHaveLength(1);
+	}, 10_000);
 });

@@ -13,6 +13,8 @@ const reasonOf = (signal: AbortSignal): Error =>
 /** Settles as `promise` does, or rejects as soon as `signal` aborts: the wait ends, not the work. */
 export async function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
 	if (!signal) return await promise;
+	// Its failure after the wait has ended is nobody's to report.
+	promise.catch(() => undefined);
 	if (signal.aborted) throw reasonOf(signal);
 	let onAbort = () => {};
 	const aborted = new Promise<never>((_, reject) => {
