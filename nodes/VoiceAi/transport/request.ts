@@ -78,6 +78,9 @@ interface FullResponse {
 
 type Answer = { text: string } | { value: unknown } | { tooLarge: string };
 
+/** How long after Timeout n8n's client may take to end a request itself: part of the bound. */
+export const CLOSE_GRACE_MS = 1_000;
+
 /** Ends the wait of an attempt whose time is up: retried as a timeout is. */
 const timedOut = () => Object.assign(new Error(TIMEOUT), { code: 'ETIMEDOUT' });
 
@@ -196,10 +199,14 @@ export async function voiceAiApiRequest(
 		const canRetry = context.attempts < retry.maxAttempts;
 		const repeat = canRetry && retry.serverErrors && repeatable;
 		const release = await gate?.turn();
-		// Timeout bounds the whole answer, headers to last byte, whatever n8n's client bounds itself.
+		// Timeout bounds the whole answer, headers to last byte. n8n's client ends a request whose
+		// socket stays idle that long (and closes it): the wait for the headers gives it a moment more.
 		const answered = new AbortController();
 		const expired = deadline(retry.timeoutMs, answered.signal, timedOut);
-		const ended = signal ? AbortSignal.any([expired, signal]) : expired;
+		const late = deadline(retry.timeoutMs + CLOSE_GRACE_MS, answered.signal, timedOut);
+		const [ended, headersLate] = [expired, late].map((one) =>
+			signal ? AbortSignal.any([one, signal]) : one,
+		);
 		let response: FullResponse;
 		let answer: Answer | undefined;
 		try {
@@ -209,7 +216,7 @@ export async function voiceAiApiRequest(
 				{ ...options, headers: { ...options.headers } },
 				{ credentialsDecrypted: credential.decrypted },
 			) as Promise<FullResponse>;
-			response = await untilAborted(requesting, ended).catch((error: unknown) => {
+			response = await untilAborted(requesting, headersLate).catch((error: unknown) => {
 				void requesting.then(discard, () => undefined);
 				throw error;
 			});
