@@ -212,8 +212,6 @@ type Scenario = typeof scenarioArbitrary extends fc.Arbitrary<infer S> ? S : nev
 
 /** Requests of each scripted run, by the path prefix its credential's base URL carries. */
 const seenBy = new Map<string, number>();
-/** Answers that never sent their headers: n8n's client may take CLOSE_GRACE_MS more to end each. */
-const silentBy = new Map<string, number>();
 const scriptOf = new Map<string, Answer[]>();
 
 const okBody = (path: string, method: string): unknown => {
@@ -229,7 +227,6 @@ const scripted: Handler = (request, res) => {
 	const path = `/${rest.join('/')}`;
 	seenBy.set(runId, (seenBy.get(runId) ?? 0) + 1);
 	const answer = scriptOf.get(runId)?.shift() ?? { kind: 'ok', delayMs: 0 };
-	if (answer.kind === 'silent') silentBy.set(runId, (silentBy.get(runId) ?? 0) + 1);
 	open.add(res);
 	setTimeout(() => {
 		if (res.destroyed) return;
@@ -272,7 +269,10 @@ const boundMs = (scenario: Scenario) =>
 	(2 * scenario.items + 1) *
 	scenario.maxAttempts *
 	((scenario.timeoutSeconds + scenario.maxWaitSeconds) * 1000 + CLOSE_GRACE_MS);
-/** The engine's and the loopback's own time on a shared machine: not part of the bound. */
+/**
+ * The engine's and the loopback's own time on a shared machine: not part of the bound. (A bound from
+ * the requests the server saw is not sound: under load an attempt may time out before it arrives.)
+ */
 const overheadMs = (requests: number) => 2_000 + 40 * requests;
 
 let runs = 0;
@@ -307,10 +307,6 @@ async function endsWithinBound(scenario: Scenario): Promise<void> {
 	open.clear();
 	expect(seen).toBeLessThanOrEqual((2 * scenario.items + 1) * scenario.maxAttempts);
 	expect(ms).toBeLessThanOrEqual(boundMs(scenario) + overheadMs(seen));
-	// Tighter, as the run went: each attempt seen took at most Timeout, then waited at most Max Retry Wait.
-	const perAttemptMs = (scenario.timeoutSeconds + scenario.maxWaitSeconds) * 1000;
-	const graceMs = (silentBy.get(runId) ?? 0) * CLOSE_GRACE_MS;
-	expect(ms).toBeLessThanOrEqual(seen * perAttemptMs + graceMs + overheadMs(seen));
 	// It ended saying what happened: every item answered, or the error of one.
 	if (result.error) expect(result.error.message).toEqual(expect.any(String));
 	else expect(result.items).toHaveLength(scenario.items);
