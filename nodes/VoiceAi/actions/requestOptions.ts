@@ -58,7 +58,7 @@ export const requestOptionsDescription: INodeProperties = {
 			typeOptions: { minValue: 1, maxValue: 600 },
 			default: 30,
 			description:
-				'How long one attempt may take, from sending the request to the last byte of the answer. A run ends at the latest after (2 × items + 1) × Max Attempts × (Timeout + Max Retry Wait + 1 s), Stop ends it at once.',
+				'How long one attempt may take, from sending the request to the last byte of the answer. A run ends at the latest after (2 × items + 1) × Max Attempts × (Timeout + Max Retry Wait + 1 s); Stop ends it at once.',
 		},
 	],
 };
