@@ -114,9 +114,10 @@ describe('a write answered 2xx succeeded, whatever the body', () => {
 		},
 	);
 
-	it('a read answered with an empty 2xx says it succeeded, with its status', async () => {
+	it('a list read answered with an empty 2xx lists nothing: no made-up record (issue 51)', async () => {
 		const result = await run(listNames, text(200, ''));
-		expect(result.items.map((item) => item.json)).toEqual([{ success: true, status: 200 }]);
+		expect(result.error).toBeUndefined();
+		expect(result.items).toEqual([]);
 	});
 
 	it('a read answered 200 with text is still not a usable answer (it needs JSON)', async () => {

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { untilAborted } from '../transport';
 import * as orgs from './organizations';
 import * as registration from './registration';
 import type { KeyIdentity, QueuedClaim, Registration } from './registration';
@@ -9,11 +10,21 @@ import type { KeyIdentity, QueuedClaim, Registration } from './registration';
 
 let lastDecision: Promise<unknown> = Promise.resolve();
 
-/** Decisions run one after another, requests included: two reading before either writes could strand the account. */
-async function oneAtATime<T>(decide: () => Promise<T>): Promise<T> {
-	const turn = lastDecision.then(decide, decide);
-	lastDecision = turn.catch(() => undefined);
-	return await turn;
+/**
+ * Decisions run one after another, requests included: two reading before either writes could strand
+ * the account. A decision stopped while it waits (Stop) leaves the queue at once; its place passes on
+ * when the one before it ends. Every decision ends within its requests' bound (docs/operations.md).
+ */
+async function oneAtATime<T>(decide: () => Promise<T>, stop?: AbortSignal): Promise<T> {
+	const before = lastDecision;
+	let done = () => {};
+	lastDecision = new Promise<void>((resolve) => (done = resolve));
+	try {
+		await untilAborted(before, stop);
+		return await decide();
+	} finally {
+		void before.then(done);
+	}
 }
 
 async function orUndo<T>(action: Promise<T>, undo: () => void): Promise<T> {
@@ -195,7 +206,7 @@ export async function setAccountWebhook(
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
 		if (orgs.isKnown(identity)) orgs.enter(identity).setBy = url;
 		return answer;
-	});
+	}, this.getExecutionCancelSignal?.());
 }
 
 type Refusal = [message: string, description: string];

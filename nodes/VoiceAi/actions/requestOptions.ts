@@ -57,7 +57,8 @@ export const requestOptionsDescription: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 600 },
 			default: 30,
-			description: 'How long to wait for one answer',
+			description:
+				'How long one attempt may take, from sending the request to the last byte of the answer. A run ends at the latest after (2 × items + 1) × Max Attempts × (Timeout + Max Retry Wait + 1 s); Stop ends it at once.',
 		},
 	],
 };

@@ -25,7 +25,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operationName}" of "${resource}" is not supported`,
 		);
 	const { concurrency, retry } = readRequestOptions(this);
-	const gate = requestGate(concurrency, this.getExecutionCancelSignal());
+	const gate = requestGate(concurrency, this.getExecutionCancelSignal?.());
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const secrets = new Secrets();
 	const earlier = earlierTries(this, items);
@@ -73,6 +73,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	// Read at the first request: an operation that sends nothing (Pass Once) needs no credential.
 	let credential: ReturnType<typeof voiceAiCredential> | undefined;
 	const { recordOf } = operation;
+	// A read answered with nothing: a list lists nothing; a read of one record has nothing to output.
+	const lists = operation.description.some(({ name }) => name === 'returnAll');
+	const emptyRead = lists ? 'list' : operation.changesData === false ? 'refuse' : undefined;
 	const sendItem = async (itemIndex: number) => {
 		if (results[itemIndex]) return;
 		const api: ApiCall = async (method, path, body, extra) =>
@@ -82,6 +85,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				retry,
 				repeatable: operation.repeatable,
 				mayHaveApplied: operation.mayHaveApplied,
+				emptyRead,
 				target: operation.target?.(inputs[itemIndex]),
 				credential: await (credential ??= voiceAiCredential.call(this, 0, secrets)),
 			});

@@ -2,6 +2,6 @@
 export * from './answer';
 export * from './credential';
 export { type ApiPath, voiceAiApiRequest } from './request';
-export { RequestsStopped, requestGate } from './concurrency';
+export { RequestsStopped, requestGate, untilAborted } from './concurrency';
 export { invalidValue, isRouteUnknown } from './errors';
 export { Secrets } from './secrets';

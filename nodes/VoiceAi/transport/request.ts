@@ -1,8 +1,8 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } from 'n8n-workflow';
-import { NodeApiError, sleep } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { decoded, headerValue, pathValueProblem, withoutBom } from './answer';
-import type { requestGate } from './concurrency';
+import { deadline, pause, type requestGate, untilAborted } from './concurrency';
 import { type VoiceAiContext, type VoiceAiCredential, voiceAiCredential } from './credential';
 import {
 	type FailureContext,
@@ -78,9 +78,19 @@ interface FullResponse {
 
 type Answer = { text: string } | { value: unknown } | { tooLarge: string };
 
+/** How long after Timeout n8n's client may take to end a request itself: part of the bound. */
+export const CLOSE_GRACE_MS = 1_000;
+
+/** Ends the wait of an attempt whose time is up: retried as a timeout is. */
+const timedOut = () => Object.assign(new Error(TIMEOUT), { code: 'ETIMEDOUT' });
+
+const discard = (response: FullResponse) =>
+	(response?.body as { destroy?: () => void } | undefined)?.destroy?.();
+
 // A redirect is read only to close it: n8n's wrapper closes the stream under it once reading starts.
 // Stream events, not `for await`: its async iterator cost more CPU than the rest of the transport.
-async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
+// `ended` (the attempt's time is up, or Stop) closes the stream and ends the reading with its reason.
+async function readAnswer(response: FullResponse, ended: AbortSignal): Promise<Answer | undefined> {
 	const { body, statusCode: status } = response;
 	const redirect = status >= 300 && status < 400;
 	if (typeof (body as { pipe?: unknown } | null)?.pipe !== 'function') {
@@ -118,6 +128,13 @@ async function readAnswer(response: FullResponse): Promise<Answer | undefined> {
 		stream.on('close', () =>
 			reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
 		);
+		const abandon = () => {
+			reject(ended.reason);
+			stream.destroy();
+		};
+		if (ended.aborted) abandon();
+		else ended.addEventListener('abort', abandon, { once: true });
+		stream.on('close', () => ended.removeEventListener('abort', abandon));
 	});
 	// A redirect is refused whatever its body: nothing to report if reading it fails.
 	return redirect ? void reading.catch(() => undefined) : await reading;
@@ -134,6 +151,11 @@ interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'm
 	credential?: VoiceAiCredential;
 	/** The check after a 404: its own 404 is not checked. */
 	routeCheck?: boolean;
+	/**
+	 * A GET answered 2xx with an empty body: `list`, it lists nothing (`[]`); `refuse`, it fails as a
+	 * body that is not JSON does; otherwise `undefined` (nothing, never a made-up record).
+	 */
+	emptyRead?: 'list' | 'refuse';
 }
 
 export async function voiceAiApiRequest(
@@ -165,28 +187,43 @@ export async function voiceAiApiRequest(
 		encoding: 'stream', // the size limit holds while reading
 	};
 	if (body !== undefined) options.body = body;
-	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
+	// Stop: n8n aborts its own requests; this ends every wait of the node as well.
+	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal?.() : undefined;
 	const context: FailureContext = { attempts: 1, node, itemIndex, target, origin, secrets };
 	if (!repeatable) context.mayHaveApplied = policy.mayHaveApplied;
 	const fail = (problem: string) => transportError(problem, context);
 	const backoff = async () =>
-		await sleep(backoffMs(context.attempts, retry.maxWaitMs), gate?.signal ?? signal);
+		await pause(backoffMs(context.attempts, retry.maxWaitMs), gate?.signal ?? signal);
 
 	for (; ; context.attempts++) {
 		const canRetry = context.attempts < retry.maxAttempts;
 		const repeat = canRetry && retry.serverErrors && repeatable;
-		await gate?.turn();
+		const release = await gate?.turn();
+		// Timeout bounds the whole answer, headers to last byte. n8n's client ends a request whose
+		// socket stays idle that long (and closes it): the wait for the headers gives it a moment more.
+		const answered = new AbortController();
+		const expired = deadline(retry.timeoutMs, answered.signal, timedOut);
+		const late = deadline(retry.timeoutMs + CLOSE_GRACE_MS, answered.signal, timedOut);
+		const [ended, headersLate] = [expired, late].map((one) =>
+			signal ? AbortSignal.any([one, signal]) : one,
+		);
 		let response: FullResponse;
 		let answer: Answer | undefined;
 		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(
+			const requesting = this.helpers.httpRequestWithAuthentication.call(
 				this,
 				credential.decrypted.type,
 				{ ...options, headers: { ...options.headers } },
 				{ credentialsDecrypted: credential.decrypted },
-			)) as FullResponse;
-			answer = await readAnswer(response);
+			) as Promise<FullResponse>;
+			response = await untilAborted(requesting, headersLate).catch((error: unknown) => {
+				void requesting.then(discard, () => undefined);
+				throw error;
+			});
+			answer = await readAnswer(response, ended);
 		} catch (error) {
+			answered.abort();
+			release?.();
 			const code = errorCode(error);
 			const known = code === undefined ? undefined : CODES[code];
 			if (known?.retry && (repeat || (canRetry && retry.serverErrors && code === 'ECONNREFUSED'))) {
@@ -199,16 +236,29 @@ export async function voiceAiApiRequest(
 			throw fail(known?.says ?? `The request to Voice AI failed${why}`);
 		}
 
+		answered.abort();
+		release?.();
 		const status = response.statusCode;
 		const header = (name: string) => headerValue(response.headers[name]);
 		if (answer === undefined) throw redirectError(status, context, header('location'));
 		if (status < 300) {
 			gate?.succeeded();
 			if ('tooLarge' in answer) throw fail(answer.tooLarge);
-			// A write succeeded whatever it answered; a GET must answer JSON.
+			// A write succeeded whatever it answered; a GET must answer JSON, and an empty one is no record.
 			const done = { success: true, status };
-			if ('value' in answer) return answer.value ?? done;
-			if (answer.text.trim() === '') return done;
+			const empty = 'value' in answer ? (answer.value ?? '') === '' : answer.text.trim() === '';
+			if (empty && method !== 'GET') return done;
+			if (empty && policy.emptyRead === 'list') return [];
+			if (empty && policy.emptyRead !== 'refuse') return undefined;
+			if (empty) {
+				if (!repeat)
+					throw fail(
+						`Voice AI answered ${status} with an empty body to a read: there is nothing to output`,
+					);
+				await backoff();
+				continue;
+			}
+			if ('value' in answer) return answer.value;
 			try {
 				return JSON.parse(answer.text);
 			} catch {
@@ -226,7 +276,8 @@ export async function voiceAiApiRequest(
 			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(context.attempts, retry.maxWaitMs));
 			gate?.rateLimited(wait);
 			if (!canRetry || !retry.rateLimit) throw serviceError(failure, context);
-			await (gate ? gate.requeue() : sleep(wait, signal));
+			// With a gate, its next turn waits the pause out, holding no place meanwhile.
+			if (!gate) await pause(wait, signal);
 			continue;
 		}
 		if (status >= 500 && repeat) {
@@ -235,14 +286,21 @@ export async function voiceAiApiRequest(
 		}
 		if (status === 404 && !policy.routeCheck) {
 			const checkPolicy = { ...policy, credential, repeatable: true, routeCheck: true };
+			delete checkPolicy.emptyRead;
 			const check =
 				routeChecks.get(credential) ??
 				voiceAiApiRequest.call(this, 'GET', API_CHECK_PATH, undefined, {}, checkPolicy).then(
 					() => false,
-					(error: unknown) => error instanceof NodeApiError && error.httpCode === '404',
+					(error: unknown) => {
+						// Stopped (Stop, or another item failed): every item sharing it stops too.
+						if (!(error instanceof NodeApiError)) throw error;
+						return error.httpCode === '404';
+					},
 				);
 			routeChecks.set(credential, check);
-			if (await check) throw baseUrlNotFoundError(failure.serviceMessage, context);
+			// Shared by the items of the run: each stops waiting for it on Stop.
+			if (await untilAborted(check, gate?.signal ?? signal))
+				throw baseUrlNotFoundError(failure.serviceMessage, context);
 		}
 		throw serviceError(failure, context);
 	}
