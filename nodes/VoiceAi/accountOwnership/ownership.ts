@@ -124,6 +124,35 @@ async function endTest(this: IHookFunctions): Promise<void> {
 	const back = orgs.giveBack(`${idOf(this)}/test`);
 	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
 	if (back.state === 'held') await handBack.call(this, orgs.withClaim(back.holder.id)!);
+	if (back.state === 'unknown') await backToOwnWorkflow.call(this);
+}
+
+/** n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK); undefined for others. */
+function productionUrlOfTest(this: IHookFunctions): string | undefined {
+	const testUrl = this.getNodeWebhookUrl('default') as string;
+	const url = testUrl.replace('/webhook-test/', '/webhook/');
+	return url === testUrl ? undefined : url;
+}
+
+/** A Go-Ahead test ends in a process that still cannot tell: back to this workflow if n8n serves it (published). */
+async function backToOwnWorkflow(this: IHookFunctions): Promise<void> {
+	const url = productionUrlOfTest.call(this);
+	const serving = url === undefined ? 'unknown' : await registration.servingOf.call(this, url);
+	if (url === undefined || serving !== 'served') {
+		const why =
+			serving === 'gone'
+				? 'that workflow is not published'
+				: "n8n could not reach that workflow's production URL to tell whether it is published (if it is, unpublish and publish it)";
+		this.logger.warn(
+			`Voice AI: the test listen of workflow ${named(workflowOf(this))} ended in an n8n that cannot tell who holds the account, and ${why}: the account webhook still points at the test URL.`,
+		);
+		return;
+	}
+	const token = registration.productionToken(await registration.apiKeyOf.call(this), url);
+	const registering = registration.registerAccountWebhook.call(this, url, token);
+	await registering.catch((error: Error) => {
+		throw refused(this, refusal.handBackFailed(workflowOf(this), error));
+	});
 }
 
 /** Registers the holder with its own token (rebuilt: from this key), false when none is left; drops rebuilt claims n8n no longer serves. */
@@ -193,7 +222,7 @@ export async function setAccountWebhook(
 		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
 		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		if (orgs.isKnown(identity)) orgs.enter(identity).setBy = url;
+		orgs.setElsewhere(identity, url);
 		return answer;
 	});
 }
@@ -201,7 +230,8 @@ export async function setAccountWebhook(
 type Refusal = [message: string, description: string];
 const refused = (ctx: { getNode(): INode }, [message, description]: Refusal, itemIndex?: number) =>
 	new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
-const named = ({ workflowName, workflowId }: QueuedClaim) => `"${workflowName}" (ID ${workflowId})`;
+type Named = Pick<QueuedClaim, 'workflowName' | 'workflowId'>;
+const named = ({ workflowName, workflowId }: Named) => `"${workflowName}" (ID ${workflowId})`;
 // n8n shows only an error's message on publish (2.x), test listen and activation (1.x): the way out is in it.
 const SINCE_START =
 	'n8n keeps no record of who holds the account across a restart, and nothing has published, unpublished or received a delivery for this organization since n8n started';
@@ -220,7 +250,7 @@ const refusal = {
 		`n8n cannot tell whether a published workflow receives this Voice AI account's deliveries. If no other workflow uses this account, ${GO_AHEAD} and listen again; if one does, listen after its next delivery`,
 		`${SINCE_START}, and listening would move its one webhook away from such a workflow for good. With Go Ahead, when the test ends the account goes back to this workflow if it is published.`,
 	],
-	handBackFailed: (owner: QueuedClaim, error: Error): Refusal => [
+	handBackFailed: (owner: Named, error: Error): Refusal => [
 		`Could not point the Voice AI account webhook at workflow ${named(owner)}: ${error.message}. That workflow receives nothing until it does: unpublish and publish it once the service answers`,
 		'The service refused or did not answer the request that hands the account back.',
 	],
