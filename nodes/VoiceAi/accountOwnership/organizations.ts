@@ -103,8 +103,8 @@ export function insert(org: Organization, claim: Claim): void {
 
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
-/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says. */
-export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, recorded = false) {
+/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says (`mayJoinUnknown`: its own record or Go Ahead). */
+export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, mayJoinUnknown = false) {
 	const previous = withClaim(wanted.id);
 	if (previous === undefined && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
@@ -112,12 +112,16 @@ export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, record
 		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true } as const;
 		if (holder && event !== 'publishTakingOver')
 			return { outcome: 'refused', holder, unsure: false } as const;
-		if (!same.some((o) => !o.blind) && !recorded && event === 'publish')
+		// Taking over too: whom it took from could not be given the account back.
+		if (!same.some((o) => !o.blind) && !mayJoinUnknown && event !== 'publishAnyway')
 			return { outcome: 'unknown' } as const;
 	}
 	if (previous) previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
 	const org = enter(key);
 	insert(org, wanted);
+	// A publish that holds supersedes a URL waiting for a test's end (Webhook Set, On Unpublish).
+	if (holderIn(org)?.id === wanted.id && event !== 'restart' && org.lentTo !== undefined)
+		org.setBy = undefined;
 	const latest = holderIn(org)?.id === wanted.id && org.lentTo === undefined;
 	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' } as const;
 }

@@ -73,15 +73,18 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const claimedAt = before?.claimedAt || Date.now();
 	const { keyHash } = identity;
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
-	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded);
+	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded || goesAhead(this));
 	orgs.refusedPublishes.delete(id);
 	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') orgs.refusedPublishes.add(id);
 	if (claimed.outcome === 'unknown') throw refused(this, refusal.publishUnknown());
 	if (claimed.outcome === 'refused')
 		throw refused(this, refusal[claimed.unsure ? 'mayBeHeld' : 'held'](claimed.holder));
 	if (claimed.outcome === 'register') {
-		const undo = () => orgs.release(id);
-		await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
+		const registering = registration.registerAccountWebhook.call(this, url, token);
+		await registering.catch(async (error: Error) => {
+			const { org } = orgs.release(id) as { org?: orgs.Organization };
+			throw (org && (await restoreAfterFailedWrite.call(this, org))) ?? error;
+		});
 		orgs.enter(identity).setBy = undefined;
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
@@ -110,14 +113,39 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 }
 
 async function startTest(this: IHookFunctions): Promise<void> {
-	const { url, identity } = await begin.call(this, orgs.needsAgents);
+	// Not known here: its agents let a later key of the organization be told apart from another's.
+	const wantAgents = (key: KeyIdentity) => !orgs.isKnown(key) || orgs.needsAgents(key);
+	const { url, identity } = await begin.call(this, wantAgents);
 	if (!orgs.isKnown(identity) && !goesAhead(this)) throw refused(this, refusal.holderUnknown());
 	const token = registration.testToken();
 	const testId = `${idOf(this)}/test`;
 	orgs.lend(identity, testId);
-	const undo = () => orgs.giveBack(testId);
-	await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
+	const registering = registration.registerAccountWebhook.call(this, url, token);
+	await registering.catch(async (error: Error) => {
+		throw (
+			(await endTest.call(this).then(
+				() => undefined,
+				(e: Error) => e,
+			)) ?? error
+		);
+	});
 	registration.saveRegistration(this.getWorkflowStaticData('node'), url, token);
+}
+
+/**
+ * A write that failed may have landed all the same (a reset or a timeout after it): what the
+ * organization held before is registered again; the error naming whom that failed for, if it did.
+ */
+async function restoreAfterFailedWrite(this: IHookFunctions, org: orgs.Organization) {
+	const put = async () => {
+		if (org.lentTo !== undefined) return; // the test's URL: its token is not kept here
+		if (org.setBy) await registration.registerAccountWebhook.call(this, org.setBy);
+		else if (orgs.holderIn(org)) await handBack.call(this, org);
+	};
+	return await put().then(
+		() => undefined,
+		(e: Error) => e,
+	);
 }
 
 async function endTest(this: IHookFunctions): Promise<void> {
@@ -256,7 +284,7 @@ const refusal = {
 	],
 	publishUnknown: (): Refusal => [
 		`n8n cannot tell whether another published workflow receives this Voice AI account's conversations. If no other workflow uses this account, ${GO_AHEAD} and publish again; if one does, publish after its next delivery`,
-		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. "If Another Workflow Holds It" = "Take Over the Account Webhook" publishes too, and gives the account back when this workflow is unpublished.`,
+		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. Taking over is refused too until then: n8n could not tell whom to give the account back to when this workflow is unpublished.`,
 	],
 	unpublishUnknown: (waiting: QueuedClaim | undefined, toUrl: boolean): Refusal => [
 		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it. ${waiting ? `If that workflow should receive, unpublish and publish it` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL' : ''}`.trim(),

@@ -1,0 +1,80 @@
+/**
+ * Issue 50's sequences and those the model found (./ownershipModel.ts), each replayed through the real
+ * module with the model's invariant checked after every step: a published workflow that should
+ * receive does, or an error shown to the user named it.
+ */
+import {
+	Fault,
+	Publish,
+	replay,
+	Restart,
+	TestEnd,
+	TestStart,
+	Unpublish,
+	USER_URLS,
+	WebhookSet,
+	World,
+	type Options,
+} from './ownershipModel';
+
+// n8n's backoff between the transport's attempts, without the wait.
+jest.mock('n8n-workflow', () => ({
+	...jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow'),
+	sleep: async () => await Promise.resolve(),
+}));
+
+const world = new World();
+beforeAll(async () => await world.start());
+afterAll(async () => await world.stop());
+
+const o = (more: Partial<Options> = {}): Options => ({
+	whenHeld: 'fail',
+	whenOwnerUnknown: 'refuse',
+	onDeactivation: 'leave',
+	replacementUrl: USER_URLS[1],
+	...more,
+});
+const goAhead = o({ whenOwnerUnknown: 'listen' });
+const restart = new Restart([0, 1, 2, 3, 4]);
+
+test('50.1: a publish during a test listen is not overridden by the Replacement URL of a workflow unpublished during it', async () => {
+	const toUrl = o({ whenOwnerUnknown: 'listen', onDeactivation: 'replacementUrl' });
+	const steps = [
+		new Publish(0, toUrl),
+		new TestStart(1),
+		new Unpublish(0),
+		new Publish(2, goAhead),
+	];
+	await replay(world, '2.x', [...steps, new TestEnd(1)]);
+});
+
+test('50.1: nor by a Webhook Set URL set during the test, when the holder is published again', async () => {
+	const set = new WebhookSet(0, true, USER_URLS[1]);
+	const steps = [new Publish(0, goAhead), new TestStart(1), set, new Unpublish(0)];
+	await replay(world, '2.x', [...steps, new Publish(0, goAhead), new TestEnd(1)]);
+});
+
+test('50.3: after a 2.x restart, Take Over cannot know whom it takes from: refused unless Go Ahead', async () => {
+	const steps = [new Publish(0, goAhead), restart, new Publish(1, o({ whenHeld: 'takeOver' }))];
+	await replay(world, '2.x', [...steps, new Unpublish(1)]);
+	expect(world.announced.at(-1)?.message).toMatch(/cannot tell/);
+});
+
+test('50.7: a take-over whose write landed but whose answer was lost gives the account back to the holder', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('resetAfter', 20)];
+	await replay(world, '2.x', [...steps, new Publish(1, o({ whenHeld: 'takeOver' }))]);
+});
+
+test('model: a test listen whose write landed but whose answer was lost gives the account back to the holder', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('resetAfter', 20)];
+	await replay(world, '1.x', [...steps, new TestStart(0)]);
+});
+
+test('model: a Go-Ahead test listen, then publishes on another key of the organization: the last one receives after a restart', async () => {
+	const steps = [
+		new TestStart(0),
+		new Publish(2, goAhead),
+		new Publish(0, o({ whenHeld: 'takeOver' })),
+	];
+	await replay(world, '2.x', [...steps, restart]);
+});

@@ -1,0 +1,53 @@
+/**
+ * The model of docs/trigger-ownership.md ("The invariant") against the real module, in random
+ * sequences (./ownershipModel.ts): a fixed seed, then a random one that is printed. The long run:
+ * MODEL_STEPS=100000 (and MODEL_SEED to replay) runs sequences until that many steps have run.
+ */
+import fc from 'fast-check';
+
+import { property, World } from './ownershipModel';
+
+// n8n's backoff between the transport's attempts, without the wait: the steps stay cheap.
+jest.mock('n8n-workflow', () => ({
+	...jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow'),
+	sleep: async () => await Promise.resolve(),
+}));
+
+const world = new World();
+beforeAll(async () => await world.start());
+afterAll(async () => await world.stop());
+
+const FIXED_SEED = 4904950;
+const longSteps = Number(process.env.MODEL_STEPS ?? 0);
+
+if (longSteps > 0) {
+	test(
+		`the long run: ${longSteps} steps`,
+		async () => {
+			const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
+			for (let round = 0; world.steps < longSteps; round++)
+				await fc.assert(property(world, 60), { seed: seed + round, numRuns: 50, verbose: 1 });
+			console.log(`ownership model long run: seed ${seed}, ${world.steps} steps`);
+		},
+		24 * 3600_000,
+	);
+} else {
+	test(
+		'fixed seed',
+		async () => {
+			const numRuns = Number(process.env.MODEL_RUNS ?? 25);
+			await fc.assert(property(world, 30), { seed: FIXED_SEED, numRuns, verbose: 1 });
+		},
+		Number(process.env.MODEL_TIMEOUT ?? 120_000),
+	);
+
+	test(
+		'a random seed (printed)',
+		async () => {
+			const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
+			console.log(`ownership model: random seed ${seed} (replay with MODEL_SEED=${seed})`);
+			await fc.assert(property(world, 30), { seed, numRuns: 25, verbose: 1 });
+		},
+		Number(process.env.MODEL_TIMEOUT ?? 120_000),
+	);
+}
