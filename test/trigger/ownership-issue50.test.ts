@@ -11,6 +11,7 @@ import {
 	TestEnd,
 	TestStart,
 	Unpublish,
+	Edit,
 	USER_URLS,
 	WebhookSet,
 	World,
@@ -77,4 +78,21 @@ test('model: a Go-Ahead test listen, then publishes on another key of the organi
 		new Publish(0, o({ whenHeld: 'takeOver' })),
 	];
 	await replay(world, '2.x', [...steps, restart]);
+});
+
+test('50.2: after a 2.x restart, publishing again a workflow that was taken over from does not take the account from the taker', async () => {
+	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Unpublish(0), new Publish(0, o())]);
+	expect(world.announced.at(-1)?.message).toMatch(/cannot tell/);
+});
+
+test('50.2: nor editing its trigger (n8n 2.x runs delete, then create)', async () => {
+	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Edit(0, o({ onDeactivation: 'leave' }))]);
+});
+
+test('50.2: the taker unpublished after the restart names the workflow to publish again, and publishing it works', async () => {
+	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Unpublish(1), new Unpublish(0), new Publish(0, o())]);
+	expect(world.flows[0].wf.live).toBeDefined();
 });

@@ -19,7 +19,7 @@ export interface Organization {
 let organizations: Organization[] = [];
 /** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
 export const refusedPublishes = new Set<string>();
-/** Claims unpublished before this process knew the organization: published again, they are not blocked. */
+/** Claims that an unpublish before this process knew the organization named as next (its record queued them): published again, they are not blocked. */
 export const unpublishedWhileUnknown = new Set<string>();
 
 export function forgetAllAccounts(): void {

@@ -68,7 +68,8 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
 	const before = registration.readRegistration(staticData);
 	const id = idOf(this);
-	const recorded = before?.kind === 'production' || orgs.unpublishedWhileUnknown.delete(id);
+	// Its own record proves it claimed once, not that it was the last: only an unpublish here that named it as next.
+	const recorded = orgs.unpublishedWhileUnknown.delete(id);
 	const token = registration.productionToken(apiKey, url);
 	const claimedAt = before?.claimedAt || Date.now();
 	const { keyHash } = identity;
@@ -97,8 +98,8 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
 	if (orgs.refusedPublishes.delete(id)) return;
 	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
-		orgs.unpublishedWhileUnknown.add(id);
 		const waiting = record.queued?.at(-1);
+		if (waiting) orgs.unpublishedWhileUnknown.add(waiting.id);
 		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
 	}
