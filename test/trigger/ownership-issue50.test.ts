@@ -96,3 +96,12 @@ test('50.2: the taker unpublished after the restart names the workflow to publis
 	await replay(world, '2.x', [...steps, new Unpublish(1), new Unpublish(0), new Publish(0, o())]);
 	expect(world.flows[0].wf.live).toBeDefined();
 });
+
+test('model: a take-over during a test, then n8n 1.x restarts with the service failing: the activation n8n retries keeps its place, the taker receives', async () => {
+	const steps = [new TestStart(0), new Publish(2, goAhead), new Fault('500', 4)];
+	await replay(world, '1.x', [
+		...steps,
+		new Publish(0, o({ whenHeld: 'takeOver' })),
+		new Restart([3, 2, 4, 0, 1]),
+	]);
+});

@@ -17,7 +17,7 @@ export interface Organization {
 }
 
 let organizations: Organization[] = [];
-/** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
+/** Publishes refused (or whose registration failed) in this process: n8n's retry runs `delete`, which must not act on an older record nor drop it. */
 export const refusedPublishes = new Set<string>();
 /** Claims that an unpublish before this process knew the organization named as next (its record queued them): published again, they are not blocked. */
 export const unpublishedWhileUnknown = new Set<string>();

@@ -47,7 +47,8 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
 		const staticData = this.getWorkflowStaticData('node');
 		const record = registration.readRegistration(staticData);
-		if (record === undefined) return;
+		// n8n's retry after a refused or failed publish: the record still describes the last claim.
+		if (record === undefined || orgs.refusedPublishes.delete(idOf(this))) return;
 		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
 		delete staticData.registration;
 	});
@@ -83,6 +84,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 	if (claimed.outcome === 'register') {
 		const registering = registration.registerAccountWebhook.call(this, url, token);
 		await registering.catch(async (error: Error) => {
+			orgs.refusedPublishes.add(id);
 			const { org } = orgs.release(id) as { org?: orgs.Organization };
 			throw (org && (await restoreAfterFailedWrite.call(this, org))) ?? error;
 		});
@@ -96,7 +98,6 @@ async function publish(this: IHookFunctions): Promise<void> {
 async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
-	if (orgs.refusedPublishes.delete(id)) return;
 	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
 		const waiting = record.queued?.at(-1);
 		if (waiting) orgs.unpublishedWhileUnknown.add(waiting.id);
