@@ -17,6 +17,7 @@ import {
 	World,
 	type Options,
 } from './ownershipModel';
+import { TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 // n8n's backoff between the transport's attempts, without the wait.
 jest.mock('n8n-workflow', () => ({
@@ -104,4 +105,31 @@ test('model: a take-over during a test, then n8n 1.x restarts with the service f
 		new Publish(0, o({ whenHeld: 'takeOver' })),
 		new Restart([3, 2, 4, 0, 1]),
 	]);
+});
+
+test('50.6: a test listen on a key n8n cannot tell from the holder’s is refused, naming the holder, even with Go Ahead', async () => {
+	await replay(world, '2.x', [new Publish(3, goAhead)]);
+	const holder = world.flows[3];
+	const other = await world.admin.request<{ apiKey: string }>(
+		'POST',
+		'/__sandbox/orgs/org_nox/keys',
+		{
+			name: 'second key, another credential',
+		},
+	);
+	const draft = new TriggerWorkflow({
+		baseUrl: world.proxy.baseUrl,
+		apiKey: other.apiKey,
+		n8nBaseUrl: world.receiver.baseUrl,
+		name: 'Draft on a second key',
+		credentialId: 'cred_nox_2',
+	});
+	world.receiver.add(draft);
+	for (const whenOwnerUnknown of ['listen', 'refuse']) {
+		draft.setParameters({ whenOwnerUnknown });
+		await expect(draft.startTestListen()).rejects.toThrow(
+			`may be held by the published workflow "${holder.wf.name}"`,
+		);
+		expect(await world.admin.accountWebhook('org_nox')).toContain(holder.wf.productionUrl);
+	}
 });

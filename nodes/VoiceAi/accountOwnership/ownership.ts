@@ -118,6 +118,8 @@ async function startTest(this: IHookFunctions): Promise<void> {
 	// Not known here: its agents let a later key of the organization be told apart from another's.
 	const wantAgents = (key: KeyIdentity) => !orgs.isKnown(key) || orgs.needsAgents(key);
 	const { url, identity } = await begin.call(this, wantAgents);
+	const held = orgs.holderForSet(identity);
+	if (held && held.unsure) throw refused(this, refusal.mayBeHeld(held.holder, 'listen'));
 	if (!orgs.isKnown(identity) && !goesAhead(this)) throw refused(this, refusal.holderUnknown());
 	const token = registration.testToken();
 	const testId = `${idOf(this)}/test`;
@@ -272,8 +274,8 @@ const refusal = {
 		`This Voice AI account's webhook is held by the published workflow ${named(holder)}. Unpublish it, or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here`,
 		`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Taking over: unpublishing this workflow later gives the account back to "${holder.workflowName}".`,
 	],
-	mayBeHeld: (holder: QueuedClaim): Refusal => [
-		`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization. Use the credential that workflow uses, or create an agent in this organization, and publish again`,
+	mayBeHeld: (holder: QueuedClaim, again = 'publish'): Refusal => [
+		`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization. Use the credential that workflow uses, or create an agent in this organization, and ${again} again`,
 		`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
 	],
 	holderUnknown: (): Refusal => [
