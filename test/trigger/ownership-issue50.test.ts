@@ -133,3 +133,12 @@ test('50.6: a test listen on a key n8n cannot tell from the holder’s is refuse
 		expect(await world.admin.accountWebhook('org_nox')).toContain(holder.wf.productionUrl);
 	}
 });
+
+test('model: a publish with Take Over after its own failed start (n8n 1.x gave up) takes the account, whatever its record says', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('500', 20), new Restart([2, 3, 4, 0, 1])];
+	await replay(world, '1.x', [
+		...steps,
+		new Publish(1, o()),
+		new Publish(0, o({ whenHeld: 'takeOver' })),
+	]);
+});

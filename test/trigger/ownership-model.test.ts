@@ -29,6 +29,8 @@ if (longSteps > 0) {
 			const found: string[] = [];
 			for (let round = 0; world.steps < longSteps; round++) {
 				const details = await fc.check(property(world, 60), { seed: seed + round, numRuns: 50 });
+				const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+				console.log(`ownership model long run: ${world.steps} steps, ${minutes} min`);
 				if (details.failed) {
 					found.push(
 						`seed ${seed + round}: ${fc.stringify(details.counterexample)}: ${String(details.errorInstance)}`,

@@ -72,7 +72,10 @@ async function publish(this: IHookFunctions): Promise<void> {
 	// Its own record proves it claimed once, not that it was the last: only an unpublish here that named it as next.
 	const recorded = orgs.unpublishedWhileUnknown.delete(id);
 	const token = registration.productionToken(apiKey, url);
-	const claimedAt = before?.claimedAt || Date.now();
+	// Published again it keeps its place, unless it takes over: then it is the latest claim.
+	const takesOver =
+		this.getNodeParameter('whenHeld') === 'takeOver' && eventOf.call(this) !== 'restart';
+	const claimedAt = (!takesOver && before?.claimedAt) || Date.now();
 	const { keyHash } = identity;
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded || goesAhead(this));
