@@ -142,3 +142,13 @@ test('model: a publish with Take Over after its own failed start (n8n 1.x gave u
 		new Publish(0, o({ whenHeld: 'takeOver' })),
 	]);
 });
+
+test('model: Webhook Set taking over, whose write landed but whose answer was lost, names the workflow it may have cut off', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('resetAfter', 1)];
+	await replay(world, '1.x', [...steps, new WebhookSet(0, true, USER_URLS[0])]);
+});
+
+test('model: after a 2.x restart, a Go-Ahead publish that failed leaves n8n as unable to tell as before', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('500', 20), restart, new Publish(1, goAhead)];
+	await replay(world, '2.x', [...steps, new Publish(1, o())]);
+});

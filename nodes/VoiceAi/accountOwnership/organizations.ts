@@ -186,3 +186,9 @@ export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string)
 		org.claims = org.claims.filter((c) => !c.releaseFailed);
 	}
 }
+
+/** A publish that failed where this process could not tell: it stays unable to tell; `error` is thrown. */
+export function forget(org: Organization, error: Error): never {
+	organizations = organizations.filter((o) => o !== org);
+	throw error;
+}

@@ -78,6 +78,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const claimedAt = (!takesOver && before?.claimedAt) || Date.now();
 	const { keyHash } = identity;
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
+	const wasKnown = orgs.isKnown(identity);
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded || goesAhead(this));
 	orgs.refusedPublishes.delete(id);
 	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') orgs.refusedPublishes.add(id);
@@ -89,6 +90,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 		await registering.catch(async (error: Error) => {
 			orgs.refusedPublishes.add(id);
 			const { org } = orgs.release(id) as { org?: orgs.Organization };
+			if (!wasKnown && org && org.claims.length === 0) return orgs.forget(org, error);
 			throw (org && (await restoreAfterFailedWrite.call(this, org))) ?? error;
 		});
 		orgs.enter(identity).setBy = undefined;
@@ -256,7 +258,13 @@ export async function setAccountWebhook(
 		const held = orgs.holderForSet(identity);
 		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
 		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
-		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
+		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url }).catch(
+			(error: Error) => {
+				// The write may have landed (a reset or timeout after it): the holder may be cut off.
+				orgs.setElsewhere(identity, url);
+				throw held ? refused(this, refusal.setMayHaveLanded(held.holder, error), itemIndex) : error;
+			},
+		);
 		orgs.setElsewhere(identity, url);
 		return answer;
 	});
@@ -304,6 +312,10 @@ const refusal = {
 	setWhileHeld: ({ holder, unsure }: { holder: QueuedClaim; unsure: boolean }): Refusal => [
 		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off. Unpublish it first, or set "If a Published Trigger Holds It" to "Take It Over"`,
 		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed.`,
+	],
+	setMayHaveLanded: (holder: QueuedClaim, error: Error): Refusal => [
+		`The Voice AI account webhook may now point at the URL given here (${error.message}), so the published workflow ${named(holder)} may receive nothing. Run Webhook Set again, or unpublish and publish that workflow to give it the account back`,
+		'The service did not confirm the request; it may have applied it all the same.',
 	],
 	setUnknown: (): Refusal => [
 		`n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set. If no published workflow has a Voice AI Trigger for this account, set "If a Published Trigger Holds It" to "Take It Over"`,
