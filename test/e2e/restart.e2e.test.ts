@@ -209,3 +209,18 @@ test("38.11: A, then B taking over with On Unpublish = a URL; A unpublished; n8n
 	await rig.unpublish(b);
 	await rig.pointsAt(CRM, "the account on B's Replacement Webhook URL, not A's dead URL");
 }, 240_000);
+
+test('49.3: A published with Go Ahead; n8n restarts; a test listen in A itself; when the test ends A receives again', async () => {
+	const a = await published('Go Ahead after a restart (A)', GO_AHEAD);
+	await rig.pointsAt(rig.productionUrl(a), 'the account on A');
+
+	await rig.restartN8n();
+	await stack.api.listenForTestEvent(a, 'Voice AI Trigger');
+	await rig.pointsAt(
+		rig.productionUrl(a).replace('/webhook/', '/webhook-test/'),
+		"the account on A's test URL",
+	);
+	await deliver();
+	await rig.pointsAt(rig.productionUrl(a), 'the account back on A when the test ends');
+	await rig.nextDeliveryRuns(a);
+}, 240_000);

@@ -68,12 +68,14 @@ describe('the ownership module', () => {
 		expect(release('A')).toEqual({ state: 'notHolding' });
 	});
 
-	test('in a process that has not seen the organization, Fail to Publish is refused as unknown; its own record, Go Ahead or Take Over join', () => {
+	test('in a process that has not seen the organization, Fail to Publish and Take Over are refused as unknown; its own record or Go Ahead join', () => {
 		expect(claim(id, at('A', 1), 'publish')).toEqual({ outcome: 'unknown' });
 		expect(holderForSet(id)).toBeUndefined();
 		expect(claim(id, at('A', 1), 'publish', true)).toEqual({ outcome: 'register' });
 		forgetAllAccounts();
-		expect(claim(id, at('B', 2), 'publishTakingOver')).toEqual({ outcome: 'register' });
+		// Take Over alone: whom it takes from could not be given the account back (issue 50 item 3).
+		expect(claim(id, at('B', 2), 'publishTakingOver')).toEqual({ outcome: 'unknown' });
+		expect(claim(id, at('B', 2), 'publishTakingOver', true)).toEqual({ outcome: 'register' });
 		forgetAllAccounts();
 		expect(claim(id, at('C', 3), 'publishAnyway')).toEqual({ outcome: 'register' });
 		expect(claim(id, at('D', 4), 'publish')).toEqual(
@@ -168,7 +170,10 @@ describe('the ownership module', () => {
 		test('an organization without agents and one with agents are two, in either order (issue 38.7)', () => {
 			claim(keyOf('ct_1', { credentialId: 'c1', agentIds: [] }), at('A', 1), plain);
 			const withAgents = keyOf('ct_2', { credentialId: 'c2', agentIds: ['ag_1'] });
-			expect(claim(withAgents, at('B', 2), 'publishTakingOver')).toEqual({ outcome: 'register' });
+			const goAhead = true;
+			expect(claim(withAgents, at('B', 2), 'publishTakingOver', goAhead)).toEqual({
+				outcome: 'register',
+			});
 			expect(holderForSet(keyOf('ct_1'))).toEqual({
 				holder: expect.objectContaining({ id: 'A' }),
 				unsure: false,

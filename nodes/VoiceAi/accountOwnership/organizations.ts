@@ -13,12 +13,13 @@ export interface Organization {
 	claims: Claim[]; // in the order first made: the last holds
 	lentTo?: string; // the test listen borrowing the webhook
 	setBy?: string; // the URL Webhook Set (or On Unpublish during a test) gave, restored after a test
+	blind?: boolean; // entered only by a Go-Ahead test listen: who holds it is still unknown
 }
 
 let organizations: Organization[] = [];
-/** Publishes refused in this process: n8n's retry runs `delete`, which must not act on an older record. */
+/** Publishes refused (or whose registration failed) in this process: n8n's retry runs `delete`, which must not act on an older record nor drop it. */
 export const refusedPublishes = new Set<string>();
-/** Claims unpublished before this process knew the organization: published again, they are not blocked. */
+/** Claims that an unpublish before this process knew the organization named as next (its record queued them): published again, they are not blocked. */
 export const unpublishedWhileUnknown = new Set<string>();
 
 export function forgetAllAccounts(): void {
@@ -41,7 +42,8 @@ export const holderIn = (org: Organization): Claim | undefined => org.claims.at(
 const byTime = (a: Claim, b: Claim) => a.claimedAt - b.claimedAt;
 export const withClaim = (id: string) =>
 	organizations.find((o) => o.claims.some((c) => c.id === id));
-export const knowsKey = (hash: string): boolean => organizations.some((o) => o.keyHashes.has(hash));
+export const knowsKey = (hash: string): boolean =>
+	organizations.some((o) => !o.blind && o.keyHashes.has(hash));
 
 /** The key's organizations (several when its agents join two), their holder, and that of one it cannot tell apart. */
 function view(key: KeyIdentity) {
@@ -53,7 +55,7 @@ function view(key: KeyIdentity) {
 	return { same, holder, unsure: holders(unknown).pop(), needsAgents };
 }
 
-export const isKnown = (key: KeyIdentity): boolean => view(key).same.length > 0;
+export const isKnown = (key: KeyIdentity): boolean => view(key).same.some((o) => !o.blind);
 export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 
 export function holds(id: string): Claim | undefined {
@@ -88,6 +90,7 @@ export function enter(key: KeyIdentity): Organization {
 		org.lentTo ??= other.lentTo;
 		org.setBy ??= other.setBy;
 	}
+	org.blind = [org, ...rest].every((o) => o.blind) || undefined;
 	organizations = organizations.filter((o) => !rest.includes(o));
 	return org;
 }
@@ -95,12 +98,13 @@ export function enter(key: KeyIdentity): Organization {
 /** After the claims made at or before it: the sort is stable. */
 export function insert(org: Organization, claim: Claim): void {
 	org.claims = [...org.claims, { ...claim }].sort(byTime);
+	org.blind = undefined;
 }
 
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
-/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says. */
-export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, recorded = false) {
+/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says (`mayJoinUnknown`: its own record or Go Ahead). */
+export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, mayJoinUnknown = false) {
 	const previous = withClaim(wanted.id);
 	if (previous === undefined && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
@@ -108,12 +112,16 @@ export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, record
 		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true } as const;
 		if (holder && event !== 'publishTakingOver')
 			return { outcome: 'refused', holder, unsure: false } as const;
-		if (same.length === 0 && !recorded && event === 'publish')
+		// Taking over too: whom it took from could not be given the account back.
+		if (!same.some((o) => !o.blind) && !mayJoinUnknown && event !== 'publishAnyway')
 			return { outcome: 'unknown' } as const;
 	}
 	if (previous) previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
 	const org = enter(key);
 	insert(org, wanted);
+	// A publish that holds supersedes a URL waiting for a test's end (Webhook Set, On Unpublish).
+	if (holderIn(org)?.id === wanted.id && event !== 'restart' && org.lentTo !== undefined)
+		org.setBy = undefined;
 	const latest = holderIn(org)?.id === wanted.id && org.lentTo === undefined;
 	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' } as const;
 }
@@ -142,17 +150,28 @@ export function release(id: string) {
 	return { state: 'heldAlone', claim, org } as const;
 }
 
+/** A test borrows the webhook; in an organization not known here (Go Ahead) it stays unknown. */
 export function lend(key: KeyIdentity, testId: string): Claim | undefined {
+	const blind = !isKnown(key);
 	const org = enter(key);
 	org.lentTo = testId;
+	if (blind) org.blind = true;
 	return holderIn(org);
 }
 
+/** Webhook Set gave the organization's webhook a URL (kept only where a claim or a test is known). */
+export function setElsewhere(key: KeyIdentity, url: string): void {
+	if (view(key).same.length > 0) enter(key).setBy = url;
+}
+
+/** The test's end: what to register again; an organization the test alone entered is forgotten ('unknown'). */
 export function giveBack(testId: string) {
 	const org = organizations.find((o) => o.lentTo === testId);
 	if (org === undefined) return { state: 'lentToAnotherTest' } as const;
 	org.lentTo = undefined;
+	if (org.blind) organizations = organizations.filter((o) => o !== org);
 	if (org.setBy) return { state: 'setElsewhere', url: org.setBy } as const;
+	if (org.blind) return { state: 'unknown' } as const;
 	const holder = holderIn(org);
 	return holder ? ({ state: 'held', holder } as const) : ({ state: 'free' } as const);
 }
@@ -166,4 +185,10 @@ export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string)
 			);
 		org.claims = org.claims.filter((c) => !c.releaseFailed);
 	}
+}
+
+/** A publish that failed where this process could not tell: it stays unable to tell; `error` is thrown. */
+export function forget(org: Organization, error: Error): never {
+	organizations = organizations.filter((o) => o !== org);
+	throw error;
 }

@@ -58,7 +58,8 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
 		const staticData = this.getWorkflowStaticData('node');
 		const record = registration.readRegistration(staticData);
-		if (record === undefined) return;
+		// n8n's retry after a refused or failed publish: the record still describes the last claim.
+		if (record === undefined || orgs.refusedPublishes.delete(idOf(this))) return;
 		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
 		delete staticData.registration;
 	});
@@ -79,20 +80,30 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
 	const before = registration.readRegistration(staticData);
 	const id = idOf(this);
-	const recorded = before?.kind === 'production' || orgs.unpublishedWhileUnknown.delete(id);
+	// Its own record proves it claimed once, not that it was the last: only an unpublish here that named it as next.
+	const recorded = orgs.unpublishedWhileUnknown.delete(id);
 	const token = registration.productionToken(apiKey, url);
-	const claimedAt = before?.claimedAt || Date.now();
+	// Published again it keeps its place, unless it takes over: then it is the latest claim.
+	const takesOver =
+		this.getNodeParameter('whenHeld') === 'takeOver' && eventOf.call(this) !== 'restart';
+	const claimedAt = (!takesOver && before?.claimedAt) || Date.now();
 	const { keyHash } = identity;
 	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
-	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded);
+	const wasKnown = orgs.isKnown(identity);
+	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded || goesAhead(this));
 	orgs.refusedPublishes.delete(id);
 	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') orgs.refusedPublishes.add(id);
 	if (claimed.outcome === 'unknown') throw refused(this, refusal.publishUnknown());
 	if (claimed.outcome === 'refused')
 		throw refused(this, refusal[claimed.unsure ? 'mayBeHeld' : 'held'](claimed.holder));
 	if (claimed.outcome === 'register') {
-		const undo = () => orgs.release(id);
-		await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
+		const registering = registration.registerAccountWebhook.call(this, url, token);
+		await registering.catch(async (error: Error) => {
+			orgs.refusedPublishes.add(id);
+			const { org } = orgs.release(id) as { org?: orgs.Organization };
+			if (!wasKnown && org && org.claims.length === 0) return orgs.forget(org, error);
+			throw (org && (await restoreAfterFailedWrite.call(this, org))) ?? error;
+		});
 		orgs.enter(identity).setBy = undefined;
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
@@ -103,10 +114,9 @@ async function publish(this: IHookFunctions): Promise<void> {
 async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
-	if (orgs.refusedPublishes.delete(id)) return;
 	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
-		orgs.unpublishedWhileUnknown.add(id);
 		const waiting = record.queued?.at(-1);
+		if (waiting) orgs.unpublishedWhileUnknown.add(waiting.id);
 		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
 	}
@@ -121,20 +131,76 @@ async function unpublish(this: IHookFunctions, record: Registration): Promise<vo
 }
 
 async function startTest(this: IHookFunctions): Promise<void> {
-	const { url, identity } = await begin.call(this, orgs.needsAgents);
+	// Not known here: its agents let a later key of the organization be told apart from another's.
+	const wantAgents = (key: KeyIdentity) => !orgs.isKnown(key) || orgs.needsAgents(key);
+	const { url, identity } = await begin.call(this, wantAgents);
+	const held = orgs.holderForSet(identity);
+	if (held && held.unsure) throw refused(this, refusal.mayBeHeld(held.holder, 'listen'));
 	if (!orgs.isKnown(identity) && !goesAhead(this)) throw refused(this, refusal.holderUnknown());
 	const token = registration.testToken();
 	const testId = `${idOf(this)}/test`;
 	orgs.lend(identity, testId);
-	const undo = () => orgs.giveBack(testId);
-	await orUndo(registration.registerAccountWebhook.call(this, url, token), undo);
+	const registering = registration.registerAccountWebhook.call(this, url, token);
+	await registering.catch(async (error: Error) => {
+		throw (
+			(await endTest.call(this).then(
+				() => undefined,
+				(e: Error) => e,
+			)) ?? error
+		);
+	});
 	registration.saveRegistration(this.getWorkflowStaticData('node'), url, token);
+}
+
+/**
+ * A write that failed may have landed all the same (a reset or a timeout after it): what the
+ * organization held before is registered again; the error naming whom that failed for, if it did.
+ */
+async function restoreAfterFailedWrite(this: IHookFunctions, org: orgs.Organization) {
+	const put = async () => {
+		if (org.lentTo !== undefined) return; // the test's URL: its token is not kept here
+		if (org.setBy) await registration.registerAccountWebhook.call(this, org.setBy);
+		else if (orgs.holderIn(org)) await handBack.call(this, org);
+	};
+	return await put().then(
+		() => undefined,
+		(e: Error) => e,
+	);
 }
 
 async function endTest(this: IHookFunctions): Promise<void> {
 	const back = orgs.giveBack(`${idOf(this)}/test`);
 	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
 	if (back.state === 'held') await handBack.call(this, orgs.withClaim(back.holder.id)!);
+	if (back.state === 'unknown') await backToOwnWorkflow.call(this);
+}
+
+/** n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK); undefined for others. */
+function productionUrlOfTest(this: IHookFunctions): string | undefined {
+	const testUrl = this.getNodeWebhookUrl('default') as string;
+	const url = testUrl.replace('/webhook-test/', '/webhook/');
+	return url === testUrl ? undefined : url;
+}
+
+/** A Go-Ahead test ends in a process that still cannot tell: back to this workflow if n8n serves it (published). */
+async function backToOwnWorkflow(this: IHookFunctions): Promise<void> {
+	const url = productionUrlOfTest.call(this);
+	const serving = url === undefined ? 'unknown' : await registration.servingOf.call(this, url);
+	if (url === undefined || serving !== 'served') {
+		const why =
+			serving === 'gone'
+				? 'that workflow is not published'
+				: "n8n could not reach that workflow's production URL to tell whether it is published (if it is, unpublish and publish it)";
+		this.logger.warn(
+			`Voice AI: the test listen of workflow ${named(workflowOf(this))} ended in an n8n that cannot tell who holds the account, and ${why}: the account webhook still points at the test URL.`,
+		);
+		return;
+	}
+	const token = registration.productionToken(await registration.apiKeyOf.call(this), url);
+	const registering = registration.registerAccountWebhook.call(this, url, token);
+	await registering.catch((error: Error) => {
+		throw refused(this, refusal.handBackFailed(workflowOf(this), error));
+	});
 }
 
 /** Registers the holder with its own token (rebuilt: from this key), false when none is left; drops rebuilt claims n8n no longer serves. */
@@ -203,8 +269,14 @@ export async function setAccountWebhook(
 		const held = orgs.holderForSet(identity);
 		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
 		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
-		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url });
-		if (orgs.isKnown(identity)) orgs.enter(identity).setBy = url;
+		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url }).catch(
+			(error: Error) => {
+				// The write may have landed (a reset or timeout after it): the holder may be cut off.
+				orgs.setElsewhere(identity, url);
+				throw held ? refused(this, refusal.setMayHaveLanded(held.holder, error), itemIndex) : error;
+			},
+		);
+		orgs.setElsewhere(identity, url);
 		return answer;
 	}, this.getExecutionCancelSignal?.());
 }
@@ -212,7 +284,8 @@ export async function setAccountWebhook(
 type Refusal = [message: string, description: string];
 const refused = (ctx: { getNode(): INode }, [message, description]: Refusal, itemIndex?: number) =>
 	new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
-const named = ({ workflowName, workflowId }: QueuedClaim) => `"${workflowName}" (ID ${workflowId})`;
+type Named = Pick<QueuedClaim, 'workflowName' | 'workflowId'>;
+const named = ({ workflowName, workflowId }: Named) => `"${workflowName}" (ID ${workflowId})`;
 // n8n shows only an error's message on publish (2.x), test listen and activation (1.x): the way out is in it.
 const SINCE_START =
 	'n8n keeps no record of who holds the account across a restart, and nothing has published, unpublished or received a delivery for this organization since n8n started';
@@ -223,21 +296,21 @@ const refusal = {
 		`This Voice AI account's webhook is held by the published workflow ${named(holder)}. Unpublish it, or set "If Another Workflow Holds It" to "Take Over the Account Webhook" here`,
 		`The service keeps one webhook URL per organization, whatever key reaches it, so only one published workflow can receive its deliveries. Taking over: unpublishing this workflow later gives the account back to "${holder.workflowName}".`,
 	],
-	mayBeHeld: (holder: QueuedClaim): Refusal => [
-		`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization. Use the credential that workflow uses, or create an agent in this organization, and publish again`,
+	mayBeHeld: (holder: QueuedClaim, again = 'publish'): Refusal => [
+		`This Voice AI account's webhook may be held by the published workflow ${named(holder)}: n8n cannot tell whether this credential's key reaches the same organization. Use the credential that workflow uses, or create an agent in this organization, and ${again} again`,
 		`n8n tells the keys of one organization apart from another's by the agents they list, and here neither tells. Taking over is refused too: giving the account back could point another organization's webhook at "${holder.workflowName}".`,
 	],
 	holderUnknown: (): Refusal => [
 		`n8n cannot tell whether a published workflow receives this Voice AI account's deliveries. If no other workflow uses this account, ${GO_AHEAD} and listen again; if one does, listen after its next delivery`,
 		`${SINCE_START}, and listening would move its one webhook away from such a workflow for good. With Go Ahead, when the test ends the account goes back to this workflow if it is published.`,
 	],
-	handBackFailed: (owner: QueuedClaim, error: Error): Refusal => [
+	handBackFailed: (owner: Named, error: Error): Refusal => [
 		`Could not point the Voice AI account webhook at workflow ${named(owner)}: ${error.message}. That workflow receives nothing until it does: unpublish and publish it once the service answers`,
 		'The service refused or did not answer the request that hands the account back.',
 	],
 	publishUnknown: (): Refusal => [
 		`n8n cannot tell whether another published workflow receives this Voice AI account's conversations. If no other workflow uses this account, ${GO_AHEAD} and publish again; if one does, publish after its next delivery`,
-		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. "If Another Workflow Holds It" = "Take Over the Account Webhook" publishes too, and gives the account back when this workflow is unpublished.`,
+		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. Taking over is refused too until then: n8n could not tell whom to give the account back to when this workflow is unpublished.`,
 	],
 	unpublishUnknown: (waiting: QueuedClaim | undefined, toUrl: boolean): Refusal => [
 		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it. ${waiting ? `If that workflow should receive, unpublish and publish it` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL' : ''}`.trim(),
@@ -250,6 +323,10 @@ const refusal = {
 	setWhileHeld: ({ holder, unsure }: { holder: QueuedClaim; unsure: boolean }): Refusal => [
 		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off. Unpublish it first, or set "If a Published Trigger Holds It" to "Take It Over"`,
 		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed.`,
+	],
+	setMayHaveLanded: (holder: QueuedClaim, error: Error): Refusal => [
+		`The Voice AI account webhook may now point at the URL given here (${error.message}), so the published workflow ${named(holder)} may receive nothing. Run Webhook Set again, or unpublish and publish that workflow to give it the account back`,
+		'The service did not confirm the request; it may have applied it all the same.',
 	],
 	setUnknown: (): Refusal => [
 		`n8n cannot tell whether a published workflow receives this Voice AI account's conversations, so the webhook was not set. If no published workflow has a Voice AI Trigger for this account, set "If a Published Trigger Holds It" to "Take It Over"`,

@@ -163,10 +163,22 @@ export async function identityOf(
 
 /** Whether n8n no longer serves a production URL: 404 without a token (a published trigger answers 401). */
 export async function isGone(this: IHookFunctions, url: string): Promise<boolean> {
+	return (await servingOf.call(this, url)) === 'gone';
+}
+
+/** What n8n answers at a production URL without a token: 401 from a published trigger, 404 when unpublished. */
+export async function servingOf(
+	this: IHookFunctions,
+	url: string,
+): Promise<'served' | 'gone' | 'unknown'> {
 	const request = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
 	const asIs = { returnFullResponse: true, ignoreHttpStatusErrors: true };
 	// eslint-disable-next-line no-restricted-syntax -- n8n's own webhook URL, not the service: no credential, no token
 	const answer = this.helpers.httpRequest({ ...request, ...asIs, disableFollowRedirect: true });
 	const response: { statusCode?: number } | undefined = await answer.catch(() => undefined);
-	return response?.statusCode === 404;
+	return response?.statusCode === 404
+		? 'gone'
+		: response?.statusCode === 401
+			? 'served'
+			: 'unknown';
 }

@@ -1,0 +1,154 @@
+/**
+ * Issue 50's sequences and those the model found (./ownershipModel.ts), each replayed through the real
+ * module with the model's invariant checked after every step: a published workflow that should
+ * receive does, or an error shown to the user named it.
+ */
+import {
+	Fault,
+	Publish,
+	replay,
+	Restart,
+	TestEnd,
+	TestStart,
+	Unpublish,
+	Edit,
+	USER_URLS,
+	WebhookSet,
+	World,
+	type Options,
+} from './ownershipModel';
+import { TriggerWorkflow } from '../../harness/triggerWorkflow';
+
+// n8n's backoff between the transport's attempts, without the wait.
+jest.mock('n8n-workflow', () => ({
+	...jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow'),
+	sleep: async () => await Promise.resolve(),
+}));
+
+const world = new World();
+beforeAll(async () => await world.start());
+afterAll(async () => await world.stop());
+
+const o = (more: Partial<Options> = {}): Options => ({
+	whenHeld: 'fail',
+	whenOwnerUnknown: 'refuse',
+	onDeactivation: 'leave',
+	replacementUrl: USER_URLS[1],
+	...more,
+});
+const goAhead = o({ whenOwnerUnknown: 'listen' });
+const restart = new Restart([0, 1, 2, 3, 4]);
+
+test('50.1: a publish during a test listen is not overridden by the Replacement URL of a workflow unpublished during it', async () => {
+	const toUrl = o({ whenOwnerUnknown: 'listen', onDeactivation: 'replacementUrl' });
+	const steps = [
+		new Publish(0, toUrl),
+		new TestStart(1),
+		new Unpublish(0),
+		new Publish(2, goAhead),
+	];
+	await replay(world, '2.x', [...steps, new TestEnd(1)]);
+});
+
+test('50.1: nor by a Webhook Set URL set during the test, when the holder is published again', async () => {
+	const set = new WebhookSet(0, true, USER_URLS[1]);
+	const steps = [new Publish(0, goAhead), new TestStart(1), set, new Unpublish(0)];
+	await replay(world, '2.x', [...steps, new Publish(0, goAhead), new TestEnd(1)]);
+});
+
+test('50.3: after a 2.x restart, Take Over cannot know whom it takes from: refused unless Go Ahead', async () => {
+	const steps = [new Publish(0, goAhead), restart, new Publish(1, o({ whenHeld: 'takeOver' }))];
+	await replay(world, '2.x', [...steps, new Unpublish(1)]);
+	expect(world.announced.at(-1)?.message).toMatch(/cannot tell/);
+});
+
+test('50.7: a take-over whose write landed but whose answer was lost gives the account back to the holder', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('resetAfter', 20)];
+	await replay(world, '2.x', [...steps, new Publish(1, o({ whenHeld: 'takeOver' }))]);
+});
+
+test('model: a test listen whose write landed but whose answer was lost gives the account back to the holder', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('resetAfter', 20)];
+	await replay(world, '1.x', [...steps, new TestStart(0)]);
+});
+
+test('model: a Go-Ahead test listen, then publishes on another key of the organization: the last one receives after a restart', async () => {
+	const steps = [
+		new TestStart(0),
+		new Publish(2, goAhead),
+		new Publish(0, o({ whenHeld: 'takeOver' })),
+	];
+	await replay(world, '2.x', [...steps, restart]);
+});
+
+test('50.2: after a 2.x restart, publishing again a workflow that was taken over from does not take the account from the taker', async () => {
+	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Unpublish(0), new Publish(0, o())]);
+	expect(world.announced.at(-1)?.message).toMatch(/cannot tell/);
+});
+
+test('50.2: nor editing its trigger (n8n 2.x runs delete, then create)', async () => {
+	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Edit(0, o({ onDeactivation: 'leave' }))]);
+});
+
+test('50.2: the taker unpublished after the restart names the workflow to publish again, and publishing it works', async () => {
+	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Unpublish(1), new Unpublish(0), new Publish(0, o())]);
+	expect(world.flows[0].wf.live).toBeDefined();
+});
+
+test('model: a take-over during a test, then n8n 1.x restarts with the service failing: the activation n8n retries keeps its place, the taker receives', async () => {
+	const steps = [new TestStart(0), new Publish(2, goAhead), new Fault('500', 4)];
+	await replay(world, '1.x', [
+		...steps,
+		new Publish(0, o({ whenHeld: 'takeOver' })),
+		new Restart([3, 2, 4, 0, 1]),
+	]);
+});
+
+test('50.6: a test listen on a key n8n cannot tell from the holder’s is refused, naming the holder, even with Go Ahead', async () => {
+	await replay(world, '2.x', [new Publish(3, goAhead)]);
+	const holder = world.flows[3];
+	const other = await world.admin.request<{ apiKey: string }>(
+		'POST',
+		'/__sandbox/orgs/org_nox/keys',
+		{
+			name: 'second key, another credential',
+		},
+	);
+	const draft = new TriggerWorkflow({
+		baseUrl: world.proxy.baseUrl,
+		apiKey: other.apiKey,
+		n8nBaseUrl: world.receiver.baseUrl,
+		name: 'Draft on a second key',
+		credentialId: 'cred_nox_2',
+	});
+	world.receiver.add(draft);
+	for (const whenOwnerUnknown of ['listen', 'refuse']) {
+		draft.setParameters({ whenOwnerUnknown });
+		await expect(draft.startTestListen()).rejects.toThrow(
+			`may be held by the published workflow "${holder.wf.name}"`,
+		);
+		expect(await world.admin.accountWebhook('org_nox')).toContain(holder.wf.productionUrl);
+	}
+});
+
+test('model: a publish with Take Over after its own failed start (n8n 1.x gave up) takes the account, whatever its record says', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('500', 20), new Restart([2, 3, 4, 0, 1])];
+	await replay(world, '1.x', [
+		...steps,
+		new Publish(1, o()),
+		new Publish(0, o({ whenHeld: 'takeOver' })),
+	]);
+});
+
+test('model: Webhook Set taking over, whose write landed but whose answer was lost, names the workflow it may have cut off', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('resetAfter', 1)];
+	await replay(world, '1.x', [...steps, new WebhookSet(0, true, USER_URLS[0])]);
+});
+
+test('model: after a 2.x restart, a Go-Ahead publish that failed leaves n8n as unable to tell as before', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('500', 20), restart, new Publish(1, goAhead)];
+	await replay(world, '2.x', [...steps, new Publish(1, o())]);
+});
