@@ -157,6 +157,16 @@ describe('issue 50, item 4: the two ways have distinct tokens', () => {
 		expect(runsOf(flow)).toHaveLength(1);
 	});
 
+	test("a teardown that reads the chatbot way's parameters (On Unpublish hidden there) still gives the account up", async () => {
+		const flow = harness.workflow({ name: 'Torn down with the new parameters' });
+		await flow.activate();
+		flow.setParameters(CHATBOT_WAY);
+		await flow.deactivate();
+		expect(withClaim(claimIdOf(flow))).toBeUndefined();
+		await flow.activate('update');
+		expect(withClaim(claimIdOf(flow))).toBeUndefined();
+	});
+
 	test("after a restart, a delivery through the chatbot's address to a published account-way trigger gets 401 and does not make it the holder", async () => {
 		const first = harness.workflow({ name: 'First holder' });
 		await first.activate();

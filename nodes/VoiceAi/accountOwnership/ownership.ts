@@ -74,7 +74,7 @@ function eventOf(this: IHookFunctions): orgs.ClaimEvent {
 }
 
 async function publish(this: IHookFunctions): Promise<void> {
-	if (this.getNodeParameter('onDeactivation') === 'replacementUrl')
+	if (this.getNodeParameter('onDeactivation', 'leave') === 'replacementUrl')
 		registration.replacementUrlOf.call(this);
 	const { url, apiKey, identity } = await begin.call(this, () => true);
 	const staticData = this.getWorkflowStaticData('node');
@@ -113,7 +113,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 /** Found by the claim, whatever the key is now; a failed request keeps it, marked. Unknown here: only Leave As Is. */
 async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
 	const id = idOf(this);
-	const toUrl = this.getNodeParameter('onDeactivation') === 'replacementUrl';
+	const toUrl = this.getNodeParameter('onDeactivation', 'leave') === 'replacementUrl';
 	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
 		const waiting = record.queued?.at(-1);
 		if (waiting) orgs.unpublishedWhileUnknown.add(waiting.id);
