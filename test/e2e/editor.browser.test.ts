@@ -865,9 +865,16 @@ describe(`the editor in a real browser (n8n ${VERSION})`, () => {
 		const clicked = Date.now();
 		await ui.publish(page);
 		const refusal = await pollUntil(
-			async () => (await toasts(page)).find((t) => /could not be activated|activat/i.test(t)),
+			async () => (await toasts(page)).find((t) => /could not be (activated|published)/i.test(t)),
 			{ timeoutMs: 90_000, what: 'the refusal toast' },
-		);
+		).catch(async (error: Error) => {
+			await page.screenshot({ path: join(SHOTS, '06-publish-refused-missing.png') });
+			const shown = {
+				toasts: await toasts(page),
+				dialogs: await page.getByRole('dialog').allInnerTexts(),
+			};
+			throw new Error(`${error.message}; the page shows ${JSON.stringify(shown)}`);
+		});
 		const seconds = ((Date.now() - clicked) / 1000).toFixed(0);
 		newWorkflowId = workflowIdOf(page);
 		expect(refusal).toContain('"If Nobody Can Tell Who Holds It" to "Go Ahead"');
