@@ -309,7 +309,7 @@ const refusal = {
 		'The service refused or did not answer the request that hands the account back.',
 	],
 	publishUnknown: (): Refusal => [
-		`n8n cannot tell whether another published workflow receives this Voice AI account's conversations. If no other workflow uses this account, ${GO_AHEAD} and publish again; if one does, publish after its next delivery`,
+		`n8n cannot tell whether another published workflow receives this Voice AI account's conversations. If no other workflow uses this account, ${GO_AHEAD} and publish (on n8n 1.x: activate) again; if one does, publish after its next delivery`,
 		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. Taking over is refused too until then: n8n could not tell whom to give the account back to when this workflow is unpublished.`,
 	],
 	unpublishUnknown: (waiting: QueuedClaim | undefined, toUrl: boolean): Refusal => [
