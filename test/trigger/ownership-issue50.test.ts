@@ -19,11 +19,14 @@ import {
 } from './ownershipModel';
 import { TriggerWorkflow } from '../../harness/triggerWorkflow';
 
-// n8n's backoff between the transport's attempts, without the wait.
-jest.mock('n8n-workflow', () => ({
-	...jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow'),
-	sleep: async () => await Promise.resolve(),
-}));
+// The backoffs between attempts (at most 2 s here) are skipped; Timeout's deadlines (15 s and more) keep
+// their real timers, cancelled when the answer comes.
+jest.mock('n8n-workflow', () => {
+	const actual = jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow');
+	const sleep = async (ms: number, signal?: AbortSignal) =>
+		ms > 5_000 ? await actual.sleep(ms, signal) : undefined;
+	return { ...actual, sleep };
+});
 
 const world = new World();
 beforeAll(async () => await world.start());
