@@ -1,7 +1,7 @@
 /**
  * n8n in queue mode (harness/queue: Postgres, Redis, nginx, main, two webhook processors, two
  * workers) syncing conversations into a CRM table under load: VOICEAI_QUEUE_DELIVERIES deliveries
- * (default 1,000; docs/scaling.md says why that is enough) completed by the sandbox, at most 40 in
+ * (default 400; docs/scaling.md says why that is enough) completed by the sandbox, at most 40 in
  * flight through the balancer, 10% of them a second delivery of an earlier conversation. Each scenario prints its figures. Scenario e: a test
  * listen on main, and the SIP audit example over 1,000 numbers on a worker.
  *
@@ -12,7 +12,7 @@ import { filesHoldingSecrets } from '../../harness/queue/secretsOnDisk';
 import { sipAuditOnWorker } from '../../harness/queue/sip-audit';
 import { testListenInQueueMode } from '../../harness/queue/test-listen';
 
-const TOTAL = Number(process.env.VOICEAI_QUEUE_DELIVERIES ?? 1000);
+const TOTAL = Number(process.env.VOICEAI_QUEUE_DELIVERIES ?? 400);
 const AUDITED_NUMBERS = 1000;
 const REPEATS = 0.1;
 
