@@ -1,4 +1,6 @@
 /** The settings every n8n the harness starts shares, whatever its role: quiet, local, saving every run. */
+import { join } from 'node:path';
+
 import { knowsModule } from './lines';
 
 export function harnessEnv(dir: string): NodeJS.ProcessEnv {
@@ -23,5 +25,8 @@ export function harnessEnv(dir: string): NodeJS.ProcessEnv {
 		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 		GENERIC_TIMEZONE: 'UTC',
 		NODE_ENV: 'production',
+		// V8's compiled code of n8n's modules, kept beside the install: each start after the first
+		// skips recompiling them (about a sixth of a start's CPU here). It changes no behaviour.
+		NODE_COMPILE_CACHE: join(dir, '.voiceai-compile-cache'),
 	};
 }
