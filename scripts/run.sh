@@ -40,6 +40,17 @@ every_line_on() {
   VOICEAI_N8N_DIR="$(line_dir "$version")" npx jest --config test/e2e/jest.config.js --runInBand \
     $EVERY_LINE_FILES "$@"
 }
+# One line's checks after the primary's suites: its editor check, then (other lines) its everyLine files.
+line_stream() {
+  local version="$1" status=0
+  if has_editor "$version"; then
+    editor_on "$version" --json --outputFile=".tmp/editor-$version.json" || status=$?
+  fi
+  if [ "$version" != "$PRIMARY_N8N" ]; then
+    every_line_on "$version" --json --outputFile=".tmp/lines-$version.json" || status=$?
+  fi
+  return "$status"
+}
 editor_on() {
   local version="$1"; shift
   VOICEAI_N8N_DIR="$(line_dir "$version")" npx jest --config test/e2e/jest.config.js --runInBand \
@@ -75,27 +86,23 @@ case "$job" in
     npx jest --config jest.config.js --maxWorkers=3 --json --outputFile=.tmp/unit.json || status=$?
     npx jest --config test/e2e/jest.config.js --maxWorkers=2 --json \
       --outputFile=".tmp/e2e-$PRIMARY_N8N.json" || status=$?
-    ensure_chromium
     # The other lines' installs must be complete before anything asks for them again.
     wait
-    for version in $PRIMARY_N8N $OTHER_LINES; do
-      has_editor "$version" || continue
-      reports+=(".tmp/editor-$version.json")
-      editor_on "$version" --json --outputFile=".tmp/editor-$version.json" || status=$?
-    done
     reports+=(.tmp/queue.json)
+    # Alone: its load keeps both cores busy, and n8n answers 503 when its event loop starves.
     npx jest --config test/queue/jest.config.js --runInBand --json --outputFile=.tmp/queue.json || status=$?
-    # The other lines share nothing (each file starts its own n8n and sandbox): side by side, each
-    # printing when it is done.
+    ensure_chromium
+    # Then one stream per line, side by side (each file starts its own n8n and sandbox; they share
+    # nothing): its editor check, then (other lines) the everyLine files. Each prints when done.
     pids=()
-    for version in $OTHER_LINES; do
-      reports+=(".tmp/lines-$version.json")
-      every_line_on "$version" --json --outputFile=".tmp/lines-$version.json" \
-        > ".tmp/lines-$version.log" 2>&1 &
+    for version in $PRIMARY_N8N $OTHER_LINES; do
+      has_editor "$version" && reports+=(".tmp/editor-$version.json")
+      [ "$version" = "$PRIMARY_N8N" ] || reports+=(".tmp/lines-$version.json")
+      line_stream "$version" > ".tmp/stream-$version.log" 2>&1 &
       pids+=("$!")
     done
     for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
-    for version in $OTHER_LINES; do cat ".tmp/lines-$version.log"; done
+    for version in $PRIMARY_N8N $OTHER_LINES; do cat ".tmp/stream-$version.log"; done
     node scripts/summarize-jest.js "${reports[@]}"
     exit "$status"
     ;;
