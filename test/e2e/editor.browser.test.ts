@@ -927,7 +927,9 @@ describe(`the editor in a real browser (n8n ${VERSION})`, () => {
 			timeoutMs: 60_000,
 			what: 'the production URL at the account',
 		});
-		await ui.dismissPublished(page).catch(() => undefined);
+		// 1.x shows its "Workflow activated" dialog again; 2.x showed "Workflow published" once, for the
+		// refused publish (waiting for it a second time cost a minute of the run on 2.40.7 and 2.41.1).
+		if (LINE_1) await ui.dismissPublished(page);
 		expect((await api.getWorkflow(newWorkflowId)).active).toBe(true);
 	});
 
