@@ -9,8 +9,8 @@
  * - refusals are 4xx: nesting past 1,000 levels;
  * - one body rule (a byte-order mark ignored, a JSON string is a string) and `__proto__`/`constructor`
  *   kept as fields of the item;
- * - 300 deliveries at 20 in parallel: exactly 300 executions and 300 distinct rows, beside n8n's
- *   built-in Webhook node receiving the same 300 deliveries at the same time (20 in parallel too), so
+ * - 1,000 deliveries at 20 in parallel: exactly 1,000 executions and 1,000 distinct rows, beside n8n's
+ *   built-in Webhook node receiving the same 1,000 deliveries at the same time (20 in parallel too), so
  *   both see the same load (timings printed for docs/reliability.md, not asserted).
  */
 import { randomUUID } from 'node:crypto';
@@ -30,7 +30,7 @@ import { startStack, type Stack } from '../../harness/stack';
 
 const TRIGGER = 'Voice AI Trigger';
 const WEBHOOK = 'Webhook';
-const LOAD = 300;
+const LOAD = 1_000;
 const PARALLEL = 20;
 const TABLE = {
 	name: 'Hostile deliveries',
