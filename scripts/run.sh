@@ -40,15 +40,13 @@ every_line_on() {
   VOICEAI_N8N_DIR="$(line_dir "$version")" npx jest --config test/e2e/jest.config.js --runInBand \
     $EVERY_LINE_FILES "$@"
 }
-# One line's checks after the primary's suites: its editor check, then (other lines) its everyLine files.
-line_stream() {
-  local version="$1" status=0
-  if has_editor "$version"; then
+# The editor check of every line that has one, one line after another (one Chromium at a time).
+editor_stream() {
+  local version status=0
+  for version in $PRIMARY_N8N $OTHER_LINES; do
+    has_editor "$version" || continue
     editor_on "$version" --json --outputFile=".tmp/editor-$version.json" || status=$?
-  fi
-  if [ "$version" != "$PRIMARY_N8N" ]; then
-    every_line_on "$version" --json --outputFile=".tmp/lines-$version.json" || status=$?
-  fi
+  done
   return "$status"
 }
 editor_on() {
@@ -73,8 +71,12 @@ case "$job" in
     # The other lines' n8n install in the background while the first suites run.
     for version in $OTHER_LINES; do line_dir "$version" > ".tmp/install-$version.log" 2>&1 & done
     build
-    lint
+    # Lint and the tests' type check side by side: one core each.
+    lint > .tmp/lint.log 2>&1 &
+    lint_pid=$!
     npx tsc -p tsconfig.test.json
+    wait "$lint_pid" || { cat .tmp/lint.log; exit 1; }
+    cat .tmp/lint.log
     # Before the jest suites: the HTTP Request node suite loads n8n's own node from this install.
     export VOICEAI_N8N_DIR="$(n8n_dir)"
     rm -f .tmp/*.json
@@ -92,17 +94,21 @@ case "$job" in
     # Alone: its load keeps both cores busy, and n8n answers 503 when its event loop starves.
     npx jest --config test/queue/jest.config.js --runInBand --json --outputFile=.tmp/queue.json || status=$?
     ensure_chromium
-    # Then one stream per line, side by side (each file starts its own n8n and sandbox; they share
-    # nothing): its editor check, then (other lines) the everyLine files. Each prints when done.
-    pids=()
+    # Then, side by side (each file starts its own n8n and sandbox; they share nothing), each
+    # printing when it is done: every line's editor check, and each other line's everyLine files.
     for version in $PRIMARY_N8N $OTHER_LINES; do
       has_editor "$version" && reports+=(".tmp/editor-$version.json")
-      [ "$version" = "$PRIMARY_N8N" ] || reports+=(".tmp/lines-$version.json")
-      line_stream "$version" > ".tmp/stream-$version.log" 2>&1 &
+    done
+    editor_stream > .tmp/stream-editor.log 2>&1 &
+    pids=("$!")
+    for version in $OTHER_LINES; do
+      reports+=(".tmp/lines-$version.json")
+      every_line_on "$version" --json --outputFile=".tmp/lines-$version.json" \
+        > ".tmp/stream-$version.log" 2>&1 &
       pids+=("$!")
     done
     for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
-    for version in $PRIMARY_N8N $OTHER_LINES; do cat ".tmp/stream-$version.log"; done
+    for log in editor $OTHER_LINES; do cat ".tmp/stream-$log.log"; done
     node scripts/summarize-jest.js "${reports[@]}"
     exit "$status"
     ;;
