@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-import { CREDENTIAL_TYPE, DEFAULT_OWNER, type Owner, n8nDir } from './lines';
+import { CREDENTIAL_TYPE, DEFAULT_OWNER, type Owner, n8nDir, n8nVersion } from './lines';
 import { pollUntil } from './wait';
 
 const PAGE = 100;
@@ -216,6 +216,24 @@ export class N8nApi {
 				return wf.active ? wf : undefined;
 			},
 			{ timeoutMs: 15_000, what: `workflow ${workflow.id} active` },
+		);
+	}
+
+	/**
+	 * Waits until n8n 2.x has applied a publish it runs in the background: its publication status is
+	 * published, partial or failed (not in progress). n8n 1.x activates before answering (no such route).
+	 */
+	async publicationSettled(workflow: { id: string }): Promise<void> {
+		if (n8nVersion().startsWith('1.')) return;
+		await pollUntil(
+			async () => {
+				const { status } = await this.request<{ status: string }>(
+					'GET',
+					`/rest/workflows/${workflow.id}/publication-status`,
+				);
+				return ['published', 'partial', 'failed'].includes(status) || undefined;
+			},
+			{ timeoutMs: 60_000, what: `the publication of workflow ${workflow.id} to end` },
 		);
 	}
 

@@ -144,6 +144,8 @@ async function n8nSide(typeVersion: number): Promise<Side> {
 		webhookId: workflow.nodes[0].webhookId!,
 		publish: async () => {
 			await stack.api.activateWorkflow(workflow);
+			// Under load, 2.x's background publish may start after a second of silence.
+			await stack.api.publicationSettled(workflow);
 			await quiet();
 		},
 		unpublish: async () => {
