@@ -52,10 +52,20 @@ const image = (displayName: string, name: string, what: string) => {
 const FORM_FIELDS: INodeProperties[] = [
 	flag('Auto Open', 'auto_open', false, 'Whether the chat window opens automatically'),
 	colour('Background Color', 'background_color'),
-	choice('Bubble Icon', 'bubble_icon', 'message-circle sparkles bot headphones help-circle heart'),
+	choice(
+		'Bubble Icon',
+		'bubble_icon',
+		'bot headphones heart help-circle message-circle sparkles',
+		'message-circle',
+	),
 	image('Bubble Icon Image Field', 'bubbleIconImageProperty', 'a custom bubble icon image'),
-	choice('Bubble Position', 'bubble_position', 'bottom-right bottom-left bottom-center'),
-	choice('Bubble Size', 'bubble_size', 'small medium large', 'medium'),
+	choice(
+		'Bubble Position',
+		'bubble_position',
+		'bottom-center bottom-left bottom-right',
+		'bottom-right',
+	),
+	choice('Bubble Size', 'bubble_size', 'large medium small', 'medium'),
 	image('Chatbot Image Field', 'chatbotImageProperty', 'the chatbot image'),
 	text('Chatbot Name', 'chatbotName'),
 	text('Chatbot Title', 'chatbot_title', 'Title shown in the widget header'),
@@ -74,7 +84,7 @@ const FORM_FIELDS: INodeProperties[] = [
 		true,
 		"Whether the chat footer shows the service's powered-by branding",
 	),
-	choice('Template', 'template', 'classic modern glassmorphism'),
+	choice('Template', 'template', 'classic glassmorphism modern'),
 	colour('Text Color', 'text_color'),
 	colour('User Message Color', 'user_message_color'),
 	{

@@ -58,8 +58,8 @@ const directionValues: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{ name: 'Keep Current (On for a New Direction)', value: 'keep' },
-			{ name: 'On', value: 'on' },
 			{ name: 'Off', value: 'off' },
+			{ name: 'On', value: 'on' },
 		],
 		default: 'keep',
 		description: 'Whether media (SRTP) is secured',
@@ -136,15 +136,15 @@ export const updateProperties: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{
+				name: 'Detach',
+				value: 'detach',
+				description: 'Send only the listed directions: the service detaches the other one',
+			},
+			{
 				name: 'Keep',
 				value: 'keep',
 				description:
 					'Read the current configuration first and send the other direction along with every field it has; nothing is written when it cannot be read',
-			},
-			{
-				name: 'Detach',
-				value: 'detach',
-				description: 'Send only the listed directions: the service detaches the other one',
 			},
 		],
 		default: 'keep',
