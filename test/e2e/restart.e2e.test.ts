@@ -3,8 +3,9 @@
  * sandbox delivering to whatever URL the account holds. n8n 2.x does not run a published trigger's
  * publish step again at start, so the process knows nothing until a delivery, a publish or an
  * unpublish; n8n 1.x runs it again (`create` with activation `init`) and knows every holder.
+ * Also issue 50's items 1 to 3, which stranded a published workflow in a real n8n before their fix.
  */
-import { AccountWebhook } from '../../harness/accountWebhook';
+import { AccountWebhook, TRIGGER } from '../../harness/accountWebhook';
 import { n8nVersion, pollUntil, type SavedWorkflow } from '../../harness/n8n';
 import { stackForFile } from '../../harness/stack';
 
@@ -12,7 +13,10 @@ import { stackForFile } from '../../harness/stack';
 const restoresAtStart = n8nVersion().startsWith('1.');
 /** A user whose organization no other workflow uses says so for the first publish after a start. */
 const GO_AHEAD = { whenOwnerUnknown: 'listen' };
-const CRM = 'https://crm.example.com/voice-ai';
+/** A URL the user gives (On Unpublish, Webhook Set): on loopback, where nothing answers. */
+const CRM = 'http://127.0.0.1:9/voice-ai';
+const CANNOT_TELL = 'n8n cannot tell whether another published workflow receives';
+const heldBy = (w: SavedWorkflow) => `held by the published workflow "${w.name}" (ID ${w.id})`;
 
 const stack = stackForFile();
 let rig: AccountWebhook;
@@ -47,6 +51,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
 	for (const workflow of made.splice(0)) {
+		await stack.api.request('DELETE', `/rest/test-webhook/${workflow.id}`);
 		if ((await stack.api.getWorkflow(workflow.id)).active) await rig.unpublish(workflow);
 	}
 });
@@ -223,4 +228,139 @@ test('49.3: A published with Go Ahead; n8n restarts; a test listen in A itself; 
 	await deliver();
 	await rig.pointsAt(rig.productionUrl(a), 'the account back on A when the test ends');
 	await rig.nextDeliveryRuns(a);
+}, 240_000);
+
+const testUrl = (workflow: SavedWorkflow) =>
+	rig.productionUrl(workflow).replace('/webhook/', '/webhook-test/');
+
+/**
+ * Publishes and waits until n8n has run the trigger's publish step; returns n8n's error, or '' when
+ * the workflow went live. n8n 1.x answers the request after that step; 2.x reports it in the
+ * publication status.
+ */
+async function publishOutcome(workflow: SavedWorkflow): Promise<string> {
+	const { versionId } = await stack.api.getWorkflow(workflow.id);
+	const answer = await stack.api
+		.request('POST', `/rest/workflows/${workflow.id}/activate`, { versionId })
+		.then(
+			() => '',
+			(error: Error) => error.message,
+		);
+	if (restoresAtStart) return answer.replace(/\\"/g, '"');
+	const path = `/rest/workflows/${workflow.id}/publication-status`;
+	return await pollUntil(
+		async () => {
+			const status = await stack.api.request<{
+				status: string;
+				triggers: Array<{ errorMessage: string | null }>;
+			}>('GET', path);
+			if (status.status === 'in_progress' || status.status === 'not_published') return undefined;
+			return { error: status.triggers.map((t) => t.errorMessage ?? '').join(' ') };
+		},
+		{ what: `the publish step of "${workflow.name}"` },
+	).then(({ error }) => error);
+}
+
+/** Writes of the account webhook so far. */
+async function webhookWrites(): Promise<number> {
+	const log = await stack.admin.request<Array<{ method: string; path: string }>>(
+		'GET',
+		`/__sandbox/requests?org=${rig.org}`,
+	);
+	return log.filter((entry) => entry.method === 'POST' && entry.path === '/webhook/insert-webhook')
+		.length;
+}
+
+/** Stops the test listen of `listener` as the editor does; returns where its end points the account. */
+async function stopListening(listener: SavedWorkflow): Promise<string | undefined> {
+	const before = await webhookWrites();
+	await stack.api.request('DELETE', `/rest/test-webhook/${listener.id}`);
+	await pollUntil(async () => (await webhookWrites()) > before, {
+		timeoutMs: 60_000,
+		what: `the end of the test listen of "${listener.name}"`,
+	});
+	return await rig.accountUrl();
+}
+
+/** Waits (60 s at most) for the account on `url`, then says where it points. */
+async function settlesOn(url: string, what: string): Promise<void> {
+	await rig.pointsAt(url, what).catch(() => undefined);
+	expect(await rig.accountUrl()).toBe(url);
+}
+
+test('50.1: A with On Unpublish = a URL; a draft listens; A unpublished (its URL waits for the test); C published: when the test ends, C receives', async () => {
+	const a = await published('Issue 50.1 (A)', {
+		...GO_AHEAD,
+		onDeactivation: 'replacementUrl',
+		replacementUrl: CRM,
+	});
+	await rig.pointsAt(rig.productionUrl(a), 'the account on A');
+	const y = await trigger('Issue 50.1, draft (Y)');
+	await stack.api.listenForTestEvent(y, TRIGGER);
+	await rig.pointsAt(testUrl(y), "the account on Y's test URL");
+	await rig.unpublish(a);
+	const c = await trigger('Issue 50.1 (C)');
+	expect(await publishOutcome(c)).toBe('');
+
+	expect(await stopListening(y)).toBe(rig.productionUrl(c));
+	await rig.nextDeliveryRuns(c, [a, y]);
+}, 240_000);
+
+test('50.1: a draft listens; Webhook Set takes the account over (its URL waits for the test); the holder A unpublished and published again: when the test ends, A receives', async () => {
+	const a = await published('Issue 50.1, Set (A)', GO_AHEAD);
+	await rig.pointsAt(rig.productionUrl(a), 'the account on A');
+	const y = await trigger('Issue 50.1, Set, draft (Y)');
+	await stack.api.listenForTestEvent(y, TRIGGER);
+	await rig.pointsAt(testUrl(y), "the account on Y's test URL");
+	const set = await rig.webhookSet('Issue 50.1, set by hand', {
+		webhookUrl: CRM,
+		whenTriggerHolds: 'takeOver',
+	});
+	expect((await stack.api.runWorkflow(set, 'Start')).error).toBeUndefined();
+	await rig.unpublish(a);
+	expect(await publishOutcome(a)).toBe('');
+
+	expect(await stopListening(y)).toBe(rig.productionUrl(a));
+	await rig.nextDeliveryRuns(a, [y]);
+}, 240_000);
+
+test('50.2: A, then B taking over; n8n restarts; A unpublished and published again (without Go Ahead): refused, B keeps receiving', async () => {
+	const a = await published('Issue 50.2 (A)', GO_AHEAD);
+	const b = await published('Issue 50.2, take over (B)', { whenHeld: 'takeOver' });
+	await rig.pointsAt(rig.productionUrl(b), 'the account on B');
+
+	await rig.restartN8n();
+	await rig.unpublish(a);
+	// The user who said Go Ahead for A's first publish says it no more.
+	const saved = await stack.api.getWorkflow(a.id);
+	await stack.api.request('PATCH', `/rest/workflows/${a.id}`, {
+		nodes: saved.nodes.map((node) => ({
+			...node,
+			parameters: { ...node.parameters, whenOwnerUnknown: 'refuse' },
+		})),
+		connections: {},
+		versionId: saved.versionId,
+	});
+	const refusal = await publishOutcome(a);
+	await rig.unpublish(a);
+	expect(await rig.accountUrl()).toBe(rig.productionUrl(b));
+	expect(refusal).toContain(restoresAtStart ? heldBy(b) : CANNOT_TELL);
+	if (!restoresAtStart) expect(refusal).toContain('if one does, publish after its next delivery');
+	await rig.nextDeliveryRuns(b, [a]);
+}, 240_000);
+
+test('50.3: A published; n8n restarts; B published with Take Over, then unpublished: A receives again (2.x refuses the take-over, naming the way out)', async () => {
+	const a = await published('Issue 50.3 (A)', GO_AHEAD);
+	await rig.pointsAt(rig.productionUrl(a), 'the account on A');
+
+	await rig.restartN8n();
+	const b = await trigger('Issue 50.3, take over (B)', { whenHeld: 'takeOver' });
+	const refusal = await publishOutcome(b);
+	// n8n 1.x published A again at start, so B knows whom it takes from; 2.x cannot tell.
+	if (restoresAtStart) await rig.pointsAt(rig.productionUrl(b), 'the account on B');
+	await rig.unpublish(b);
+	await settlesOn(rig.productionUrl(a), 'the account back on A after unpublishing B');
+	await rig.nextDeliveryRuns(a, [b]);
+	expect(refusal).toEqual(restoresAtStart ? '' : expect.stringContaining(CANNOT_TELL));
+	if (!restoresAtStart) expect(refusal).toContain('if one does, publish after its next delivery');
 }, 240_000);
