@@ -3,6 +3,7 @@
  * module with the model's invariant checked after every step: a published workflow that should
  * receive does, or an error shown to the user named it.
  */
+import './skipBackoffs';
 import {
 	Fault,
 	Publish,
@@ -18,15 +19,6 @@ import {
 	type Options,
 } from './ownershipModel';
 import { TriggerWorkflow } from '../../harness/triggerWorkflow';
-
-// The backoffs between attempts (at most 2 s here) are skipped; Timeout's deadlines (15 s and more) keep
-// their real timers, cancelled when the answer comes.
-jest.mock('n8n-workflow', () => {
-	const actual = jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow');
-	const sleep = async (ms: number, signal?: AbortSignal) =>
-		ms > 5_000 ? await actual.sleep(ms, signal) : undefined;
-	return { ...actual, sleep };
-});
 
 const world = new World();
 beforeAll(async () => await world.start());
@@ -154,4 +146,53 @@ test('model: Webhook Set taking over, whose write landed but whose answer was lo
 test('model: after a 2.x restart, a Go-Ahead publish that failed leaves n8n as unable to tell as before', async () => {
 	const steps = [new Publish(0, goAhead), new Fault('500', 20), restart, new Publish(1, goAhead)];
 	await replay(world, '2.x', [...steps, new Publish(1, o())]);
+});
+
+test('model (seed 20261305): a test listen in a workflow whose publish was refused ends: the holder receives again', async () => {
+	const steps = [new Publish(2, o()), new Publish(0, goAhead), new TestStart(2)];
+	await replay(world, '1.x', [...steps, new TestEnd(2)]);
+});
+
+test('model (seeds 20261131, 20261132): a refused publish, then a test listen in the same workflow: its end is not taken for n8n’s retry', async () => {
+	const steps = [new TestStart(0), new Publish(0, o()), new TestEnd(0)];
+	await replay(world, '1.x', [...steps, new Publish(0, goAhead)]);
+});
+
+test('model (seed 20261313): n8n 1.x publishes again (an edit) a workflow whose teardown failed: its create runs and it holds again, a later publish waits', async () => {
+	const toUrl = o({ whenOwnerUnknown: 'listen', onDeactivation: 'replacementUrl' });
+	const steps = [
+		new Publish(2, toUrl),
+		new Fault('500', 20),
+		new Edit(2, o()),
+		new Publish(2, o()),
+	];
+	await replay(world, '1.x', [...steps, new Publish(0, o())]);
+	expect(world.announced.at(-1)?.message).toMatch(/held by the published workflow "Flow 2"/);
+});
+
+test('model (seed 20261300): Webhook Set taking over after a 2.x restart, its answer lost: the error says the URL may now be set', async () => {
+	const steps = [new Publish(3, goAhead), new Fault('resetAfter', 1), restart];
+	await replay(world, '2.x', [...steps, new WebhookSet(3, true, USER_URLS[0])]);
+	expect(world.announced.at(-1)?.message).toMatch(/may now point at the URL given here/);
+});
+
+test('model (seed 20261309): a Webhook Set that failed during a Go-Ahead test listen is not applied when the test ends', async () => {
+	const steps = [new Publish(4, goAhead), restart, new TestStart(4), new Fault('500', 1)];
+	await replay(world, '2.x', [...steps, new WebhookSet(4, true, USER_URLS[0]), new TestEnd(4)]);
+	expect(await world.pointsAt('org_noy')).toBe(world.flows[4].wf.productionUrl);
+});
+
+test('model (seed 20261308): a Go-Ahead publish after a 2.x restart whose write landed but failed: the user said no other workflow uses the account', async () => {
+	const steps = [new Publish(0, goAhead), new Fault('resetAfter', 20), restart];
+	await replay(world, '2.x', [...steps, new Publish(1, goAhead)]);
+	expect(await world.pointsAt('org_acme')).toBe(world.flows[1].wf.productionUrl);
+	expect(world.flows[1].wf.live).toBeUndefined();
+});
+
+test('model (seed 20261310): a publish waiting for a test a 2.x restart ended stays lost after another workflow is unpublished (listed in docs/trigger-ownership.md)', async () => {
+	const steps = [new TestStart(0), new WebhookSet(0, true, USER_URLS[0]), new Publish(2, goAhead)];
+	const takeOver = new Publish(0, o({ whenHeld: 'takeOver' }));
+	await replay(world, '2.x', [...steps, takeOver, restart, new Unpublish(2)]);
+	expect(world.lostInRestart.has('org_acme')).toBe(true);
+	expect(await world.pointsAt('org_acme')).toBe(USER_URLS[0]);
 });

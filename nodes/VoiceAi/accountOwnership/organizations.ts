@@ -58,10 +58,11 @@ function view(key: KeyIdentity) {
 export const isKnown = (key: KeyIdentity): boolean => view(key).same.some((o) => !o.blind);
 export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 
+/** Not a claim whose unpublish failed: n8n may publish that workflow again (1.x, an edit) and must run create. */
 export function holds(id: string): Claim | undefined {
 	const org = withClaim(id);
 	const holder = org && !org.lentTo && !org.setBy ? holderIn(org) : undefined;
-	return holder?.id === id ? holder : undefined;
+	return holder?.id === id && !holder.releaseFailed ? holder : undefined;
 }
 
 /** The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be told from). */
@@ -159,9 +160,13 @@ export function lend(key: KeyIdentity, testId: string): Claim | undefined {
 	return holderIn(org);
 }
 
-/** Webhook Set gave the organization's webhook a URL (kept only where a claim or a test is known). */
-export function setElsewhere(key: KeyIdentity, url: string): void {
-	if (view(key).same.length > 0) enter(key).setBy = url;
+/**
+ * Webhook Set gave the organization's webhook a URL (kept only where a claim or a test is known).
+ * Unconfirmed (the write failed, it may have landed) during a test: the test's end writes over it anyway.
+ */
+export function setElsewhere(key: KeyIdentity, url: string, confirmed = true): void {
+	const org = view(key).same.length > 0 ? enter(key) : undefined;
+	if (org && (confirmed || org.lentTo === undefined)) org.setBy = url;
 }
 
 /** The test's end: what to register again; an organization the test alone entered is forgotten ('unknown'). */

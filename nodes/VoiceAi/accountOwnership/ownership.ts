@@ -58,8 +58,9 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
 		const staticData = this.getWorkflowStaticData('node');
 		const record = registration.readRegistration(staticData);
-		// n8n's retry after a refused or failed publish: the record still describes the last claim.
-		if (record === undefined || orgs.refusedPublishes.delete(idOf(this))) return;
+		if (record === undefined) return;
+		// n8n's retry after a refused or failed publish: the record still describes the last claim. A test's end is no retry.
+		if (record.kind === 'production' && orgs.refusedPublishes.delete(idOf(this))) return;
 		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
 		delete staticData.registration;
 	});
@@ -270,10 +271,15 @@ export async function setAccountWebhook(
 		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
 		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url }).catch(
-			(error: Error) => {
+			(error: Error & { httpCode?: string }) => {
+				if (error.httpCode?.startsWith('4')) throw error; // refused: nothing was written
 				// The write may have landed (a reset or timeout after it): the holder may be cut off.
-				orgs.setElsewhere(identity, url);
-				throw held ? refused(this, refusal.setMayHaveLanded(held.holder, error), itemIndex) : error;
+				orgs.setElsewhere(identity, url, false);
+				throw refused(
+					this,
+					refusal.setMayHaveLanded(held ? held.holder : undefined, error),
+					itemIndex,
+				);
 			},
 		);
 		orgs.setElsewhere(identity, url);
@@ -324,8 +330,10 @@ const refusal = {
 		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off. Unpublish it first, or set "If a Published Trigger Holds It" to "Take It Over"`,
 		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed.`,
 	],
-	setMayHaveLanded: (holder: QueuedClaim, error: Error): Refusal => [
-		`The Voice AI account webhook may now point at the URL given here (${error.message}), so the published workflow ${named(holder)} may receive nothing. Run Webhook Set again, or unpublish and publish that workflow to give it the account back`,
+	setMayHaveLanded: (holder: QueuedClaim | undefined, error: Error): Refusal => [
+		holder
+			? `The Voice AI account webhook may now point at the URL given here (${error.message}), so the published workflow ${named(holder)} may receive nothing. Run Webhook Set again, or unpublish and publish that workflow to give it the account back`
+			: `The Voice AI account webhook may now point at the URL given here (${error.message}), and a published workflow that received this account's conversations may receive nothing. Run Webhook Set again once the service answers`,
 		'The service did not confirm the request; it may have applied it all the same.',
 	],
 	setUnknown: (): Refusal => [
