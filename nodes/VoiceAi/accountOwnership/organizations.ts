@@ -22,8 +22,24 @@ export const refusedPublishes = new Set<string>();
 /** Claims that an unpublish before this process knew the organization named as next (its record queued them): published again, they are not blocked. */
 export const unpublishedWhileUnknown = new Set<string>();
 
+/**
+ * n8n gives a test listen its test URL only; the production one (its N8N_ENDPOINT_WEBHOOK included) is
+ * learnt when this process publishes the node, in either way, or a delivery reaches it. By webhook id.
+ */
+const productionUrls = new Map<string, string>();
+export const learnProductionUrl = (webhookId: string, url: string) =>
+	productionUrls.set(webhookId, url);
+/** Learnt; else, with `guess`, the test URL on n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK). */
+export function productionUrlOf(webhookId: string, testUrl: string, guess: boolean) {
+	const learnt = productionUrls.get(webhookId);
+	if (learnt !== undefined || !guess) return learnt;
+	const url = testUrl.replace('/webhook-test/', '/webhook/');
+	return url === testUrl ? undefined : url;
+}
+
 export function forgetAllAccounts(): void {
 	organizations = [];
+	productionUrls.clear();
 	refusedPublishes.clear();
 	unpublishedWhileUnknown.clear();
 }

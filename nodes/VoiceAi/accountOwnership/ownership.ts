@@ -176,16 +176,20 @@ async function endTest(this: IHookFunctions): Promise<void> {
 	if (back.state === 'unknown') await backToOwnWorkflow.call(this);
 }
 
-/** n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK); undefined for others. */
-function productionUrlOfTest(this: IHookFunctions): string | undefined {
-	const testUrl = this.getNodeWebhookUrl('default') as string;
-	const url = testUrl.replace('/webhook-test/', '/webhook/');
-	return url === testUrl ? undefined : url;
+/** Called with every production URL n8n gives this node (publish, delivery): a test listen is given its test URL only. */
+export function learnProductionUrl(ctx: IHookFunctions | IWebhookFunctions): void {
+	orgs.learnProductionUrl(String(ctx.getNode().webhookId), ctx.getNodeWebhookUrl('default')!);
+}
+
+/** In a test listen, the node's production URL: learnt, or else (`guess`) from n8n's default paths. */
+export function productionUrlOf(ctx: IHookFunctions, guess: boolean): string | undefined {
+	const testUrl = ctx.getNodeWebhookUrl('default') as string;
+	return orgs.productionUrlOf(String(ctx.getNode().webhookId), testUrl, guess);
 }
 
 /** A Go-Ahead test ends in a process that still cannot tell: back to this workflow if n8n serves it (published). */
 async function backToOwnWorkflow(this: IHookFunctions): Promise<void> {
-	const url = productionUrlOfTest.call(this);
+	const url = productionUrlOf(this, true);
 	const serving = url === undefined ? 'unknown' : await registration.servingOf.call(this, url);
 	if (url === undefined || serving !== 'served') {
 		const why =
