@@ -196,3 +196,17 @@ test('model (seed 20261310): a publish waiting for a test a 2.x restart ended st
 	expect(world.lostInRestart.has('org_acme')).toBe(true);
 	expect(await world.pointsAt('org_acme')).toBe(USER_URLS[0]);
 });
+
+test('50.5: a test whose end failed (n8n only logs it) leaves the holder not holding; the next publish there gives the account back first', async () => {
+	const steps = [new Publish(0, goAhead), new TestStart(1), new Fault('500', 4), new TestEnd(1)];
+	await replay(world, '2.x', [...steps, new Publish(2, o())]);
+	expect(world.announced.at(-1)?.message).toMatch(/held by the published workflow "Flow 0"/);
+	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
+});
+
+test('50.5: after a test whose end failed, checkExists does not say the holder holds: n8n publishing it again registers it', async () => {
+	const steps = [new Publish(0, goAhead), new TestStart(1), new Fault('500', 4), new TestEnd(1)];
+	await replay(world, '2.x', steps);
+	expect(await world.flows[0].wf.activate('update')).toBe(true); // create ran
+	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
+});

@@ -14,6 +14,7 @@ export interface Organization {
 	lentTo?: string; // the test listen borrowing the webhook
 	setBy?: string; // the URL Webhook Set (or On Unpublish during a test) gave, restored after a test
 	blind?: boolean; // entered only by a Go-Ahead test listen: who holds it is still unknown
+	unreturned?: boolean; // a test's end could not give the webhook back: it still points at the test URL
 }
 
 let organizations: Organization[] = [];
@@ -77,7 +78,7 @@ export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 /** Not a claim whose unpublish failed: n8n may publish that workflow again (1.x, an edit) and must run create. */
 export function holds(id: string): Claim | undefined {
 	const org = withClaim(id);
-	const holder = org && !org.lentTo && !org.setBy ? holderIn(org) : undefined;
+	const holder = org && !org.lentTo && !org.setBy && !org.unreturned ? holderIn(org) : undefined;
 	return holder?.id === id && !holder.releaseFailed ? holder : undefined;
 }
 
@@ -106,6 +107,7 @@ export function enter(key: KeyIdentity): Organization {
 		org.claims = [...org.claims, ...other.claims].sort(byTime);
 		org.lentTo ??= other.lentTo;
 		org.setBy ??= other.setBy;
+		org.unreturned ||= other.unreturned;
 	}
 	org.blind = [org, ...rest].every((o) => o.blind) || undefined;
 	organizations = organizations.filter((o) => !rest.includes(o));
@@ -191,11 +193,12 @@ export function giveBack(testId: string) {
 	if (org === undefined) return { state: 'lentToAnotherTest' } as const;
 	org.lentTo = undefined;
 	if (org.blind) organizations = organizations.filter((o) => o !== org);
-	if (org.setBy) return { state: 'setElsewhere', url: org.setBy } as const;
 	if (org.blind) return { state: 'unknown' } as const;
-	const holder = holderIn(org);
-	return holder ? ({ state: 'held', holder } as const) : ({ state: 'free' } as const);
+	return { state: 'known', org } as const;
 }
+
+/** An organization whose webhook a test's end could not give back (the next decision there tries again). */
+export const unreturnedOf = (key: KeyIdentity) => view(key).same.find((o) => o.unreturned);
 
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
 export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string) => void }): void {

@@ -46,6 +46,9 @@ async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boo
 	await registration.assertServiceCanReach.call(this, url);
 	const { apiKey, identity } = await registration.identityOf.call(this, wantAgents);
 	orgs.forgetGhosts(identity, this.logger);
+	// n8n never calls a test's delete again: a give-back that failed there is tried before anything else.
+	const unreturned = orgs.unreturnedOf(identity);
+	if (unreturned) await giveBackAfterTest.call(this, unreturned).catch(() => {});
 	return { url, apiKey, identity };
 }
 
@@ -105,7 +108,9 @@ async function publish(this: IHookFunctions): Promise<void> {
 			if (!wasKnown && org && org.claims.length === 0) return orgs.forget(org, error);
 			throw (org && (await restoreAfterFailedWrite.call(this, org))) ?? error;
 		});
-		orgs.enter(identity).setBy = undefined;
+		const org = orgs.enter(identity);
+		org.setBy = undefined;
+		org.unreturned = undefined; // its own URL replaces the dead test's
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
 	registration.saveRegistration(staticData, url, token, claimData);
@@ -171,9 +176,19 @@ async function restoreAfterFailedWrite(this: IHookFunctions, org: orgs.Organizat
 
 async function endTest(this: IHookFunctions): Promise<void> {
 	const back = orgs.giveBack(`${idOf(this)}/test`);
-	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
-	if (back.state === 'held') await handBack.call(this, orgs.withClaim(back.holder.id)!);
+	if (back.state === 'known') await giveBackAfterTest.call(this, back.org);
 	if (back.state === 'unknown') await backToOwnWorkflow.call(this);
+}
+
+/**
+ * After a test: the URL Webhook Set gave, else the holder's. n8n only logs a test's failed end and never
+ * calls it again: the organization stays marked (its holder does not hold) until a decision there gives it back.
+ */
+async function giveBackAfterTest(this: IHookFunctions, org: orgs.Organization): Promise<void> {
+	org.unreturned = true;
+	if (org.setBy) await registration.registerAccountWebhook.call(this, org.setBy);
+	else if (orgs.holderIn(org)) await handBack.call(this, org);
+	org.unreturned = undefined;
 }
 
 /** Called with every production URL n8n gives this node (publish, delivery): a test listen is given its test URL only. */
