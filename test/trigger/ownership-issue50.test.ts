@@ -5,6 +5,7 @@
  */
 import './skipBackoffs';
 import {
+	Deliver,
 	Fault,
 	Publish,
 	replay,
@@ -209,4 +210,21 @@ test('50.5: after a test whose end failed, checkExists does not say the holder h
 	await replay(world, '2.x', steps);
 	expect(await world.flows[0].wf.activate('update')).toBe(true); // create ran
 	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
+});
+
+test('50.8: a shared credential rotated, then a 2.x restart: unpublishing the taker gives the account back with the current key', async () => {
+	const line = { line: '2.x' as const };
+	const taker = new Publish(1, o({ whenHeld: 'takeOver' }));
+	await replay(world, '2.x', [new Publish(0, goAhead), taker]);
+	const rotated = await world.admin.request<{ apiKey: string }>(
+		'POST',
+		'/__sandbox/orgs/org_acme/keys',
+		{ name: 'rotated' },
+	);
+	for (const f of world.flows.slice(0, 2)) f.wf.credential.apiKey = rotated.apiKey;
+	for (const cmd of [restart, new Deliver(0), new Unpublish(1)]) await cmd.run(line, world);
+	world.unpublished(world.flows[1]);
+	expect(world.announced.map((a) => a.message)).toEqual([]);
+	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
+	expect(await world.violations()).toEqual([]);
 });

@@ -150,8 +150,8 @@ export function queueOf(id: string): QueuedClaim[] {
 	const claims = withClaim(id)?.claims ?? [];
 	const at = claims.findIndex((c) => c.id === id);
 	return claims.slice(0, at).map((c) => {
-		const { id, workflowId, workflowName, productionUrl, claimedAt, keyHash } = c;
-		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
+		const { id, workflowId, workflowName, productionUrl, claimedAt, keyHash, credentialId } = c;
+		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash, credentialId };
 	});
 }
 

@@ -91,8 +91,16 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const takesOver =
 		this.getNodeParameter('whenHeld') === 'takeOver' && eventOf.call(this) !== 'restart';
 	const claimedAt = (!takesOver && before?.claimedAt) || Date.now();
-	const { keyHash } = identity;
-	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
+	const { keyHash, credentialId } = identity;
+	const wanted = {
+		id,
+		...workflowOf(this),
+		productionUrl: url,
+		token,
+		claimedAt,
+		keyHash,
+		credentialId,
+	};
 	const wasKnown = orgs.isKnown(identity);
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded || goesAhead(this));
 	orgs.refusedPublishes.delete(id);
@@ -237,7 +245,10 @@ async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<b
 	let token = holder.token;
 	if (token === undefined) {
 		const { apiKey, identity } = await registration.identityOf.call(this, () => false);
-		if (identity.keyHash !== holder.keyHash) throw refused(this, refusal.handBackNeedsKey(holder));
+		// A shared credential rotated since: the holder's trigger accepts its current key's token too.
+		const sameCredential = holder.credentialId && holder.credentialId === identity.credentialId;
+		if (identity.keyHash !== holder.keyHash && !sameCredential)
+			throw refused(this, refusal.handBackNeedsKey(holder));
 		token = registration.productionToken(apiKey, holder.productionUrl);
 	}
 	const registering = registration.registerAccountWebhook.call(this, holder.productionUrl, token);
@@ -265,7 +276,16 @@ export async function noteDelivery(this: IWebhookFunctions, record?: Registratio
 	const query = this.getQueryData() as Record<string, unknown>;
 	const { claimedAt = 0, accountKey: keyHash, webhookUrl: productionUrl } = record;
 	const token = String(query[registration.TOKEN_PARAMETER]);
-	const holder = { id: idOf(this), ...workflowOf(this), productionUrl, token, claimedAt, keyHash };
+	const { credentialId } = known.identity;
+	const holder = {
+		id: idOf(this),
+		...workflowOf(this),
+		productionUrl,
+		token,
+		claimedAt,
+		keyHash,
+		credentialId,
+	};
 	const org = orgs.enter(known.identity);
 	for (const c of [...(record.queued ?? []), holder])
 		if (!orgs.withClaim(c.id)) orgs.insert(org, c);
