@@ -228,3 +228,17 @@ test('50.8: a shared credential rotated, then a 2.x restart: unpublishing the ta
 	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
 	expect(await world.violations()).toEqual([]);
 });
+
+test('50.9: another node fails after this trigger’s create (n8n 1.x): n8n’s delete reads no record, and the claim is released all the same', async () => {
+	await replay(world, '1.x', [new Publish(0, goAhead)]);
+	const taker = world.flows[1].wf;
+	taker.setParameters(o({ whenHeld: 'takeOver' }));
+	await taker.activate();
+	expect(await world.pointsAt('org_acme')).toBe(taker.productionUrl);
+	// The activation failed after create: n8n saved no static data, and its delete reads the database's.
+	taker.saved = {};
+	taker.stopProcess();
+	await taker.deactivate();
+	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
+	expect(await world.violations()).toEqual([]);
+});

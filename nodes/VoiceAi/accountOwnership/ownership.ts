@@ -61,10 +61,14 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
 		const staticData = this.getWorkflowStaticData('node');
 		const record = registration.readRegistration(staticData);
-		if (record === undefined) return;
+		// n8n 1.x (2.x without its publication service) tears down an activation that another node failed
+		// after this create with the database's static data: no record, but the claim made here.
+		const url = this.getNodeWebhookUrl('default');
+		const claimed = orgs.withClaim(idOf(this))?.claims.find((c) => c.id === idOf(this));
+		if (record === undefined && claimed?.productionUrl !== url) return;
 		// n8n's retry after a refused or failed publish: the record still describes the last claim. A test's end is no retry.
-		if (record.kind === 'production' && orgs.refusedPublishes.delete(idOf(this))) return;
-		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
+		if (record?.kind === 'production' && orgs.refusedPublishes.delete(idOf(this))) return;
+		await (record?.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
 		delete staticData.registration;
 	});
 }
@@ -125,11 +129,11 @@ async function publish(this: IHookFunctions): Promise<void> {
 }
 
 /** Found by the claim, whatever the key is now; a failed request keeps it, marked. Unknown here: only Leave As Is. */
-async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
+async function unpublish(this: IHookFunctions, record?: Registration): Promise<void> {
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation', 'leave') === 'replacementUrl';
-	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
-		const waiting = record.queued?.at(-1);
+	if (!orgs.withClaim(id) && !(record?.accountKey && orgs.knowsKey(record.accountKey))) {
+		const waiting = record?.queued?.at(-1);
 		if (waiting) orgs.unpublishedWhileUnknown.add(waiting.id);
 		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
