@@ -242,3 +242,11 @@ test('50.9: another node fails after this trigger’s create (n8n 1.x): n8n’s 
 	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
 	expect(await world.violations()).toEqual([]);
 });
+
+test('model (seed 20261502): a workflow unpublished after a 2.x restart, queued again by a delivery, is refused when published while another holds', async () => {
+	const toUrl = o({ whenOwnerUnknown: 'listen', onDeactivation: 'replacementUrl' });
+	const steps = [new Publish(2, toUrl), new Publish(0, o({ whenHeld: 'takeOver' })), restart];
+	const refused = [new Edit(2, o()), new Deliver(0)];
+	await replay(world, '2.x', [...steps, ...refused, new Publish(2, goAhead)]);
+	expect(world.announced.at(-1)?.message).toMatch(/held by the published workflow "Flow 0"/);
+});

@@ -125,7 +125,9 @@ export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 're
 /** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says (`mayJoinUnknown`: its own record or Go Ahead). */
 export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, mayJoinUnknown = false) {
 	const previous = withClaim(wanted.id);
-	if (previous === undefined && event !== 'restart') {
+	// A claim rebuilt from a record (no token) may be of a workflow unpublished since: it keeps no place.
+	const keeps = previous?.claims.find((c) => c.id === wanted.id)?.token !== undefined;
+	if (!keeps && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
 		// Even taking over: handing back could point the organization it cannot be told from here.
 		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true } as const;
