@@ -250,3 +250,8 @@ test('model (seed 20261502): a workflow unpublished after a 2.x restart, queued 
 	await replay(world, '2.x', [...steps, ...refused, new Publish(2, goAhead)]);
 	expect(world.announced.at(-1)?.message).toMatch(/held by the published workflow "Flow 0"/);
 });
+
+test("model (seed 20261609): after a 2.x restart, a Go-Ahead edit is the user's word that no other workflow uses the account, as a Go-Ahead publish is", async () => {
+	const steps = [new Publish(2, goAhead), new Publish(0, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Edit(2, goAhead), new Unpublish(2)]);
+});

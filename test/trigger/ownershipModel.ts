@@ -397,8 +397,10 @@ export class Edit implements Cmd {
 		f.wf.setParameters(this.opts);
 		if (!wasLive) return;
 		w.unreturned.delete(f.key.org);
+		// Go Ahead where n8n cannot tell is the user's word here too: published again, it takes the account.
+		const declared = this.opts.whenOwnerUnknown === 'listen' && !w.processKnows(f);
 		await activateWithRetries(w, f, 'update');
-		if (f.wf.live) w.accepted(f, at >= 0 ? at : undefined);
+		if (f.wf.live) w.accepted(f, at >= 0 && !declared ? at : undefined, declared);
 	}
 	toString = () => `edit(${this.i}, ${JSON.stringify(this.opts)})`;
 }
