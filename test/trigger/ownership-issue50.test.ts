@@ -255,3 +255,9 @@ test("model (seed 20261609): after a 2.x restart, a Go-Ahead edit is the user's 
 	const steps = [new Publish(2, goAhead), new Publish(0, o({ whenHeld: 'takeOver' })), restart];
 	await replay(world, '2.x', [...steps, new Edit(2, goAhead), new Unpublish(2)]);
 });
+
+test('model (seeds 20261620, 20261633): a Go-Ahead edit after a 2.x restart, unpublished or failed with its write landed, took the account on the user’s word', async () => {
+	const steps = [new Publish(2, goAhead), new Publish(0, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Fault('resetAfter', 20), new Edit(2, goAhead)]);
+	expect(await world.pointsAt('org_acme')).toBe(world.flows[2].wf.productionUrl);
+});

@@ -401,6 +401,8 @@ export class Edit implements Cmd {
 		const declared = this.opts.whenOwnerUnknown === 'listen' && !w.processKnows(f);
 		await activateWithRetries(w, f, 'update');
 		if (f.wf.live) w.accepted(f, at >= 0 && !declared ? at : undefined, declared);
+		else if (declared && (await w.pointsAt(f.key.org)) === f.wf.productionUrl)
+			w.expectationOf(f.key.org).stack = [];
 	}
 	toString = () => `edit(${this.i}, ${JSON.stringify(this.opts)})`;
 }
