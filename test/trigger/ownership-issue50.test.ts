@@ -261,3 +261,9 @@ test('model (seeds 20261620, 20261633): a Go-Ahead edit after a 2.x restart, unp
 	await replay(world, '2.x', [...steps, new Fault('resetAfter', 20), new Edit(2, goAhead)]);
 	expect(await world.pointsAt('org_acme')).toBe(world.flows[2].wf.productionUrl);
 });
+
+test('model (seed 20261655): a Webhook Set that failed is not taken as set: unpublishing the taker still gives the account back', async () => {
+	const steps = [new Publish(1, goAhead), new Publish(0, o({ whenHeld: 'takeOver' }))];
+	const set = [new Fault('500', 1), new WebhookSet(0, true, USER_URLS[0])];
+	await replay(world, '1.x', [...steps, ...set, new Unpublish(0)]);
+});

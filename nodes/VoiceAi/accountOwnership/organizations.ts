@@ -180,13 +180,9 @@ export function lend(key: KeyIdentity, testId: string): Claim | undefined {
 	return holderIn(org);
 }
 
-/**
- * Webhook Set gave the organization's webhook a URL (kept only where a claim or a test is known).
- * Unconfirmed (the write failed, it may have landed) during a test: the test's end writes over it anyway.
- */
-export function setElsewhere(key: KeyIdentity, url: string, confirmed = true): void {
-	const org = view(key).same.length > 0 ? enter(key) : undefined;
-	if (org && (confirmed || org.lentTo === undefined)) org.setBy = url;
+/** Webhook Set gave the organization's webhook a URL (kept only where a claim or a test is known). */
+export function setElsewhere(key: KeyIdentity, url: string): void {
+	if (view(key).same.length > 0) enter(key).setBy = url;
 }
 
 /** The test's end: what to register again; an organization the test alone entered is forgotten ('unknown'). */

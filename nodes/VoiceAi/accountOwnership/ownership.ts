@@ -316,8 +316,8 @@ export async function setAccountWebhook(
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url }).catch(
 			(error: Error & { httpCode?: string }) => {
 				if (error.httpCode?.startsWith('4')) throw error; // refused: nothing was written
-				// The write may have landed (a reset or timeout after it): the holder may be cut off.
-				orgs.setElsewhere(identity, url, false);
+				// The write may have landed (a reset or timeout after it): the holder may be cut off. Not
+				// kept as set: unpublishing the holder still hands back, a test's end still gives back.
 				throw refused(
 					this,
 					refusal.setMayHaveLanded(held ? held.holder : undefined, error),
