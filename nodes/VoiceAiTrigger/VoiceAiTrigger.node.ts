@@ -39,7 +39,7 @@ export class VoiceAiTrigger implements INodeType {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const published = this.getMode() !== 'manual';
-				if (published) learnProductionUrl(this, this.getNodeWebhookUrl('default') as string);
+				if (published) ownership.learnProductionUrl(this);
 				if (!receivesFromChatbot.call(this)) return await ownership.holdsAccount.call(this);
 				if (!published) return false;
 				// Nothing to register; the account way's record, if the version before left one, is given up in create.
@@ -73,7 +73,7 @@ export class VoiceAiTrigger implements INodeType {
 			? await hasChatbotToken.call(this)
 			: await hasAccountToken.call(this, record?.tokenHash);
 		if (!valid) return refuse(401, 'Missing or wrong token');
-		if (this.getMode() !== 'manual') learnProductionUrl(this, this.getNodeWebhookUrl('default')!);
+		if (this.getMode() !== 'manual') ownership.learnProductionUrl(this);
 		if (!chatbotWay) await ownership.noteDelivery.call(this, record);
 		const read = await readRequestDeliveries(
 			this.getHeaderData()['content-type'],
@@ -115,19 +115,12 @@ function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean 
 }
 
 /**
- * n8n gives a test listen its test URL only; the production one (its N8N_ENDPOINT_WEBHOOK included) is
- * learnt when this process publishes the node, in either way, or a delivery reaches it. By webhook id.
- */
-const productionUrls = new Map<string, string>();
-const learnProductionUrl = (ctx: IHookFunctions | IWebhookFunctions, url: string) =>
-	productionUrls.set(String(ctx.getNode().webhookId), url);
-
-/**
  * The address holds a secret token, and n8n writes a test listen's error message to its log: the
  * address is the description, which n8n shows (Show Details) for a NodeApiError and does not log.
  */
 async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never> {
-	const url = productionUrls.get(String(this.getNode().webhookId));
+	// Only a learnt URL: an address guessed from n8n's default paths may be wrong (N8N_ENDPOINT_WEBHOOK).
+	const url = ownership.productionUrlOf(this, false);
 	if (url === undefined)
 		throw new NodeOperationError(
 			this.getNode(),

@@ -3,18 +3,10 @@
  * sequences (./ownershipModel.ts): a fixed seed, then a random one that is printed. The long run:
  * MODEL_STEPS=100000 (and MODEL_SEED to replay) runs sequences until that many steps have run.
  */
+import './skipBackoffs';
 import fc from 'fast-check';
 
 import { property, World } from './ownershipModel';
-
-// The backoffs between attempts (at most 2 s here) are skipped; Timeout's deadlines (15 s and more) keep
-// their real timers, cancelled when the answer comes.
-jest.mock('n8n-workflow', () => {
-	const actual = jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow');
-	const sleep = async (ms: number, signal?: AbortSignal) =>
-		ms > 5_000 ? await actual.sleep(ms, signal) : undefined;
-	return { ...actual, sleep };
-});
 
 const world = new World();
 beforeAll(async () => await world.start());

@@ -114,8 +114,8 @@ describe('the ownership module', () => {
 		expect(lend(id, 'Y/test')).toBeUndefined();
 		expect(claim(id, at('A', 1), plain)).toEqual({ outcome: 'wait' }); // published during the test: registered when it ends
 		expect(giveBack('Y/test')).toEqual({
-			state: 'held',
-			holder: expect.objectContaining({ id: 'A' }),
+			state: 'known',
+			org: expect.objectContaining({ claims: [expect.objectContaining({ id: 'A' })] }),
 		});
 		expect(giveBack('Y/test')).toEqual({ state: 'lentToAnotherTest' });
 	});
@@ -126,8 +126,8 @@ describe('the ownership module', () => {
 		lend(id, 'Y/test');
 		expect(release('B')).toEqual({ state: 'notHolding' });
 		expect(giveBack('Y/test')).toEqual({
-			state: 'held',
-			holder: expect.objectContaining({ id: 'A' }),
+			state: 'known',
+			org: expect.objectContaining({ claims: [expect.objectContaining({ id: 'A' })] }),
 		});
 	});
 

@@ -14,6 +14,7 @@ export interface Organization {
 	lentTo?: string; // the test listen borrowing the webhook
 	setBy?: string; // the URL Webhook Set (or On Unpublish during a test) gave, restored after a test
 	blind?: boolean; // entered only by a Go-Ahead test listen: who holds it is still unknown
+	unreturned?: boolean; // a test's end could not give the webhook back: it still points at the test URL
 }
 
 let organizations: Organization[] = [];
@@ -22,8 +23,24 @@ export const refusedPublishes = new Set<string>();
 /** Claims that an unpublish before this process knew the organization named as next (its record queued them): published again, they are not blocked. */
 export const unpublishedWhileUnknown = new Set<string>();
 
+/**
+ * n8n gives a test listen its test URL only; the production one (its N8N_ENDPOINT_WEBHOOK included) is
+ * learnt when this process publishes the node, in either way, or a delivery reaches it. By webhook id.
+ */
+const productionUrls = new Map<string, string>();
+export const learnProductionUrl = (webhookId: string, url: string) =>
+	productionUrls.set(webhookId, url);
+/** Learnt; else, with `guess`, the test URL on n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK). */
+export function productionUrlOf(webhookId: string, testUrl: string, guess: boolean) {
+	const learnt = productionUrls.get(webhookId);
+	if (learnt !== undefined || !guess) return learnt;
+	const url = testUrl.replace('/webhook-test/', '/webhook/');
+	return url === testUrl ? undefined : url;
+}
+
 export function forgetAllAccounts(): void {
 	organizations = [];
+	productionUrls.clear();
 	refusedPublishes.clear();
 	unpublishedWhileUnknown.clear();
 }
@@ -58,10 +75,11 @@ function view(key: KeyIdentity) {
 export const isKnown = (key: KeyIdentity): boolean => view(key).same.some((o) => !o.blind);
 export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 
+/** Not a claim whose unpublish failed: n8n may publish that workflow again (1.x, an edit) and must run create. */
 export function holds(id: string): Claim | undefined {
 	const org = withClaim(id);
-	const holder = org && !org.lentTo && !org.setBy ? holderIn(org) : undefined;
-	return holder?.id === id ? holder : undefined;
+	const holder = org && !org.lentTo && !org.setBy && !org.unreturned ? holderIn(org) : undefined;
+	return holder?.id === id && !holder.releaseFailed ? holder : undefined;
 }
 
 /** The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be told from). */
@@ -89,6 +107,7 @@ export function enter(key: KeyIdentity): Organization {
 		org.claims = [...org.claims, ...other.claims].sort(byTime);
 		org.lentTo ??= other.lentTo;
 		org.setBy ??= other.setBy;
+		org.unreturned ||= other.unreturned;
 	}
 	org.blind = [org, ...rest].every((o) => o.blind) || undefined;
 	organizations = organizations.filter((o) => !rest.includes(o));
@@ -106,7 +125,9 @@ export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 're
 /** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says (`mayJoinUnknown`: its own record or Go Ahead). */
 export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, mayJoinUnknown = false) {
 	const previous = withClaim(wanted.id);
-	if (previous === undefined && event !== 'restart') {
+	// A claim rebuilt from a record (no token) may be of a workflow unpublished since: it keeps no place.
+	const keeps = previous?.claims.find((c) => c.id === wanted.id)?.token !== undefined;
+	if (!keeps && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
 		// Even taking over: handing back could point the organization it cannot be told from here.
 		if (unsure) return { outcome: 'refused', holder: unsure, unsure: true } as const;
@@ -131,8 +152,8 @@ export function queueOf(id: string): QueuedClaim[] {
 	const claims = withClaim(id)?.claims ?? [];
 	const at = claims.findIndex((c) => c.id === id);
 	return claims.slice(0, at).map((c) => {
-		const { id, workflowId, workflowName, productionUrl, claimedAt, keyHash } = c;
-		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash };
+		const { id, workflowId, workflowName, productionUrl, claimedAt, keyHash, credentialId } = c;
+		return { id, workflowId, workflowName, productionUrl, claimedAt, keyHash, credentialId };
 	});
 }
 
@@ -170,11 +191,12 @@ export function giveBack(testId: string) {
 	if (org === undefined) return { state: 'lentToAnotherTest' } as const;
 	org.lentTo = undefined;
 	if (org.blind) organizations = organizations.filter((o) => o !== org);
-	if (org.setBy) return { state: 'setElsewhere', url: org.setBy } as const;
 	if (org.blind) return { state: 'unknown' } as const;
-	const holder = holderIn(org);
-	return holder ? ({ state: 'held', holder } as const) : ({ state: 'free' } as const);
+	return { state: 'known', org } as const;
 }
+
+/** An organization whose webhook a test's end could not give back (the next decision there tries again). */
+export const unreturnedOf = (key: KeyIdentity) => view(key).same.find((o) => o.unreturned);
 
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
 export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string) => void }): void {

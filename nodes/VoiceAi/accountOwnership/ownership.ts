@@ -46,6 +46,9 @@ async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boo
 	await registration.assertServiceCanReach.call(this, url);
 	const { apiKey, identity } = await registration.identityOf.call(this, wantAgents);
 	orgs.forgetGhosts(identity, this.logger);
+	// n8n never calls a test's delete again: a give-back that failed there is tried before anything else.
+	const unreturned = orgs.unreturnedOf(identity);
+	if (unreturned) await giveBackAfterTest.call(this, unreturned).catch(() => {});
 	return { url, apiKey, identity };
 }
 
@@ -58,9 +61,14 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
 		const staticData = this.getWorkflowStaticData('node');
 		const record = registration.readRegistration(staticData);
-		// n8n's retry after a refused or failed publish: the record still describes the last claim.
-		if (record === undefined || orgs.refusedPublishes.delete(idOf(this))) return;
-		await (record.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
+		// n8n 1.x (2.x without its publication service) tears down an activation that another node failed
+		// after this create with the database's static data: no record, but the claim made here.
+		const url = this.getNodeWebhookUrl('default');
+		const claimed = orgs.withClaim(idOf(this))?.claims.find((c) => c.id === idOf(this));
+		if (record === undefined && claimed?.productionUrl !== url) return;
+		// n8n's retry after a refused or failed publish: the record still describes the last claim. A test's end is no retry.
+		if (record?.kind === 'production' && orgs.refusedPublishes.delete(idOf(this))) return;
+		await (record?.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
 		delete staticData.registration;
 	});
 }
@@ -87,8 +95,16 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const takesOver =
 		this.getNodeParameter('whenHeld') === 'takeOver' && eventOf.call(this) !== 'restart';
 	const claimedAt = (!takesOver && before?.claimedAt) || Date.now();
-	const { keyHash } = identity;
-	const wanted = { id, ...workflowOf(this), productionUrl: url, token, claimedAt, keyHash };
+	const { keyHash, credentialId } = identity;
+	const wanted = {
+		id,
+		...workflowOf(this),
+		productionUrl: url,
+		token,
+		claimedAt,
+		keyHash,
+		credentialId,
+	};
 	const wasKnown = orgs.isKnown(identity);
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded || goesAhead(this));
 	orgs.refusedPublishes.delete(id);
@@ -104,18 +120,20 @@ async function publish(this: IHookFunctions): Promise<void> {
 			if (!wasKnown && org && org.claims.length === 0) return orgs.forget(org, error);
 			throw (org && (await restoreAfterFailedWrite.call(this, org))) ?? error;
 		});
-		orgs.enter(identity).setBy = undefined;
+		const org = orgs.enter(identity);
+		org.setBy = undefined;
+		org.unreturned = undefined; // its own URL replaces the dead test's
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
 	registration.saveRegistration(staticData, url, token, claimData);
 }
 
 /** Found by the claim, whatever the key is now; a failed request keeps it, marked. Unknown here: only Leave As Is. */
-async function unpublish(this: IHookFunctions, record: Registration): Promise<void> {
+async function unpublish(this: IHookFunctions, record?: Registration): Promise<void> {
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation', 'leave') === 'replacementUrl';
-	if (!orgs.withClaim(id) && !(record.accountKey && orgs.knowsKey(record.accountKey))) {
-		const waiting = record.queued?.at(-1);
+	if (!orgs.withClaim(id) && !(record?.accountKey && orgs.knowsKey(record.accountKey))) {
+		const waiting = record?.queued?.at(-1);
 		if (waiting) orgs.unpublishedWhileUnknown.add(waiting.id);
 		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
@@ -170,21 +188,35 @@ async function restoreAfterFailedWrite(this: IHookFunctions, org: orgs.Organizat
 
 async function endTest(this: IHookFunctions): Promise<void> {
 	const back = orgs.giveBack(`${idOf(this)}/test`);
-	if (back.state === 'setElsewhere') await registration.registerAccountWebhook.call(this, back.url);
-	if (back.state === 'held') await handBack.call(this, orgs.withClaim(back.holder.id)!);
+	if (back.state === 'known') await giveBackAfterTest.call(this, back.org);
 	if (back.state === 'unknown') await backToOwnWorkflow.call(this);
 }
 
-/** n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK); undefined for others. */
-function productionUrlOfTest(this: IHookFunctions): string | undefined {
-	const testUrl = this.getNodeWebhookUrl('default') as string;
-	const url = testUrl.replace('/webhook-test/', '/webhook/');
-	return url === testUrl ? undefined : url;
+/**
+ * After a test: the URL Webhook Set gave, else the holder's. n8n only logs a test's failed end and never
+ * calls it again: the organization stays marked (its holder does not hold) until a decision there gives it back.
+ */
+async function giveBackAfterTest(this: IHookFunctions, org: orgs.Organization): Promise<void> {
+	org.unreturned = true;
+	if (org.setBy) await registration.registerAccountWebhook.call(this, org.setBy);
+	else if (orgs.holderIn(org)) await handBack.call(this, org);
+	org.unreturned = undefined;
+}
+
+/** Called with every production URL n8n gives this node (publish, delivery): a test listen is given its test URL only. */
+export function learnProductionUrl(ctx: IHookFunctions | IWebhookFunctions): void {
+	orgs.learnProductionUrl(String(ctx.getNode().webhookId), ctx.getNodeWebhookUrl('default')!);
+}
+
+/** In a test listen, the node's production URL: learnt, or else (`guess`) from n8n's default paths. */
+export function productionUrlOf(ctx: IHookFunctions, guess: boolean): string | undefined {
+	const testUrl = ctx.getNodeWebhookUrl('default') as string;
+	return orgs.productionUrlOf(String(ctx.getNode().webhookId), testUrl, guess);
 }
 
 /** A Go-Ahead test ends in a process that still cannot tell: back to this workflow if n8n serves it (published). */
 async function backToOwnWorkflow(this: IHookFunctions): Promise<void> {
-	const url = productionUrlOfTest.call(this);
+	const url = productionUrlOf(this, true);
 	const serving = url === undefined ? 'unknown' : await registration.servingOf.call(this, url);
 	if (url === undefined || serving !== 'served') {
 		const why =
@@ -217,7 +249,10 @@ async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<b
 	let token = holder.token;
 	if (token === undefined) {
 		const { apiKey, identity } = await registration.identityOf.call(this, () => false);
-		if (identity.keyHash !== holder.keyHash) throw refused(this, refusal.handBackNeedsKey(holder));
+		// A shared credential rotated since: the holder's trigger accepts its current key's token too.
+		const sameCredential = holder.credentialId && holder.credentialId === identity.credentialId;
+		if (identity.keyHash !== holder.keyHash && !sameCredential)
+			throw refused(this, refusal.handBackNeedsKey(holder));
 		token = registration.productionToken(apiKey, holder.productionUrl);
 	}
 	const registering = registration.registerAccountWebhook.call(this, holder.productionUrl, token);
@@ -245,7 +280,16 @@ export async function noteDelivery(this: IWebhookFunctions, record?: Registratio
 	const query = this.getQueryData() as Record<string, unknown>;
 	const { claimedAt = 0, accountKey: keyHash, webhookUrl: productionUrl } = record;
 	const token = String(query[registration.TOKEN_PARAMETER]);
-	const holder = { id: idOf(this), ...workflowOf(this), productionUrl, token, claimedAt, keyHash };
+	const { credentialId } = known.identity;
+	const holder = {
+		id: idOf(this),
+		...workflowOf(this),
+		productionUrl,
+		token,
+		claimedAt,
+		keyHash,
+		credentialId,
+	};
 	const org = orgs.enter(known.identity);
 	for (const c of [...(record.queued ?? []), holder])
 		if (!orgs.withClaim(c.id)) orgs.insert(org, c);
@@ -270,10 +314,15 @@ export async function setAccountWebhook(
 		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
 		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url }).catch(
-			(error: Error) => {
-				// The write may have landed (a reset or timeout after it): the holder may be cut off.
-				orgs.setElsewhere(identity, url);
-				throw held ? refused(this, refusal.setMayHaveLanded(held.holder, error), itemIndex) : error;
+			(error: Error & { httpCode?: string }) => {
+				if (error.httpCode?.startsWith('4')) throw error; // refused: nothing was written
+				// The write may have landed (a reset or timeout after it): the holder may be cut off. Not
+				// kept as set: unpublishing the holder still hands back, a test's end still gives back.
+				throw refused(
+					this,
+					refusal.setMayHaveLanded(held ? held.holder : undefined, error),
+					itemIndex,
+				);
 			},
 		);
 		orgs.setElsewhere(identity, url);
@@ -324,8 +373,10 @@ const refusal = {
 		`The Voice AI account's webhook ${unsure ? 'may be held' : 'is held'} by the published workflow ${named(holder)}: setting it would cut that workflow off. Unpublish it first, or set "If a Published Trigger Holds It" to "Take It Over"`,
 		`The service keeps one webhook URL per organization, whatever key reaches it${unsure ? ' (n8n cannot tell whether this key reaches the same one)' : ''}, and "${holder.workflowName}" receives its conversations through it. The webhook was not changed.`,
 	],
-	setMayHaveLanded: (holder: QueuedClaim, error: Error): Refusal => [
-		`The Voice AI account webhook may now point at the URL given here (${error.message}), so the published workflow ${named(holder)} may receive nothing. Run Webhook Set again, or unpublish and publish that workflow to give it the account back`,
+	setMayHaveLanded: (holder: QueuedClaim | undefined, error: Error): Refusal => [
+		holder
+			? `The Voice AI account webhook may now point at the URL given here (${error.message}), so the published workflow ${named(holder)} may receive nothing. Run Webhook Set again, or unpublish and publish that workflow to give it the account back`
+			: `The Voice AI account webhook may now point at the URL given here (${error.message}), and a published workflow that received this account's conversations may receive nothing. Run Webhook Set again once the service answers`,
 		'The service did not confirm the request; it may have applied it all the same.',
 	],
 	setUnknown: (): Refusal => [

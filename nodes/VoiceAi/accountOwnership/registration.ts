@@ -27,6 +27,7 @@ export interface QueuedClaim {
 	productionUrl: string;
 	claimedAt: number;
 	keyHash: string; // of the key it claimed with
+	credentialId?: string; // n8n's id of the credential that key came from (a rotation keeps it)
 }
 
 export function readRegistration(staticData: IDataObject): Registration | undefined {
