@@ -267,3 +267,10 @@ test('model (seed 20261655): a Webhook Set that failed is not taken as set: unpu
 	const set = [new Fault('500', 1), new WebhookSet(0, true, USER_URLS[0])];
 	await replay(world, '1.x', [...steps, ...set, new Unpublish(0)]);
 });
+
+// Found in a real n8n 2.40.7 (restart.e2e 50.2's neighbour): A unpublished after the restart, before a
+// delivery told this process that B holds; A published again with Refuse took the account from B.
+test('50.2: A unpublished after the restart, before a delivery reaches B; A published again: B keeps receiving', async () => {
+	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Unpublish(0), new Deliver(0), new Publish(0, o())]);
+});
