@@ -347,6 +347,12 @@ test('50.2: A, then B taking over; n8n restarts; A unpublished and published aga
 	expect(refusal).toContain(restoresAtStart ? heldBy(b) : CANNOT_TELL);
 	if (!restoresAtStart) expect(refusal).toContain('if one does, publish after its next delivery');
 	await rig.nextDeliveryRuns(b, [a]);
+	if (restoresAtStart) return;
+	// As the refusal advised, after B's delivery: refused, naming B (before 966e7d9 A took the account).
+	expect(await publishOutcome(a)).toContain(heldBy(b));
+	await rig.unpublish(a);
+	expect(await rig.accountUrl()).toBe(rig.productionUrl(b));
+	await rig.nextDeliveryRuns(b, [a]);
 }, 240_000);
 
 test('50.3: A published; n8n restarts; B published with Take Over, then unpublished: A receives again (2.x refuses the take-over, naming the way out)', async () => {
