@@ -80,7 +80,7 @@ const cases: Case[] = [
 	{
 		name: 'unknown template from an expression',
 		parameters: chatbot({ template: '={{ "retro" }}' }),
-		field: /'Template'.*one of classic, modern, glassmorphism/,
+		field: /'Template'.*one of classic, glassmorphism, modern/,
 	},
 	{
 		name: 'unknown bubble size',

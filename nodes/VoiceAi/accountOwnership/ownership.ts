@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { untilAborted } from '../transport';
 import * as orgs from './organizations';
@@ -314,10 +314,14 @@ export async function setAccountWebhook(
 		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
 		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url }).catch(
-			(error: Error & { httpCode?: string }) => {
-				if (error.httpCode?.startsWith('4')) throw error; // refused: nothing was written
-				// The write may have landed (a reset or timeout after it): the holder may be cut off. Not
-				// kept as set: unpublishing the holder still hands back, a test's end still gives back.
+			(error: Error & { httpCode?: string | null }) => {
+				// Only a request sent without a clear answer may have written (no status: a reset or timeout
+				// after it; or a 5xx). A 4xx, a redirect or an error before sending changed nothing.
+				const status = error.httpCode;
+				if (!(error instanceof NodeApiError) || (status != null && !status.startsWith('5')))
+					throw error;
+				// The holder may be cut off. Not kept as set: unpublishing the holder still hands back, a
+				// test's end still gives back.
 				throw refused(
 					this,
 					refusal.setMayHaveLanded(held ? held.holder : undefined, error),
