@@ -179,6 +179,10 @@ test('38.4: a hand-back the service refuses on every try: n8n unpublishes B anyw
 	);
 }, 240_000);
 
+/** Where a test listen of `workflow` points the account. */
+const testUrl = (workflow: SavedWorkflow) =>
+	rig.productionUrl(workflow).replace('/webhook/', '/webhook-test/');
+
 test('38.5: the holder unpublished during a test listen: its On Unpublish URL applies when the test ends', async () => {
 	const h = await published('Restart 5 (H)', {
 		...GO_AHEAD,
@@ -188,10 +192,7 @@ test('38.5: the holder unpublished during a test listen: its On Unpublish URL ap
 	await rig.pointsAt(rig.productionUrl(h), 'the account on H');
 	const y = await trigger('Restart 5, draft (Y)');
 	await stack.api.listenForTestEvent(y, 'Voice AI Trigger');
-	await rig.pointsAt(
-		rig.productionUrl(y).replace('/webhook/', '/webhook-test/'),
-		"the account on Y's test URL",
-	);
+	await rig.pointsAt(testUrl(y), "the account on Y's test URL");
 	await rig.unpublish(h);
 	await deliver();
 	await rig.pointsAt(CRM, 'the account on H’s Replacement Webhook URL when the test ends');
@@ -229,9 +230,6 @@ test('49.3: A published with Go Ahead; n8n restarts; a test listen in A itself; 
 	await rig.pointsAt(rig.productionUrl(a), 'the account back on A when the test ends');
 	await rig.nextDeliveryRuns(a);
 }, 240_000);
-
-const testUrl = (workflow: SavedWorkflow) =>
-	rig.productionUrl(workflow).replace('/webhook/', '/webhook-test/');
 
 /**
  * Publishes and waits until n8n has run the trigger's publish step; returns n8n's error, or '' when
