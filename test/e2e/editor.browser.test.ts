@@ -921,7 +921,17 @@ describe(`the editor in a real browser (n8n ${VERSION})`, () => {
 		await openTrigger();
 		await chooseOption('whenOwnerUnknown', listenAnyway);
 		await closeNdv();
-		if (LINE_1) await page.keyboard.press('Control+s');
+		// 1.x: Activate while Ctrl+S is still saving, and the save (active: false) can land after the
+		// activation and undo it; a user sees "Saved" first.
+		if (LINE_1) {
+			await page.keyboard.press('Control+s');
+			await pollUntil(
+				async () =>
+					(await api.getWorkflow(newWorkflowId)).nodes.find((n) => n.type === NODE_TYPES.trigger)
+						?.parameters.whenOwnerUnknown === 'listen',
+				{ what: 'the option saved' },
+			);
+		}
 		await ui.publish(page);
 		await pollUntil(async () => await productionUrlAtAccount(session, newWorkflowId), {
 			timeoutMs: 60_000,
