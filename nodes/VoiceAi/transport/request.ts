@@ -31,9 +31,9 @@ export function parseRetryAfter(text: unknown, now = Date.now()): number | undef
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function backoffMs(attempt: number, capMs: number): number {
+function backoffMs(attempt: number, capMs: number, jitter: number): number {
 	const ceiling = Math.min(capMs, 500 * 2 ** (attempt - 1));
-	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+	return Math.round(ceiling / 2 + (jitter * ceiling) / 2);
 }
 
 const TIMEOUT = 'Voice AI did not answer in time';
@@ -158,6 +158,10 @@ interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'm
 	emptyRead?: 'list' | 'refuse';
 }
 
+/**
+ * One request, attempt after attempt: each attempt's outcome goes to `retryDecision`, which says
+ * done, retry after so many ms, or fail; a failure becomes the error the user reads.
+ */
 export async function voiceAiApiRequest(
 	this: VoiceAiContext,
 	method: IHttpRequestMethods,
@@ -166,6 +170,50 @@ export async function voiceAiApiRequest(
 	extra: Partial<IHttpRequestOptions> = {},
 	policy: RequestPolicy = {},
 ): Promise<unknown> {
+	const request = await prepareRequest.call(this, method, path, body, extra, policy);
+	const { context, retry, gate, signal } = request;
+	for (; ; context.attempts++) {
+		const attempt = await sendAttempt.call(this, request);
+		if ('status' in attempt && attempt.status < 300) gate?.succeeded();
+		const read = 'status' in attempt ? readSuccess(attempt, method, policy.emptyRead) : undefined;
+		const decision = retryDecision(outcomeOf(attempt, read), {
+			...retry,
+			repeatable: request.repeatable,
+			attempt: context.attempts,
+			now: Date.now(),
+			jitter: Math.random(),
+		});
+		if (decision.rateLimitedMs !== undefined) gate?.rateLimited(decision.rateLimitedMs);
+		if (decision.then === 'done') return read && 'value' in read ? read.value : undefined;
+		if (decision.then === 'fail') throw await failureOf.call(this, request, attempt, read);
+		// With a gate, its next turn waits a 429's pause out, holding no place meanwhile.
+		if (!gate || decision.rateLimitedMs === undefined)
+			await pause(decision.afterMs, gate?.signal ?? signal);
+	}
+}
+
+/** A request ready for its attempts: options, credential, retry rules, what its errors show. */
+interface PreparedRequest {
+	method: IHttpRequestMethods;
+	options: IHttpRequestOptions;
+	credential: VoiceAiCredential;
+	policy: RequestPolicy;
+	retry: typeof DEFAULT_RETRY;
+	repeatable: boolean;
+	gate?: ReturnType<typeof requestGate>;
+	/** Stop: n8n aborts its own requests; this ends every wait of the node as well. */
+	signal?: AbortSignal;
+	context: FailureContext;
+}
+
+async function prepareRequest(
+	this: VoiceAiContext,
+	method: IHttpRequestMethods,
+	path: string | ApiPath,
+	body: IDataObject | IDataObject[] | Buffer | undefined,
+	extra: Partial<IHttpRequestOptions>,
+	policy: RequestPolicy,
+): Promise<PreparedRequest> {
 	const credential = policy.credential ?? (await voiceAiCredential.call(this, policy.itemIndex));
 	const { itemIndex, gate, target } = policy;
 	const retry = { ...DEFAULT_RETRY, ...policy.retry };
@@ -187,123 +235,185 @@ export async function voiceAiApiRequest(
 		encoding: 'stream', // the size limit holds while reading
 	};
 	if (body !== undefined) options.body = body;
-	// Stop: n8n aborts its own requests; this ends every wait of the node as well.
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal?.() : undefined;
 	const context: FailureContext = { attempts: 1, node, itemIndex, target, origin, secrets };
 	if (!repeatable) context.mayHaveApplied = policy.mayHaveApplied;
-	const fail = (problem: string) => transportError(problem, context);
-	const backoff = async () =>
-		await pause(backoffMs(context.attempts, retry.maxWaitMs), gate?.signal ?? signal);
+	return { method, options, credential, policy, retry, repeatable, gate, signal, context };
+}
 
-	for (; ; context.attempts++) {
-		const canRetry = context.attempts < retry.maxAttempts;
-		const repeat = canRetry && retry.serverErrors && repeatable;
-		const release = await gate?.turn();
-		// Timeout bounds the whole answer, headers to last byte. n8n's client ends a request whose
-		// socket stays idle that long (and closes it): the wait for the headers gives it a moment more.
-		const answered = new AbortController();
-		const expired = deadline(retry.timeoutMs, answered.signal, timedOut);
-		const late = deadline(retry.timeoutMs + CLOSE_GRACE_MS, answered.signal, timedOut);
-		const [ended, headersLate] = [expired, late].map((one) =>
-			signal ? AbortSignal.any([one, signal]) : one,
-		);
-		let response: FullResponse;
-		let answer: Answer | undefined;
-		try {
-			const requesting = this.helpers.httpRequestWithAuthentication.call(
-				this,
-				credential.decrypted.type,
-				{ ...options, headers: { ...options.headers } },
-				{ credentialsDecrypted: credential.decrypted },
-			) as Promise<FullResponse>;
-			response = await untilAborted(requesting, headersLate).catch((error: unknown) => {
-				void requesting.then(discard, () => undefined);
-				throw error;
-			});
-			answer = await readAnswer(response, ended);
-		} catch (error) {
-			answered.abort();
-			release?.();
-			const code = errorCode(error);
-			const known = code === undefined ? undefined : CODES[code];
-			if (known?.retry && (repeat || (canRetry && retry.serverErrors && code === 'ECONNREFUSED'))) {
-				await backoff();
-				continue;
-			}
-			if (known?.unsent) context.mayHaveApplied = undefined;
-			context.code = code;
-			const why = code ? ` (${code})` : `: ${String((error as Error).message)}`;
-			throw fail(known?.says ?? `The request to Voice AI failed${why}`);
-		}
+/** An attempt: no answer (the client's error), or a status with its answer (none for a redirect). */
+type Attempt =
+	| { error: unknown }
+	| { status: number; headers: FullResponse['headers']; answer: Answer | undefined };
 
+/** Takes a place at the gate, sends, reads the answer within Timeout, gives the place back. */
+async function sendAttempt(this: VoiceAiContext, request: PreparedRequest): Promise<Attempt> {
+	const { retry, signal, credential, options } = request;
+	const release = await request.gate?.turn();
+	// Timeout bounds the whole answer, headers to last byte. n8n's client ends a request whose
+	// socket stays idle that long (and closes it): the wait for the headers gives it a moment more.
+	const answered = new AbortController();
+	const expired = deadline(retry.timeoutMs, answered.signal, timedOut);
+	const late = deadline(retry.timeoutMs + CLOSE_GRACE_MS, answered.signal, timedOut);
+	const [ended, headersLate] = [expired, late].map((one) =>
+		signal ? AbortSignal.any([one, signal]) : one,
+	);
+	try {
+		const requesting = this.helpers.httpRequestWithAuthentication.call(
+			this,
+			credential.decrypted.type,
+			{ ...options, headers: { ...options.headers } },
+			{ credentialsDecrypted: credential.decrypted },
+		) as Promise<FullResponse>;
+		const response = await untilAborted(requesting, headersLate).catch((error: unknown) => {
+			void requesting.then(discard, () => undefined);
+			throw error;
+		});
+		const answer = await readAnswer(response, ended);
+		return { status: response.statusCode, headers: response.headers, answer };
+	} catch (error) {
+		return { error };
+	} finally {
 		answered.abort();
 		release?.();
-		const status = response.statusCode;
-		const header = (name: string) => headerValue(response.headers[name]);
-		if (answer === undefined) throw redirectError(status, context, header('location'));
-		if (status < 300) {
-			gate?.succeeded();
-			if ('tooLarge' in answer) throw fail(answer.tooLarge);
-			// A write succeeded whatever it answered; a GET must answer JSON, and an empty one is no record.
-			const done = { success: true, status };
-			const empty = 'value' in answer ? (answer.value ?? '') === '' : answer.text.trim() === '';
-			if (empty && method !== 'GET') return done;
-			if (empty && policy.emptyRead === 'list') return [];
-			if (empty && policy.emptyRead !== 'refuse') return undefined;
-			if (empty) {
-				if (!repeat)
-					throw fail(
-						`Voice AI answered ${status} with an empty body to a read: there is nothing to output`,
-					);
-				await backoff();
-				continue;
-			}
-			if ('value' in answer) return answer.value;
-			try {
-				return JSON.parse(answer.text);
-			} catch {
-				if (method !== 'GET') return { ...done, body: answer.text };
-			}
-			if (!repeat) throw fail(`Voice AI answered ${status} with a body that is not JSON`);
-			await backoff();
-			continue;
-		}
-
-		const said = 'text' in answer ? answer.text : 'value' in answer ? answer.value : undefined;
-		const failure = parseServiceFailure(status, said, header('content-type'), secrets);
-		if (status === 429) {
-			const asked = parseRetryAfter(header('retry-after'));
-			const wait = Math.min(retry.maxWaitMs, asked ?? backoffMs(context.attempts, retry.maxWaitMs));
-			gate?.rateLimited(wait);
-			if (!canRetry || !retry.rateLimit) throw serviceError(failure, context);
-			// With a gate, its next turn waits the pause out, holding no place meanwhile.
-			if (!gate) await pause(wait, signal);
-			continue;
-		}
-		if (status >= 500 && repeat) {
-			await backoff();
-			continue;
-		}
-		if (status === 404 && !policy.routeCheck) {
-			const checkPolicy = { ...policy, credential, repeatable: true, routeCheck: true };
-			delete checkPolicy.emptyRead;
-			const check =
-				routeChecks.get(credential) ??
-				voiceAiApiRequest.call(this, 'GET', API_CHECK_PATH, undefined, {}, checkPolicy).then(
-					() => false,
-					(error: unknown) => {
-						// Stopped (Stop, or another item failed): every item sharing it stops too.
-						if (!(error instanceof NodeApiError)) throw error;
-						return error.httpCode === '404';
-					},
-				);
-			routeChecks.set(credential, check);
-			// Shared by the items of the run: each stops waiting for it on Stop.
-			if (await untilAborted(check, gate?.signal ?? signal))
-				throw baseUrlNotFoundError(failure.serviceMessage, context);
-		}
-		throw serviceError(failure, context);
 	}
+}
+
+/** A 2xx answer's value, or why it has none: too large, or a read that gives no record. */
+type SuccessRead = { value: unknown } | { tooLarge: string } | { unusable: string };
+
+// A write succeeded whatever it answered; a GET must answer JSON, and an empty one is no record.
+function readSuccess(
+	{ status, answer }: { status: number; answer: Answer | undefined },
+	method: IHttpRequestMethods,
+	emptyRead: RequestPolicy['emptyRead'],
+): SuccessRead | undefined {
+	if (status >= 300 || answer === undefined) return undefined;
+	if ('tooLarge' in answer) return answer;
+	const done = { success: true, status };
+	const empty = 'value' in answer ? (answer.value ?? '') === '' : answer.text.trim() === '';
+	if (empty && method !== 'GET') return { value: done };
+	if (empty && emptyRead === 'list') return { value: [] };
+	if (empty && emptyRead !== 'refuse') return { value: undefined };
+	if (empty)
+		return {
+			unusable: `Voice AI answered ${status} with an empty body to a read: there is nothing to output`,
+		};
+	if ('value' in answer) return { value: answer.value };
+	try {
+		return { value: JSON.parse(answer.text) };
+	} catch {
+		if (method !== 'GET') return { value: { ...done, body: answer.text } };
+	}
+	return { unusable: `Voice AI answered ${status} with a body that is not JSON` };
+}
+
+function outcomeOf(attempt: Attempt, read: SuccessRead | undefined): Outcome {
+	if ('error' in attempt) return { code: errorCode(attempt.error) };
+	const { status, headers } = attempt;
+	if (status === 429) return { status, retryAfter: headerValue(headers['retry-after']) };
+	if (read && 'tooLarge' in read) return { status, read: 'too large' };
+	return read && 'unusable' in read ? { status, read: 'unusable' } : { status };
+}
+
+/**
+ * What one attempt ended in: no answer (the client's error code, if any), or a status; for a 2xx,
+ * an answer too large or a read that gives no record; for a 429, its Retry-After.
+ */
+export type Outcome =
+	| { code: string | undefined }
+	| { status: number; read?: 'too large' | 'unusable'; retryAfter?: string };
+
+export interface RetryRules extends Omit<typeof DEFAULT_RETRY, 'timeoutMs'> {
+	/** Sending it twice duplicates nothing. */
+	repeatable: boolean;
+	/** 1 for the first attempt. */
+	attempt: number;
+	now: number;
+	/** In [0, 1): where a backoff falls between half its ceiling and the ceiling. */
+	jitter: number;
+}
+
+/** `rateLimitedMs`: a 429's pause, which every request of the gate waits out. */
+export type RetryDecision =
+	| { then: 'done'; rateLimitedMs?: undefined }
+	| { then: 'retry'; afterMs: number; rateLimitedMs?: number }
+	| { then: 'fail'; rateLimitedMs?: number };
+
+/** The retry rules of docs/operations.md: pure, so a table of outcomes can check them. */
+export function retryDecision(outcome: Outcome, rules: RetryRules): RetryDecision {
+	const canRetry = rules.attempt < rules.maxAttempts;
+	const repeat = canRetry && rules.serverErrors && rules.repeatable;
+	const backoff = backoffMs(rules.attempt, rules.maxWaitMs, rules.jitter);
+	const fail = { then: 'fail' } as const;
+	if ('code' in outcome) {
+		const { code } = outcome;
+		// A refused connection never reached the service: retried even where repeating is unsafe.
+		const unsentRetry = canRetry && rules.serverErrors && code === 'ECONNREFUSED';
+		const retries = code !== undefined && CODES[code]?.retry && (repeat || unsentRetry);
+		return retries ? { then: 'retry', afterMs: backoff } : fail;
+	}
+	const { status } = outcome;
+	if (status < 300 && outcome.read === undefined) return { then: 'done' };
+	if (status < 300)
+		return outcome.read === 'unusable' && repeat ? { then: 'retry', afterMs: backoff } : fail;
+	if (status === 429) {
+		const asked = parseRetryAfter(outcome.retryAfter, rules.now);
+		const rateLimitedMs = Math.min(rules.maxWaitMs, asked ?? backoff);
+		const retries = canRetry && rules.rateLimit;
+		return retries
+			? { then: 'retry', afterMs: rateLimitedMs, rateLimitedMs }
+			: { ...fail, rateLimitedMs };
+	}
+	return status >= 500 && repeat ? { then: 'retry', afterMs: backoff } : fail;
+}
+
+/** The error of an attempt not retried. */
+async function failureOf(
+	this: VoiceAiContext,
+	request: PreparedRequest,
+	attempt: Attempt,
+	read: SuccessRead | undefined,
+): Promise<Error> {
+	const { context, policy, credential } = request;
+	if ('error' in attempt) {
+		const code = errorCode(attempt.error);
+		const known = code === undefined ? undefined : CODES[code];
+		if (known?.unsent) context.mayHaveApplied = undefined;
+		context.code = code;
+		const why = code ? ` (${code})` : `: ${String((attempt.error as Error).message)}`;
+		return transportError(known?.says ?? `The request to Voice AI failed${why}`, context);
+	}
+	const { status, answer } = attempt;
+	const header = (name: string) => headerValue(attempt.headers[name]);
+	if (answer === undefined) return redirectError(status, context, header('location'));
+	if (read && 'tooLarge' in read) return transportError(read.tooLarge, context);
+	if (read && 'unusable' in read) return transportError(read.unusable, context);
+	const said = 'text' in answer ? answer.text : 'value' in answer ? answer.value : undefined;
+	const failure = parseServiceFailure(status, said, header('content-type'), credential.secrets);
+	if (status === 404 && !policy.routeCheck && (await baseUrlUnknown.call(this, request)))
+		return baseUrlNotFoundError(failure.serviceMessage, context);
+	return serviceError(failure, context);
+}
+
+/** After a 404: whether the base URL answers 404 to API_CHECK_PATH too (asked once per credential). */
+async function baseUrlUnknown(this: VoiceAiContext, request: PreparedRequest): Promise<boolean> {
+	const { policy, credential, gate, signal } = request;
+	const checkPolicy = { ...policy, credential, repeatable: true, routeCheck: true };
+	delete checkPolicy.emptyRead;
+	const check =
+		routeChecks.get(credential) ??
+		voiceAiApiRequest.call(this, 'GET', API_CHECK_PATH, undefined, {}, checkPolicy).then(
+			() => false,
+			(error: unknown) => {
+				// Stopped (Stop, or another item failed): every item sharing it stops too.
+				if (!(error instanceof NodeApiError)) throw error;
+				return error.httpCode === '404';
+			},
+		);
+	routeChecks.set(credential, check);
+	// Shared by the items of the run: each stops waiting for it on Stop.
+	return await untilAborted(check, gate?.signal ?? signal);
 }
 
 /** `values[i]` goes between `pieces[i]` and `pieces[i + 1]`. */
