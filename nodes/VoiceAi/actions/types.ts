@@ -2,19 +2,13 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
-	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { type ApiPath, isPlainObject, listIn } from '../transport';
+import { type ApiCall, type ApiPath, isPlainObject, listIn } from '../transport';
 
-/** A request with the item's retry policy applied; operations call it through `send`. */
-export type ApiCall = (
-	method: IHttpRequestMethods,
-	path: string | ApiPath,
-	body?: IDataObject | IDataObject[] | Buffer,
-	extra?: Partial<IHttpRequestOptions>,
-) => Promise<unknown>;
+/** A request with the item's retry policy applied (the transport's); operations call it through `send`. */
+export type { ApiCall };
 
 /** A request in the spec's form (`/sip/{phone_number}`): what `send` sends and the docs show. */
 export interface OperationRequest<Path extends string = string> {

@@ -1,7 +1,7 @@
 // The transport's public module: the only one code outside transport/ imports (eslint.config.mjs).
 export * from './answer';
 export * from './credential';
-export { type ApiPath, voiceAiApiRequest } from './request';
+export { type ApiCall, type ApiPath, runRequests, voiceAiApiRequest } from './request';
 export { RequestsStopped, requestGate, untilAborted } from './concurrency';
 export { invalidValue, isRouteUnknown } from './errors';
 export { Secrets } from './secrets';

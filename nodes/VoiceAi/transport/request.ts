@@ -14,6 +14,7 @@ import {
 	transportError,
 } from './errors';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
+import type { Secrets } from './secrets';
 
 /** The retry Options, each described in docs/operations.md. */
 const DEFAULT_RETRY = {
@@ -144,7 +145,10 @@ async function readAnswer(response: FullResponse, ended: AbortSignal): Promise<A
 const routeChecks = new WeakMap<VoiceAiCredential, Promise<boolean>>();
 
 /** `repeatable`: sending it twice duplicates nothing. */
-interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'mayHaveApplied'> {
+export interface RequestPolicy extends Pick<
+	FailureContext,
+	'itemIndex' | 'target' | 'mayHaveApplied'
+> {
 	repeatable?: boolean;
 	retry?: Partial<typeof DEFAULT_RETRY>;
 	gate?: ReturnType<typeof requestGate>;
@@ -156,6 +160,34 @@ interface RequestPolicy extends Pick<FailureContext, 'itemIndex' | 'target' | 'm
 	 * body that is not JSON does; otherwise `undefined` (nothing, never a made-up record).
 	 */
 	emptyRead?: 'list' | 'refuse';
+}
+
+/** One request of an operation; types.ts's `send` builds its path from the spec's form. */
+export type ApiCall = (
+	method: IHttpRequestMethods,
+	path: string | ApiPath,
+	body?: IDataObject | IDataObject[] | Buffer,
+	extra?: Partial<IHttpRequestOptions>,
+) => Promise<unknown>;
+
+/**
+ * The requests of an action run: for each item, an ApiCall with the item's policy. The credential is
+ * read at the run's first request (an operation that sends nothing needs none), then shared.
+ */
+export function runRequests(
+	ctx: VoiceAiContext,
+	secrets: Secrets,
+	policy: Omit<RequestPolicy, 'itemIndex' | 'target' | 'credential'>,
+) {
+	let credential: Promise<VoiceAiCredential> | undefined;
+	return (itemIndex: number, target?: string): ApiCall =>
+		async (method, path, body, extra) =>
+			await voiceAiApiRequest.call(ctx, method, path, body, extra, {
+				...policy,
+				itemIndex,
+				target,
+				credential: await (credential ??= voiceAiCredential.call(ctx, 0, secrets)),
+			});
 }
 
 /**
