@@ -6,7 +6,7 @@ import {
 	RequestsStopped,
 	Secrets,
 	isUnusableCredentialError,
-	requestGate,
+	RequestGate,
 	runRequests,
 } from '../transport';
 import { operationOf } from './registry';
@@ -43,7 +43,7 @@ function chosenOperation(ctx: IExecuteFunctions): VoiceAiOperation {
 function startRun(ctx: IExecuteFunctions, operation: VoiceAiOperation) {
 	const items = ctx.getInputData();
 	const { concurrency, retry } = readRequestOptions(ctx);
-	const gate = requestGate(concurrency, ctx.getExecutionCancelSignal?.());
+	const gate = new RequestGate(concurrency, ctx.getExecutionCancelSignal?.());
 	const secrets = new Secrets();
 	// A read answered with nothing: a list lists nothing; a read of one record has nothing to output.
 	const lists = operation.description.some(({ name }) => name === 'returnAll');

@@ -54,126 +54,149 @@ export function deadline(ms: number, ended: AbortSignal, reason: () => Error): A
  * every request and halves it. A place is held for one request only, never while an item waits for
  * anything else (another item's decision, a shared check, a retry's delay): so no wait in the gate
  * depends on an item that itself waits, and each ends within the bound of docs/operations.md.
+ *
+ * Items start through `forEachIndex`; each request waits for `turn`, then reports `succeeded` or
+ * `rateLimited`; `close` stops everything after a hard failure.
  */
-export function requestGate(max: number, cancel?: AbortSignal) {
-	let limit = Math.max(1, max);
-	let items = 0;
-	let requests = 0;
-	let successes = 0;
-	let pausedUntil = 0;
+export class RequestGate {
+	/** Aborted by Stop, or once the gate is closed. */
+	readonly signal: AbortSignal;
+	private readonly stopped = new AbortController();
+	private limit: number;
+	private itemsRunning = 0;
+	private requestsOut = 0;
+	private successes = 0;
+	private pausedUntil = 0;
 	/** Requests waiting for a place; woken all at once, each checks again. */
-	let waiting: Array<() => void> = [];
-	const wake = () => {
-		const woken = waiting;
-		waiting = [];
-		for (const resolve of woken) resolve();
-	};
-	let fill = () => {};
-	const stopped = new AbortController();
-	const signal = cancel ? AbortSignal.any([cancel, stopped.signal]) : stopped.signal;
-	const ifStopped = () => {
-		if (stopped.signal.aborted) throw new RequestsStopped();
-		if (signal.aborted) throw reasonOf(signal);
-	};
+	private waiting: Array<() => void> = [];
+	/** Starts items while there is room (forEachIndex sets it). */
+	private fill = () => {};
 
-	return {
-		/** Aborted by Stop, or once the gate is closed. */
-		signal,
+	constructor(
+		private readonly max: number,
+		cancel?: AbortSignal,
+	) {
+		this.limit = Math.max(1, max);
+		this.signal = cancel ? AbortSignal.any([cancel, this.stopped.signal]) : this.stopped.signal;
+	}
 
-		/** After a hard failure: no item starts, no request goes out (docs/security.md). */
-		close(): void {
-			stopped.abort(new RequestsStopped());
-			wake();
-			fill();
-		},
+	/** After a hard failure: no item starts, no request goes out (docs/security.md). */
+	close(): void {
+		this.stopped.abort(new RequestsStopped());
+		this.wake();
+		this.fill();
+	}
 
-		/** Before each attempt: waits out a 429's pause and for a place. Call the result once answered. */
-		async turn(): Promise<() => void> {
-			for (;;) {
-				ifStopped();
-				const paused = pausedUntil - Date.now();
-				if (paused > 0) await pause(paused, signal).catch(ifStopped);
-				else if (requests >= limit)
-					await untilAborted(new Promise<void>((resolve) => waiting.push(resolve)), signal).catch(
-						ifStopped,
-					);
-				else break;
-			}
-			requests++;
-			let held = true;
-			return () => {
-				if (!held) return;
-				held = false;
-				requests--;
-				wake();
-			};
-		},
+	/** Before each attempt: waits out a 429's pause and for a place. Call the result once answered. */
+	async turn(): Promise<() => void> {
+		for (;;) {
+			this.ifStopped();
+			const paused = this.pausedUntil - Date.now();
+			if (paused > 0) await pause(paused, this.signal).catch(this.ifStopped);
+			else if (this.requestsOut >= this.limit)
+				await untilAborted(
+					new Promise<void>((resolve) => this.waiting.push(resolve)),
+					this.signal,
+				).catch(this.ifStopped);
+			else break;
+		}
+		this.requestsOut++;
+		let held = true;
+		return () => {
+			if (!held) return;
+			held = false;
+			this.requestsOut--;
+			this.wake();
+		};
+	}
 
-		succeeded(): void {
-			if (limit < max && ++successes >= limit) {
-				successes = 0;
-				limit++;
-				wake();
-				fill();
-			}
-		},
+	succeeded(): void {
+		if (this.limit < this.max && ++this.successes >= this.limit) {
+			this.successes = 0;
+			this.limit++;
+			this.wake();
+			this.fill();
+		}
+	}
 
-		rateLimited(waitMs: number): void {
-			const now = Date.now();
-			// Requests already in flight when the first 429 came back count as one signal, not many.
-			if (pausedUntil <= now) {
-				limit = Math.max(1, Math.ceil(limit / 2));
-				successes = 0;
-			}
-			pausedUntil = Math.max(pausedUntil, now + waitMs);
-		},
+	rateLimited(waitMs: number): void {
+		const now = Date.now();
+		// Requests already in flight when the first 429 came back count as one signal, not many.
+		if (this.pausedUntil <= now) {
+			this.limit = Math.max(1, Math.ceil(this.limit / 2));
+			this.successes = 0;
+		}
+		this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
+	}
 
-		/**
-		 * Starts in input order; indexes of one record run one at a time. After a failure nothing new
-		 * starts, and the error of the lowest failing index is thrown once the running ones end.
-		 */
-		async forEachIndex(
-			count: number,
-			task: (index: number) => Promise<void>,
-			recordOf?: (index: number) => string | undefined,
-		): Promise<void> {
-			const records = Array.from({ length: count }, (_, index) => recordOf?.(index));
-			const busy = new Set<string | undefined>();
-			// Indexes passed over while their record was busy: all below `next`, in input order.
-			const deferred: number[] = [];
-			const failures: Array<{ index: number; error: unknown }> = [];
-			let next = 0;
-			const isFree = (index: number) => records[index] === undefined || !busy.has(records[index]);
-			const nextStartable = (): number | undefined => {
-				const at = deferred.findIndex(isFree);
-				if (at >= 0) return deferred.splice(at, 1)[0];
-				while (next < count) {
-					if (isFree(next)) return next++;
-					deferred.push(next++);
+	/**
+	 * Starts in input order; indexes of one record run one at a time. After a failure nothing new
+	 * starts, and the error of the lowest failing index is thrown once the running ones end.
+	 */
+	async forEachIndex(
+		count: number,
+		task: (index: number) => Promise<void>,
+		recordOf?: (index: number) => string | undefined,
+	): Promise<void> {
+		const order = startOrder(count, recordOf);
+		const failures: Array<{ index: number; error: unknown }> = [];
+		await new Promise<void>((resolve) => {
+			this.fill = () => {
+				while (!this.signal.aborted && failures.length === 0 && this.itemsRunning < this.limit) {
+					const index = order.next();
+					if (index === undefined) break;
+					this.itemsRunning++;
+					void task(index)
+						.catch((error: unknown) => void failures.push({ index, error }))
+						.finally(() => {
+							this.itemsRunning--;
+							order.ended(index);
+							this.fill();
+						});
 				}
-				return undefined;
+				if (this.itemsRunning === 0) resolve();
 			};
-			await new Promise<void>((resolve) => {
-				fill = () => {
-					while (!signal.aborted && failures.length === 0 && items < limit) {
-						const index = nextStartable();
-						if (index === undefined) break;
-						busy.add(records[index]);
-						items++;
-						void task(index)
-							.catch((error: unknown) => void failures.push({ index, error }))
-							.finally(() => {
-								items--;
-								busy.delete(records[index]);
-								fill();
-							});
-					}
-					if (items === 0) resolve();
-				};
-				fill();
-			});
-			if (failures.length > 0) throw failures.sort((a, b) => a.index - b.index)[0].error;
-			ifStopped();
+			this.fill();
+		});
+		if (failures.length > 0) throw failures.sort((a, b) => a.index - b.index)[0].error;
+		this.ifStopped();
+	}
+
+	private wake(): void {
+		const woken = this.waiting;
+		this.waiting = [];
+		for (const resolve of woken) resolve();
+	}
+
+	private readonly ifStopped = (): void => {
+		if (this.stopped.signal.aborted) throw new RequestsStopped();
+		if (this.signal.aborted) throw reasonOf(this.signal);
+	};
+}
+
+/** The order items start in: input order, but an index whose record is busy waits for it. */
+function startOrder(count: number, recordOf?: (index: number) => string | undefined) {
+	const records = Array.from({ length: count }, (_, index) => recordOf?.(index));
+	const busy = new Set<string | undefined>();
+	// Indexes passed over while their record was busy: all below `next`, in input order.
+	const deferred: number[] = [];
+	let next = 0;
+	const isFree = (index: number) => records[index] === undefined || !busy.has(records[index]);
+	const startable = (): number | undefined => {
+		const at = deferred.findIndex(isFree);
+		if (at >= 0) return deferred.splice(at, 1)[0];
+		while (next < count) {
+			if (isFree(next)) return next++;
+			deferred.push(next++);
+		}
+		return undefined;
+	};
+	return {
+		next(): number | undefined {
+			const index = startable();
+			if (index !== undefined) busy.add(records[index]);
+			return index;
 		},
+		ended: (index: number) => busy.delete(records[index]),
 	};
 }

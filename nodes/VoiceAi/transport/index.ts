@@ -2,6 +2,6 @@
 export * from './answer';
 export * from './credential';
 export { type ApiCall, type ApiPath, runRequests, voiceAiApiRequest } from './request';
-export { RequestsStopped, requestGate, untilAborted } from './concurrency';
+export { RequestGate, RequestsStopped, untilAborted } from './concurrency';
 export { invalidValue, isRouteUnknown } from './errors';
 export { Secrets } from './secrets';

@@ -2,7 +2,7 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } fro
 import { NodeApiError } from 'n8n-workflow';
 
 import { decoded, headerValue, pathValueProblem, withoutBom } from './answer';
-import { deadline, pause, type requestGate, untilAborted } from './concurrency';
+import { type RequestGate, deadline, pause, untilAborted } from './concurrency';
 import { type VoiceAiContext, type VoiceAiCredential, voiceAiCredential } from './credential';
 import {
 	type FailureContext,
@@ -151,7 +151,7 @@ export interface RequestPolicy extends Pick<
 > {
 	repeatable?: boolean;
 	retry?: Partial<typeof DEFAULT_RETRY>;
-	gate?: ReturnType<typeof requestGate>;
+	gate?: RequestGate;
 	credential?: VoiceAiCredential;
 	/** The check after a 404: its own 404 is not checked. */
 	routeCheck?: boolean;
@@ -232,7 +232,7 @@ interface PreparedRequest {
 	policy: RequestPolicy;
 	retry: typeof DEFAULT_RETRY;
 	repeatable: boolean;
-	gate?: ReturnType<typeof requestGate>;
+	gate?: RequestGate;
 	/** Stop: n8n aborts its own requests; this ends every wait of the node as well. */
 	signal?: AbortSignal;
 	context: FailureContext;
