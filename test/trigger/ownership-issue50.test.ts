@@ -274,3 +274,15 @@ test('50.2: A unpublished after the restart, before a delivery reaches B; A publ
 	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
 	await replay(world, '2.x', [...steps, new Unpublish(0), new Deliver(0), new Publish(0, o())]);
 });
+
+test('model (seed 20261728): Webhook Set on the keys of two organizations without agents, each in its own credential, does not join them: a publish on the second is refused, not left waiting', async () => {
+	const steps = [
+		new TestStart(3),
+		new WebhookSet(3, true, USER_URLS[0]),
+		new WebhookSet(4, true, USER_URLS[0]),
+		new Publish(3, goAhead),
+		new Unpublish(3),
+	];
+	await replay(world, '1.x', [...steps, new Publish(4, o())]);
+	expect(world.announced.at(-1)?.message).toMatch(/cannot tell/);
+});
