@@ -88,10 +88,22 @@ test('50.2: nor editing its trigger (n8n 2.x runs delete, then create)', async (
 	await replay(world, '2.x', [...steps, new Edit(0, o({ onDeactivation: 'leave' }))]);
 });
 
-test('50.2: the taker unpublished after the restart names the workflow to publish again, and publishing it works', async () => {
+test('50.2: the taker unpublished after the restart names the workflow to publish again; published with Go Ahead, as the error says, it receives', async () => {
 	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
+	await replay(world, '2.x', [...steps, new Unpublish(1)]);
+	expect(world.announced.at(-1)?.message).toMatch(
+		/"Flow 0".*"Go Ahead" there and publish it again/,
+	);
+	// Without Go Ahead it is a new publish where n8n cannot tell (seed 20261738: another may have taken over).
 	await replay(world, '2.x', [...steps, new Unpublish(1), new Unpublish(0), new Publish(0, o())]);
-	expect(world.flows[0].wf.live).toBeDefined();
+	expect(world.announced.at(-1)?.message).toMatch(/cannot tell/);
+	await replay(world, '2.x', [
+		...steps,
+		new Unpublish(1),
+		new Unpublish(0),
+		new Publish(0, goAhead),
+	]);
+	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
 });
 
 test('model: a take-over during a test, then n8n 1.x restarts with the service failing: the activation n8n retries keeps its place, the taker receives', async () => {
@@ -273,4 +285,26 @@ test('model (seed 20261655): a Webhook Set that failed is not taken as set: unpu
 test('50.2: A unpublished after the restart, before a delivery reaches B; A published again: B keeps receiving', async () => {
 	const steps = [new Publish(0, goAhead), new Publish(1, o({ whenHeld: 'takeOver' })), restart];
 	await replay(world, '2.x', [...steps, new Unpublish(0), new Deliver(0), new Publish(0, o())]);
+});
+
+test('model (seed 20261728): Webhook Set on the keys of two organizations without agents, each in its own credential, does not join them: a publish on the second is refused, not left waiting', async () => {
+	const steps = [
+		new TestStart(3),
+		new WebhookSet(3, true, USER_URLS[0]),
+		new WebhookSet(4, true, USER_URLS[0]),
+		new Publish(3, goAhead),
+		new Unpublish(3),
+	];
+	await replay(world, '1.x', [...steps, new Publish(4, o())]);
+	expect(world.announced.at(-1)?.message).toMatch(/cannot tell/);
+});
+
+// The unpublished workflow's record proves it held once, not last: Flow 0 had taken over from Flow 2.
+test('model (seed 20261738): after a 2.x restart, publishing the workflow an unpublish named does not take the account from a later taker', async () => {
+	const takeOver = o({ whenHeld: 'takeOver' });
+	const steps = [new Publish(1, goAhead), new Publish(2, takeOver), new Publish(0, takeOver)];
+	const afterRestart = [new Restart([3, 4, 1, 0, 2]), new Edit(2, o()), new Publish(1, o())];
+	await replay(world, '2.x', [...steps, new Edit(1, o()), ...afterRestart]);
+	expect(world.announced.at(-1)?.message).toMatch(/cannot tell/);
+	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
 });

@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { INode } from 'n8n-workflow';
 
 import { runNode } from '../../harness/engine';
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
@@ -450,6 +451,11 @@ export class WebhookSet implements Cmd {
 	check = () => true;
 	async run(_m: Model, w: World) {
 		const key = w.keys[this.k];
+		// The key's own credential, as the triggers have: one credential holding the keys of several
+		// organizations in turn is a rotation to the module (docs/trigger-ownership.md, step 3).
+		const credential: Partial<INode> = {
+			credentials: { voiceAiApi: { id: key.credentialId, name: key.credentialId } },
+		};
 		const result = await runNode({
 			parameters: {
 				resource: 'webhook',
@@ -459,6 +465,7 @@ export class WebhookSet implements Cmd {
 				options: { maxAttempts: 1 },
 			},
 			credentials: { voiceAiApi: { baseUrl: w.proxy.baseUrl, apiKey: key.apiKey } },
+			settings: credential,
 			mode: 'manual',
 		});
 		if (result.error) {

@@ -20,8 +20,6 @@ export interface Organization {
 let organizations: Organization[] = [];
 /** Publishes refused (or whose registration failed) in this process: n8n's retry runs `delete`, which must not act on an older record nor drop it. */
 export const refusedPublishes = new Set<string>();
-/** Claims that an unpublish before this process knew the organization named as next (its record queued them): published again, they are not blocked. */
-export const unpublishedWhileUnknown = new Set<string>();
 
 /**
  * n8n gives a test listen its test URL only; the production one (its N8N_ENDPOINT_WEBHOOK included) is
@@ -42,7 +40,6 @@ export function forgetAllAccounts(): void {
 	organizations = [];
 	productionUrls.clear();
 	refusedPublishes.clear();
-	unpublishedWhileUnknown.clear();
 }
 
 // The steps of docs/trigger-ownership.md ("Whether a key reaches an entry's organization").
@@ -122,7 +119,7 @@ export function insert(org: Organization, claim: Claim): void {
 
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
-/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says (`mayJoinUnknown`: its own record or Go Ahead). */
+/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says (`mayJoinUnknown`: Go Ahead). */
 export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, mayJoinUnknown = false) {
 	const previous = withClaim(wanted.id);
 	// A claim rebuilt from a record (no token) may be of a workflow unpublished since: it keeps no place.

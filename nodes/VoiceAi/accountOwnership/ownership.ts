@@ -88,8 +88,6 @@ async function publish(this: IHookFunctions): Promise<void> {
 	const staticData = this.getWorkflowStaticData('node');
 	const before = registration.readRegistration(staticData);
 	const id = idOf(this);
-	// Its own record proves it claimed once, not that it was the last: only an unpublish here that named it as next.
-	const recorded = orgs.unpublishedWhileUnknown.delete(id);
 	const token = registration.productionToken(apiKey, url);
 	// Published again it keeps its place, unless it takes over: then it is the latest claim.
 	const takesOver =
@@ -106,7 +104,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 		credentialId,
 	};
 	const wasKnown = orgs.isKnown(identity);
-	const claimed = orgs.claim(identity, wanted, eventOf.call(this), recorded || goesAhead(this));
+	const claimed = orgs.claim(identity, wanted, eventOf.call(this), goesAhead(this));
 	orgs.refusedPublishes.delete(id);
 	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') orgs.refusedPublishes.add(id);
 	if (claimed.outcome === 'unknown') throw refused(this, refusal.publishUnknown());
@@ -134,7 +132,6 @@ async function unpublish(this: IHookFunctions, record?: Registration): Promise<v
 	const toUrl = this.getNodeParameter('onDeactivation', 'leave') === 'replacementUrl';
 	if (!orgs.withClaim(id) && !(record?.accountKey && orgs.knowsKey(record.accountKey))) {
 		const waiting = record?.queued?.at(-1);
-		if (waiting) orgs.unpublishedWhileUnknown.add(waiting.id);
 		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
 	}
@@ -366,7 +363,7 @@ const refusal = {
 		`${SINCE_START}, and publishing would move its one webhook away from such a workflow without a word. Taking over is refused too until then: n8n could not tell whom to give the account back to when this workflow is unpublished.`,
 	],
 	unpublishUnknown: (waiting: QueuedClaim | undefined, toUrl: boolean): Refusal => [
-		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it. ${waiting ? `If that workflow should receive, unpublish and publish it` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL' : ''}`.trim(),
+		`The Voice AI account webhook was not pointed ${waiting ? `back to the workflow ${named(waiting)}, which this one took it over from` : 'at the Replacement Webhook URL of On Unpublish'}: n8n cannot tell whether this workflow still holds it. ${waiting ? `If that workflow should receive and no other published workflow uses this account, ${GO_AHEAD} there and publish it again; if one does, publish it after that one's next delivery` : toUrl ? 'If no other published workflow receives, run Webhook Set with the Replacement Webhook URL' : ''}`.trim(),
 		`${SINCE_START}; another workflow may have taken the account over from this one, and pointing it elsewhere would cut that workflow off. The account may still point at this workflow's URL.`,
 	],
 	handBackNeedsKey: (holder: QueuedClaim): Refusal => [
