@@ -15,14 +15,14 @@ export const triggerProperties: INodeProperties[] = [
 		default: 'accountWebhook',
 		options: [
 			{
-				name: 'The Account Webhook (Registered on Publish)',
-				value: 'accountWebhook',
-				description: 'Every conversation the account completes',
-			},
-			{
 				name: "A Chatbot's Own Webhook URL (Nothing Registered)",
 				value: RECEIVE_FROM_CHATBOT,
 				description: "Only chatbots whose webhook_url you set to this workflow's address",
+			},
+			{
+				name: 'The Account Webhook (Registered on Publish)',
+				value: 'accountWebhook',
+				description: 'Every conversation the account completes',
 			},
 		],
 	},
@@ -109,16 +109,16 @@ export const triggerProperties: INodeProperties[] = [
 			"On a fresh or restarted n8n, until a workflow of this account publishes or receives, n8n cannot tell whether another workflow receives this account's conversations",
 		options: [
 			{
-				name: 'Refuse',
-				value: 'refuse',
-				description:
-					'Publishing or the test listen fails, naming this option, and cuts no workflow off',
-			},
-			{
 				name: 'Go Ahead',
 				value: 'listen',
 				description:
 					'When no other workflow uses this account: publishing takes it; a test listen borrows it, then gives it back to this workflow if published',
+			},
+			{
+				name: 'Refuse',
+				value: 'refuse',
+				description:
+					'Publishing or the test listen fails, naming this option, and cuts no workflow off',
 			},
 		],
 	},

@@ -6,6 +6,8 @@
  *   parameters, i.e. each pair is told apart by a single-value property shown with disjoint values;
  * - valid-node-categories: codex categories from the community list;
  * - hint-max-length: every `hint` at most 120 characters;
+ * - options in alphabetical order, every list (n8n's reviewers ask for it; the base plugin's
+ *   node-param-options-type-unsorted-items reads only literal lists in `*.node.ts`);
  * - non-required-fields-in-collection (a warning): the action node's optional top-level fields are
  *   the ones RELEASING.md names (moving them into a collection would drop them from saved workflows).
  * Needs dist/ (`npm run build`).
@@ -120,6 +122,19 @@ function longHints(value: unknown, found: string[] = []): string[] {
 	return found;
 }
 
+/** The option lists (of options and multiOptions fields, at any depth) whose names are out of order. */
+function unsortedOptionLists(value: unknown, found: string[] = []): string[] {
+	if (!value || typeof value !== 'object') return found;
+	const field = value as INodeProperties;
+	if (['options', 'multiOptions'].includes(field.type) && Array.isArray(field.options)) {
+		const names = (field.options as Array<{ name: string }>).map((option) => option.name);
+		const sorted = [...names].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' }));
+		if (names.join('\n') !== sorted.join('\n')) found.push(`${field.name}: ${names.join(' | ')}`);
+	}
+	for (const inner of Object.values(value)) unsortedOptionLists(inner, found);
+	return found;
+}
+
 function optionalTopLevelFields(properties: INodeProperties[]): string[] {
 	const names = properties
 		.filter((property) => !SELECTORS.includes(property.name))
@@ -148,6 +163,12 @@ test('valid-node-categories: every codex names community categories only', () =>
 
 test(`hint-max-length: no hint is longer than ${MAX_HINT_LENGTH} characters`, () => {
 	expect(pkg.n8n.nodes.flatMap((file) => longHints(descriptionOf(file)))).toEqual([]);
+});
+
+test('options-sorted: every option list of both nodes is in alphabetical order', () => {
+	expect(
+		pkg.n8n.nodes.flatMap((file) => unsortedOptionLists(descriptionOf(file).properties)),
+	).toEqual([]);
 });
 
 test('non-required-fields-in-collection: the action node has no optional top-level field but those RELEASING.md names', () => {
