@@ -6,12 +6,27 @@ import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './propertie
 const MAX_DELIVERIES = 1_000; // per request (more: 413)
 const MAX_DEPTH = 1_000; // of a body: n8n cannot store one 100,000 levels deep
 
+type Problem = { problem: string; status: number };
+type RawRequest = { rawBody?: Buffer; readRawBody?(): Promise<void> };
+
 // What n8n left unread (from 1.1: application/*+json, no content type) is read within its size limit.
 export async function readRequestDeliveries(
 	contentType: string | undefined,
-	request: { rawBody?: Buffer; readRawBody?(): Promise<void> },
+	request: RawRequest,
 	parsedBody: () => unknown,
-): Promise<{ deliveries: IDataObject[] } | { problem: string; status: number }> {
+): Promise<{ deliveries: IDataObject[] } | Problem> {
+	const kind = bodyKind(contentType);
+	if ('problem' in kind) return kind;
+	const unread = await readWholeBody(request, kind.type);
+	if (unread) return unread;
+	const body = bodyOf(kind, request, parsedBody());
+	if (body && 'problem' in body) return body;
+	return deliveriesIn(body?.value);
+}
+
+function bodyKind(
+	contentType: string | undefined,
+): { type: string; json: boolean; form: boolean } | Problem {
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
 	const json = /^application\/(.*\+)?json$/.test(type);
 	const form = type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data';
@@ -20,37 +35,54 @@ export async function readRequestDeliveries(
 			problem: 'Content-Type must be application/json, text/plain holding JSON, or form fields',
 			status: 415,
 		};
+	return { type, json, form };
+}
+
+async function readWholeBody(request: RawRequest, type: string): Promise<Problem | undefined> {
 	// n8n's own form parser has consumed a multipart body: it cannot be read again.
-	if (request.rawBody === undefined && request.readRawBody && type !== 'multipart/form-data') {
-		try {
-			await request.readRawBody();
-		} catch (error) {
-			const { status, type: reason } = (error ?? {}) as { status?: unknown; type?: unknown };
-			const tooLarge = status === 413 || reason === 'entity.too.large';
-			return {
-				problem: tooLarge
-					? 'Body is larger than n8n accepts (N8N_PAYLOAD_SIZE_MAX). Nothing was started.'
-					: 'Body could not be read whole (the connection closed, or its length or encoding was not as announced). Nothing was started.',
-				status: tooLarge ? 413 : 400,
-			};
-		}
+	if (request.rawBody !== undefined || !request.readRawBody || type === 'multipart/form-data')
+		return undefined;
+	try {
+		await request.readRawBody();
+		return undefined;
+	} catch (error) {
+		const { status, type: reason } = (error ?? {}) as { status?: unknown; type?: unknown };
+		const tooLarge = status === 413 || reason === 'entity.too.large';
+		return {
+			problem: tooLarge
+				? 'Body is larger than n8n accepts (N8N_PAYLOAD_SIZE_MAX). Nothing was started.'
+				: 'Body could not be read whole (the connection closed, or its length or encoding was not as announced). Nothing was started.',
+			status: tooLarge ? 413 : 400,
+		};
 	}
+}
+
+/** The body as JSON or form fields; undefined for an empty one. */
+function bodyOf(
+	{ json, form }: { json: boolean; form: boolean },
+	request: RawRequest,
+	parsed: unknown,
+): { value: unknown } | Problem | undefined {
 	// An empty object or a Buffer is what n8n leaves when it did not parse.
-	let body = parsedBody();
+	let body = parsed;
 	if (Buffer.isBuffer(body) || (isPlainObject(body) && Object.keys(body).length === 0))
 		body = undefined;
 	if (form && body === undefined && request.rawBody !== undefined)
-		body = formFields(withoutBom(String(request.rawBody)));
+		return { value: formFields(withoutBom(String(request.rawBody))) };
 	// n8n 1.x's form parser keeps a byte-order mark in the first field's name.
-	else if (form && isPlainObject(body))
-		body = Object.fromEntries(Object.entries(body).map(([k, v], i) => [i ? k : withoutBom(k), v]));
-	else if (!form && !(json && body !== undefined)) {
-		const text = withoutBom(typeof body === 'string' ? body : String(request.rawBody ?? ''));
-		const parsed = text === '' ? { value: undefined } : parseJson(text);
-		if (parsed === undefined) return { problem: 'Body is not valid JSON', status: 400 };
-		body = parsed.value;
-	}
+	if (form && isPlainObject(body))
+		return {
+			value: Object.fromEntries(
+				Object.entries(body).map(([k, v], i) => [i ? k : withoutBom(k), v]),
+			),
+		};
+	if (form || (json && body !== undefined)) return body === undefined ? undefined : { value: body };
+	const text = withoutBom(typeof body === 'string' ? body : String(request.rawBody ?? ''));
+	if (text === '') return undefined;
+	return parseJson(text) ?? { problem: 'Body is not valid JSON', status: 400 };
+}
 
+function deliveriesIn(body: unknown): { deliveries: IDataObject[] } | Problem {
 	const deliveries: unknown[] = body === undefined ? [] : Array.isArray(body) ? body : [body];
 	if (!deliveries.every(isPlainObject)) {
 		const what = Array.isArray(body)
@@ -72,10 +104,9 @@ export async function readRequestDeliveries(
 		};
 	if (deliveries.length === 0 || deliveries.some((delivery) => Object.keys(delivery).length === 0))
 		return { problem: 'Body is empty', status: 400 };
-	return { deliveries };
+	return { deliveries: deliveries as IDataObject[] };
 }
 
-/** Form fields as n8n parses them (querystring, 1,000 at most): a repeated key is an array. */
 function formFields(text: string): IDataObject {
 	const fields: IDataObject = {};
 	for (const [key, value] of [...new URLSearchParams(text)].slice(0, 1000))
