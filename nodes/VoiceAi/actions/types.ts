@@ -11,38 +11,34 @@ import { type ApiCall, type ApiPath, isPlainObject, listIn } from '../transport'
 export type { ApiCall };
 
 /** A request in the spec's form (`/sip/{phone_number}`): what `send` sends and the docs show. */
-export interface OperationRequest<Path extends string = string> {
+export interface OperationRequest {
 	method: IHttpRequestMethods;
-	path: Path;
+	path: string;
 	when?: string; // sent only in some runs, e.g. 'to keep the directions not listed'
 }
-export function request<Path extends string>(method: IHttpRequestMethods, path: Path) {
+export function request(method: IHttpRequestMethods, path: string): OperationRequest {
 	return { method, path };
 }
 
-/** `'/agency/{carrier}/trust-products'` → `'carrier'`. */
-type PathNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
-	? Name | PathNames<Rest>
-	: never;
-type PathValue = ApiPath['values'][number];
-/** A path with `{name}`s needs a value for each (checked by tsc). */
-type Sending<Path extends string> = {
+/** What `send` sends besides the request: a value for each `{name}` of its path, a body, options. */
+export interface Sending {
+	values?: Record<string, ApiPath['values'][number]>;
 	body?: Parameters<ApiCall>[2];
 	extra?: Parameters<ApiCall>[3];
-} & ([PathNames<Path>] extends [never]
-	? { values?: undefined }
-	: { values: Record<PathNames<Path>, PathValue> });
+}
 /** Each `{name}` takes its value encoded; one empty, `.`, `..` or with a slash is refused. */
-export async function send<Path extends string>(
+export async function send(
 	api: ApiCall,
-	{ method, path }: OperationRequest<Path>,
-	...[what = {} as Sending<Path>]: [PathNames<Path>] extends [never]
-		? [what?: Sending<Path>]
-		: [what: Sending<Path>]
+	{ method, path }: OperationRequest,
+	what: Sending = {},
 ): Promise<unknown> {
+	const names = [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name);
+	const values = names.map((name) => {
+		const value = what.values?.[name];
+		if (!value) throw new Error(`${method} ${path} was sent without a value for {${name}}`);
+		return value;
+	});
 	const pieces = path.split(/\{[^}]+\}/);
-	const names = [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name as PathNames<Path>);
-	const values = names.map((name) => (what.values as Record<string, PathValue>)[name]);
 	return await api(method, names.length === 0 ? path : { pieces, values }, what.body, what.extra);
 }
 
