@@ -3,7 +3,7 @@ import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflo
 import { NodeOperationError } from 'n8n-workflow';
 
 import { destinationProblem, httpUrl, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
-import { agentsIn, requestAgents } from '../listSearch/agentList';
+import { agentsIn, requestAgents } from '../agents';
 import { credentialTypeOf, voiceAiApiRequest } from '../transport';
 import type { VoiceAiContext } from '../transport';
 
