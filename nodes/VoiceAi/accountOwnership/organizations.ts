@@ -19,7 +19,13 @@ export interface Organization {
 
 let organizations: Organization[] = [];
 /** Publishes refused (or whose registration failed) in this process: n8n's retry runs `delete`, which must not act on an older record nor drop it. */
-export const refusedPublishes = new Set<string>();
+const refusedPublishes = new Set<string>();
+export function markPublishRefused(id: string, refused = true): void {
+	if (refused) refusedPublishes.add(id);
+	else refusedPublishes.delete(id);
+}
+/** n8n's `delete` after a refused publish of `id`: true once (the mark is used up). */
+export const takeRefusedPublish = (id: string): boolean => refusedPublishes.delete(id);
 
 /**
  * n8n gives a test listen its test URL only; the production one (its N8N_ENDPOINT_WEBHOOK included) is
@@ -194,6 +200,27 @@ export function giveBack(testId: string) {
 
 /** An organization whose webhook a test's end could not give back (the next decision there tries again). */
 export const unreturnedOf = (key: KeyIdentity) => view(key).same.find((o) => o.unreturned);
+
+/** A test's end is giving the webhook back (`true`) or has given it back (`false`). */
+export function markUnreturned(org: Organization, unreturned: boolean): void {
+	org.unreturned = unreturned || undefined;
+}
+
+/** A claim registered its own URL: no URL Webhook Set gave, nor a dead test's, stands any more. */
+export function registeredByClaim(org: Organization): void {
+	org.setBy = undefined;
+	org.unreturned = undefined;
+}
+
+/** On Unpublish's URL during a test: registered when the test ends. */
+export function setAfterTest(org: Organization, url: string): void {
+	org.setBy = url;
+}
+
+/** A claim rebuilt after a restart whose workflow n8n no longer serves (unpublished). */
+export function dropGone(org: Organization, claim: Claim): void {
+	org.claims = org.claims.filter((c) => c !== claim);
+}
 
 /** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
 export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string) => void }): void {

@@ -67,7 +67,7 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 		const claimed = orgs.withClaim(idOf(this))?.claims.find((c) => c.id === idOf(this));
 		if (record === undefined && claimed?.productionUrl !== url) return;
 		// n8n's retry after a refused or failed publish: the record still describes the last claim. A test's end is no retry.
-		if (record?.kind === 'production' && orgs.refusedPublishes.delete(idOf(this))) return;
+		if (record?.kind === 'production' && orgs.takeRefusedPublish(idOf(this))) return;
 		await (record?.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
 		delete staticData.registration;
 	});
@@ -105,22 +105,19 @@ async function publish(this: IHookFunctions): Promise<void> {
 	};
 	const wasKnown = orgs.isKnown(identity);
 	const claimed = orgs.claim(identity, wanted, eventOf.call(this), goesAhead(this));
-	orgs.refusedPublishes.delete(id);
-	if (claimed.outcome === 'unknown' || claimed.outcome === 'refused') orgs.refusedPublishes.add(id);
+	orgs.markPublishRefused(id, claimed.outcome === 'unknown' || claimed.outcome === 'refused');
 	if (claimed.outcome === 'unknown') throw refused(this, refusal.publishUnknown());
 	if (claimed.outcome === 'refused')
 		throw refused(this, refusal[claimed.unsure ? 'mayBeHeld' : 'held'](claimed.holder));
 	if (claimed.outcome === 'register') {
 		const registering = registration.registerAccountWebhook.call(this, url, token);
 		await registering.catch(async (error: Error) => {
-			orgs.refusedPublishes.add(id);
+			orgs.markPublishRefused(id);
 			const { org } = orgs.release(id) as { org?: orgs.Organization };
 			if (!wasKnown && org && org.claims.length === 0) return orgs.forget(org, error);
 			throw (org && (await restoreAfterFailedWrite.call(this, org))) ?? error;
 		});
-		const org = orgs.enter(identity);
-		org.setBy = undefined;
-		org.unreturned = undefined; // its own URL replaces the dead test's
+		orgs.registeredByClaim(orgs.enter(identity));
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
 	registration.saveRegistration(staticData, url, token, claimData);
@@ -141,7 +138,7 @@ async function unpublish(this: IHookFunctions, record?: Registration): Promise<v
 	const queued = released.state === 'heldWithQueue';
 	if ((queued && (await orUndo(handBack.call(this, released.org), ghost))) || !toUrl) return;
 	const url = registration.replacementUrlOf.call(this);
-	if (released.state === 'heldDuringTest') released.org.setBy = url;
+	if (released.state === 'heldDuringTest') orgs.setAfterTest(released.org, url);
 	else await orUndo(registration.registerAccountWebhook.call(this, url), ghost);
 }
 
@@ -194,10 +191,10 @@ async function endTest(this: IHookFunctions): Promise<void> {
  * calls it again: the organization stays marked (its holder does not hold) until a decision there gives it back.
  */
 async function giveBackAfterTest(this: IHookFunctions, org: orgs.Organization): Promise<void> {
-	org.unreturned = true;
+	orgs.markUnreturned(org, true);
 	if (org.setBy) await registration.registerAccountWebhook.call(this, org.setBy);
 	else if (orgs.holderIn(org)) await handBack.call(this, org);
-	org.unreturned = undefined;
+	orgs.markUnreturned(org, false);
 }
 
 /** Called with every production URL n8n gives this node (publish, delivery): a test listen is given its test URL only. */
@@ -240,7 +237,7 @@ async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<b
 		this.logger.warn(
 			`Voice AI: workflow ${named(holder)} was queued for the account webhook before n8n restarted, but n8n no longer serves its URL (unpublished): the webhook is not handed back to it.`,
 		);
-		org.claims = org.claims.filter((c) => c !== holder);
+		orgs.dropGone(org, holder);
 	}
 	if (holder === undefined) return false;
 	let token = holder.token;
