@@ -1,16 +1,7 @@
 /** One node run in n8n-core's WorkflowExecute, behind an input node that emits the given items. */
 import 'reflect-metadata';
 import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
-import type {
-	ICredentialDataDecryptedObject,
-	IExecuteFunctions,
-	INode,
-	INodeExecutionData,
-	INodeType,
-	INodeTypes,
-	IRun,
-	WorkflowExecuteMode,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INode, INodeExecutionData, INodeType, IRun } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 import { createAdditionalData } from './credentials';
 import { INPUT_TYPE, PACKAGE, nodeTypeRegistry, nodeTypes, resolveTypeName } from './registry';
@@ -65,9 +56,9 @@ function inputNodeType(items: InputItem[]): INodeType {
 export function runFromInput(
 	id: string,
 	[input, node]: [INode, INode],
-	types: INodeTypes,
-	credentials: Record<string, ICredentialDataDecryptedObject>,
-	mode: WorkflowExecuteMode,
+	types: Workflow['nodeTypes'],
+	credentials: Parameters<typeof createAdditionalData>[0],
+	mode: WorkflowExecute['mode'],
 ): ReturnType<WorkflowExecute['run']> {
 	const workflowData = {
 		id,

@@ -408,31 +408,30 @@ const requestsReached = async (count: number) => {
 	while (service.requests.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
 };
 
+/** Runs `items` items, and once `reached` requests have reached the service, Stop ends the run at once. */
+async function expectStoppedAtOnce(parameters: INodeParameters, items: number, reached: number) {
+	const run = startStoppable(parameters, items);
+	await requestsReached(reached);
+	run.stop();
+	expect(await run.ended).toBeLessThan(1_000);
+}
+
 describe('Stop ends every wait of the node at once (issue 51)', () => {
 	const stalled = answerThatStallsAfter('{"phone_number":');
 
 	it('an answer stalled half way, with Timeout 600 s', async () => {
 		service.handle(stalled);
-		const run = startStoppable(sipGet({ timeoutSeconds: 600 }), 1);
-		await requestsReached(1);
-		run.stop();
-		expect(await run.ended).toBeLessThan(1_000);
+		await expectStoppedAtOnce(sipGet({ timeoutSeconds: 600 }), 1, 1);
 	}, 10_000);
 
 	it('a wait for Retry-After (600 s)', async () => {
 		service.handle((_, res) => json(res, 429, {}, { 'Retry-After': '600' }));
-		const run = startStoppable(sipGet({ maxWaitSeconds: 600 }), 3);
-		await requestsReached(1);
-		run.stop();
-		expect(await run.ended).toBeLessThan(1_000);
+		await expectStoppedAtOnce(sipGet({ maxWaitSeconds: 600 }), 3, 1);
 	}, 10_000);
 
 	it('a backoff after a 503', async () => {
 		service.handle((_, res) => json(res, 503, {}));
-		const run = startStoppable(sipGet({ maxWaitSeconds: 600, maxAttempts: 10 }), 1);
-		await requestsReached(3);
-		run.stop();
-		expect(await run.ended).toBeLessThan(1_000);
+		await expectStoppedAtOnce(sipGet({ maxWaitSeconds: 600, maxAttempts: 10 }), 1, 3);
 	}, 30_000);
 
 	it('items waiting for the shared base-URL check, which stalls', async () => {
@@ -440,10 +439,7 @@ describe('Stop ends every wait of the node at once (issue 51)', () => {
 			if (request.url === '/contacts/list-names') return stalled(request, res, undefined as never);
 			json(res, 404, {});
 		});
-		const run = startStoppable(sipGet({ timeoutSeconds: 600 }), 4);
-		await requestsReached(5);
-		run.stop();
-		expect(await run.ended).toBeLessThan(1_000);
+		await expectStoppedAtOnce(sipGet({ timeoutSeconds: 600 }), 4, 5);
 	}, 10_000);
 
 	it("a Webhook Set waiting in the process's ownership queue behind a stalled one; then the queue is free", async () => {

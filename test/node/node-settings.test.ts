@@ -312,14 +312,16 @@ describe('Retry On Fail never sends a success twice', () => {
 		);
 	const posts = async () =>
 		(await fx.requests()).filter((request) => request.method === 'POST').length;
-
-	it('Agent Create, 2 items, one answered 500 once, 2 tries: 3 POSTs, each agent once, output paired', async () => {
+	const firstAgentPostFails = async () =>
 		await fx.fault({
 			kind: 'status-500',
 			method: 'POST',
 			path: '/callback/standardCampaign',
 			times: 1,
 		});
+
+	it('Agent Create, 2 items, one answered 500 once, 2 tries: 3 POSTs, each agent once, output paired', async () => {
+		await firstAgentPostFails();
 		const { parameters, items } = createAgents('Retry', 2, { concurrency: 2 });
 		const result = await run(parameters, items, RETRY_TWICE);
 		expect(result.error).toBeUndefined();
@@ -335,12 +337,7 @@ describe('Retry On Fail never sends a success twice', () => {
 	});
 
 	it('with Continue (using error output): a retry sends only the failed item', async () => {
-		await fx.fault({
-			kind: 'status-500',
-			method: 'POST',
-			path: '/callback/standardCampaign',
-			times: 1,
-		});
+		await firstAgentPostFails();
 		const { parameters, items } = createAgents('Branch', 3, { concurrency: 1 });
 		const result = await run(parameters, items, { ...RETRY_TWICE, ...ERROR_OUTPUT });
 		expect(result.outputs[1]).toEqual([]);

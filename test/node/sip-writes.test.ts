@@ -7,20 +7,15 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../harness/engine';
 import type { InputItem } from '../../harness/engine';
+import type { SandboxState } from '../../harness/catalogue';
 import { SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();
 beforeEach(async () => await fx.start());
 afterEach(async () => await fx.stop());
 
-interface Direction {
-	type: string;
-	sip_endpoint: string;
-	options: Record<string, unknown>;
-}
-
-async function directionsOf(phone: string): Promise<Direction[]> {
-	const state = await fx.state<{ sip: Array<{ phone_number: string; directions: Direction[] }> }>();
+async function directionsOf(phone: string) {
+	const state = await fx.state<SandboxState>();
 	return state.sip.find((entry) => entry.phone_number === phone)!.directions;
 }
 

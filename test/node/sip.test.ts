@@ -7,6 +7,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { InputItem } from '../../harness/engine';
 import { runNode } from '../../harness/engine';
+import type { SandboxState } from '../../harness/catalogue';
 import { SandboxFixture, everything } from '../../harness/sandboxFixture';
 
 // A fresh sandbox (demo seed) per test: the tests change the numbers' configurations.
@@ -14,19 +15,11 @@ const fx = new SandboxFixture();
 beforeEach(async () => await fx.start());
 afterEach(async () => await fx.stop());
 
-interface Direction {
-	type: string;
-	sip_endpoint: string;
-	options: Record<string, unknown>;
-}
-interface SipState {
-	phone_number: string;
-	trunkName: string;
-	directions: Direction[];
-}
+type SipState = SandboxState['sip'][number];
+type Direction = SipState['directions'][number];
 
 async function sipOf(phone: string): Promise<SipState> {
-	const state = await fx.state<{ sip: SipState[] }>();
+	const state = await fx.state<SandboxState>();
 	return state.sip.find((entry) => entry.phone_number === phone)!;
 }
 

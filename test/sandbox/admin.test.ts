@@ -100,55 +100,32 @@ describe('sandbox admin API', () => {
 	});
 
 	it('refuses a bad seed as a whole, naming the field', async () => {
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				chatbots: [{ chatbotName: 'x', header_color: 'red' }],
-			}),
-			400,
-			'invalid_field',
-			'chatbots[0].header_color',
-		);
+		const expectSeedRefused = async (field: string, status: number, code: string, seed: object) =>
+			expectError(await h.admin('POST', '/orgs/org_initech/seed', seed), status, code, field);
+		await expectSeedRefused('chatbots[0].header_color', 400, 'invalid_field', {
+			chatbots: [{ chatbotName: 'x', header_color: 'red' }],
+		});
 		const fiveButtons = Array.from({ length: 5 }, () => ({
 			label: 'a',
 			icon: 'b',
 			action_type: 'url',
 			action_value: 'https://a.example',
 		}));
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				chatbots: [{ chatbotName: 'x', persistent_buttons: fiveButtons }],
-			}),
-			400,
-			'invalid_field',
-			'chatbots[0].persistent_buttons',
-		);
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				contacts: [{ list: 'Never added' }],
-				sip: [{ phone_number: '+15125550100', trunkName: 'dup' }],
-			}),
-			409,
-			'conflict',
-			'sip[0].phone_number',
-		);
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				agents: [
-					{ phoneNumber: '+15125550100', agentName: 'front desk', task: 't', selectedVoice: 'nat' },
-				],
-			}),
-			409,
-			'conflict',
-			'agents[0].agentName',
-		);
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				chatbots: [{ id: 'cb_initech', chatbotName: 'Twin' }],
-			}),
-			409,
-			'conflict',
-			'chatbots[0].id',
-		);
+		await expectSeedRefused('chatbots[0].persistent_buttons', 400, 'invalid_field', {
+			chatbots: [{ chatbotName: 'x', persistent_buttons: fiveButtons }],
+		});
+		await expectSeedRefused('sip[0].phone_number', 409, 'conflict', {
+			contacts: [{ list: 'Never added' }],
+			sip: [{ phone_number: '+15125550100', trunkName: 'dup' }],
+		});
+		await expectSeedRefused('agents[0].agentName', 409, 'conflict', {
+			agents: [
+				{ phoneNumber: '+15125550100', agentName: 'front desk', task: 't', selectedVoice: 'nat' },
+			],
+		});
+		await expectSeedRefused('chatbots[0].id', 409, 'conflict', {
+			chatbots: [{ id: 'cb_initech', chatbotName: 'Twin' }],
+		});
 		expect((await h.admin('GET', '/orgs/org_initech/state')).body.contactLists).toEqual([
 			'Customers',
 		]);

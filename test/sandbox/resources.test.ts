@@ -1,4 +1,4 @@
-import { expectError, Harness } from '../../harness/sandboxHttp';
+import { expectError, Harness, type Reply } from '../../harness/sandboxHttp';
 
 describe('sandbox agents, contacts, trust products and webhook', () => {
 	let h: Harness;
@@ -14,13 +14,15 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 		selectedVoice: 'june',
 	};
 
+	/** A 200 whose records carry, in order, these values of `field`. */
+	const expectList = (reply: Reply, field: string, values: string[]) => {
+		expect(reply.status).toBe(200);
+		expect(reply.body.map((record: Record<string, string>) => record[field])).toEqual(values);
+	};
+
 	it('lists the seeded agents of the caller only', async () => {
 		const acme = await h.api('GET', '/callback/standardCampaign');
-		expect(acme.status).toBe(200);
-		expect(acme.body.map((a: { agentName: string }) => a.agentName)).toEqual([
-			'Reception',
-			'Recall Reminders',
-		]);
+		expectList(acme, 'agentName', ['Reception', 'Recall Reminders']);
 		for (const record of acme.body) {
 			expect(Object.keys(record).sort()).toEqual([
 				'agentName',
@@ -117,8 +119,7 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 
 	it('lists the trust products of the carrier twilio, with every field a string', async () => {
 		const reply = await h.api('GET', '/agency/twilio/trust-products');
-		expect(reply.status).toBe(200);
-		expect(reply.body.map((p: { friendly_name: string }) => p.friendly_name)).toEqual([
+		expectList(reply, 'friendly_name', [
 			'Acme Dental SHAKEN/STIR',
 			'Acme Dental Voice Integrity',
 			'Acme Dental CNAME',

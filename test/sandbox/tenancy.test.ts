@@ -102,24 +102,15 @@ describe('sandbox tenant isolation', () => {
 		expect((await h.admin('GET', '/orgs/org_globex/state')).body.webhook).toBeNull();
 	});
 
-	it('keeps simulated conversations inside the organization', async () => {
-		const foreignAgent = await h.admin('POST', '/orgs/org_globex/conversations', {
-			agentId: 'agent_acme_reception',
-			variables: {},
-		});
-		const missingAgent = await h.admin('POST', '/orgs/org_globex/conversations', {
-			agentId: 'agent_nobody',
-			variables: {},
-		});
-		sameAsMissing(foreignAgent, missingAgent);
-		const foreignBot = await h.admin('POST', '/orgs/org_globex/conversations', {
-			chatbotId: 'cb_acme_support',
-			variables: {},
-		});
-		const missingBot = await h.admin('POST', '/orgs/org_globex/conversations', {
-			chatbotId: 'cb_nobody',
-			variables: {},
-		});
-		sameAsMissing(foreignBot, missingBot);
-	});
+	it.each([
+		['agentId', 'agent_acme_reception', 'agent_nobody'],
+		['chatbotId', 'cb_acme_support', 'cb_nobody'],
+	])(
+		'keeps simulated conversations inside the organization (%s)',
+		async (field, foreign, missing) => {
+			const converse = async (id: string) =>
+				await h.admin('POST', '/orgs/org_globex/conversations', { [field]: id, variables: {} });
+			sameAsMissing(await converse(foreign), await converse(missing));
+		},
+	);
 });
