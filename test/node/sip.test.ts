@@ -9,6 +9,7 @@ import type { InputItem } from '../../harness/engine';
 import { runNode } from '../../harness/engine';
 import type { SandboxState } from '../../harness/catalogue';
 import { SandboxFixture, everything } from '../../harness/sandboxFixture';
+import { sipParameters } from './sipParameters';
 
 // A fresh sandbox (demo seed) per test: the tests change the numbers' configurations.
 const fx = new SandboxFixture();
@@ -49,12 +50,8 @@ async function run(
 	});
 }
 
-const update = (phoneNumber: string, extra: INodeParameters): INodeParameters => ({
-	resource: 'sip',
-	operation: 'update',
-	phoneNumber,
-	...extra,
-});
+const update = (phoneNumber: string, fields: INodeParameters) =>
+	sipParameters('update', phoneNumber, fields);
 
 describe('SIP passwords in output items', () => {
 	it('Get hides each set sip_password unless Show SIP Passwords is on', async () => {

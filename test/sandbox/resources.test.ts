@@ -14,25 +14,21 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 		selectedVoice: 'june',
 	};
 
-	/** A 200 whose records carry, in order, these values of `field`. */
-	const expectList = (reply: Reply, field: string, values: string[]) => {
+	/** A 200 whose records carry, in order, these values of `field`, and each exactly `fields`. */
+	const expectList = (reply: Reply, field: string, values: string[], fields: string[]) => {
 		expect(reply.status).toBe(200);
 		expect(reply.body.map((record: Record<string, string>) => record[field])).toEqual(values);
+		for (const record of reply.body) expect(Object.keys(record).sort()).toEqual(fields);
 	};
 
 	it('lists the seeded agents of the caller only', async () => {
 		const acme = await h.api('GET', '/callback/standardCampaign');
-		expectList(acme, 'agentName', ['Reception', 'Recall Reminders']);
-		for (const record of acme.body) {
-			expect(Object.keys(record).sort()).toEqual([
-				'agentName',
-				'created_at',
-				'id',
-				'phoneNumber',
-				'selectedVoice',
-				'task',
-			]);
-		}
+		expectList(
+			acme,
+			'agentName',
+			['Reception', 'Recall Reminders'],
+			['agentName', 'created_at', 'id', 'phoneNumber', 'selectedVoice', 'task'],
+		);
 		const globex = await h.api('GET', '/callback/standardCampaign', { key: h.globexKey });
 		expect(globex.body).toHaveLength(1);
 	});
@@ -119,13 +115,11 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 
 	it('lists the trust products of the carrier twilio, with every field a string', async () => {
 		const reply = await h.api('GET', '/agency/twilio/trust-products');
-		expectList(reply, 'friendly_name', [
-			'Acme Dental SHAKEN/STIR',
-			'Acme Dental Voice Integrity',
-			'Acme Dental CNAME',
-		]);
-		for (const product of reply.body) {
-			expect(Object.keys(product).sort()).toEqual([
+		expectList(
+			reply,
+			'friendly_name',
+			['Acme Dental SHAKEN/STIR', 'Acme Dental Voice Integrity', 'Acme Dental CNAME'],
+			[
 				'account_sid',
 				'date_created',
 				'date_updated',
@@ -135,9 +129,10 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 				'sid',
 				'status',
 				'url',
-			]);
+			],
+		);
+		for (const product of reply.body)
 			for (const value of Object.values(product)) expect(typeof value).toBe('string');
-		}
 		const globex = await h.api('GET', '/agency/twilio/trust-products', { key: h.globexKey });
 		expect(globex.body.map((p: { sid: string }) => p.sid)).not.toContain(reply.body[0].sid);
 	});
