@@ -1,0 +1,24 @@
+/**
+ * The writes of the ct_ vocabulary suites (test/hostile/vocabulary.test.ts in the engine,
+ * test/e2e/secrets-vocabulary.e2e.test.ts in a real n8n): ordinary words that look like secrets, sent
+ * and given back as they are.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { CT_TEXT } from '../../harness/sandboxAdmin';
+
+export const CHATBOT_UPDATE: INodeParameters = {
+	resource: 'chatbot',
+	operation: 'update',
+	chatbotId: 'cb_contact_us',
+	updateFields: { chatbotName: 'contact_list', chatbot_title: 'Direct_Sales' },
+};
+
+export const AGENT_CREATE: INodeParameters = {
+	resource: 'agent',
+	operation: 'create',
+	phoneNumber: '+14155550164',
+	agentName: 'Connect_Team',
+	task: CT_TEXT,
+	selectedVoice: 'paige',
+};
