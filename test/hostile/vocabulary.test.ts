@@ -22,7 +22,13 @@ import {
 	SHORT_SIP_PASSWORDS,
 	vocabularySeed,
 } from '../../harness/sandboxAdmin';
-import { AGENT_CREATE, CHATBOT_UPDATE } from './vocabularyWrites';
+import {
+	AGENT_CREATE,
+	CHATBOT_UPDATE,
+	DUPLICATE_AGENT,
+	MISSING_CARRIER,
+	MISSING_CHATBOT,
+} from './vocabularyWrites';
 
 const fx = new SandboxFixture();
 let service: Loopback;
@@ -198,27 +204,10 @@ describe('ordinary words with ct_ in error text', () => {
 		async (continueOnFail) => {
 			const texts: string[] = [];
 			const cases: INodeParameters[] = [
-				{
-					resource: 'agent',
-					operation: 'create',
-					phoneNumber: '+14155550165',
-					agentName: 'Direct_Sales',
-					task: 'x',
-					selectedVoice: 'maya',
-				},
-				{
-					resource: 'chatbot',
-					operation: 'update',
-					chatbotId: 'ct_leads',
-					updateFields: { chatbotName: 'x' },
-				},
-				{
-					resource: 'chatbot',
-					operation: 'update',
-					chatbotId: 'cb_contact_us_old',
-					updateFields: { chatbotName: 'x' },
-				},
-				{ resource: 'trustProduct', operation: 'getAll', carrier: 'ct_leads', returnAll: true },
+				DUPLICATE_AGENT,
+				MISSING_CHATBOT,
+				{ ...MISSING_CHATBOT, chatbotId: 'cb_contact_us_old' },
+				MISSING_CARRIER,
 			];
 			for (const parameters of cases) {
 				const result = await run(parameters, continueOnFail);

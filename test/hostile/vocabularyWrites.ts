@@ -22,3 +22,29 @@ export const AGENT_CREATE: INodeParameters = {
 	task: CT_TEXT,
 	selectedVoice: 'paige',
 };
+
+/** Refused by the service (409): the seed already has an agent named Direct_Sales. */
+export const DUPLICATE_AGENT: INodeParameters = {
+	resource: 'agent',
+	operation: 'create',
+	phoneNumber: '+14155550165',
+	agentName: 'Direct_Sales',
+	task: 'x',
+	selectedVoice: 'maya',
+};
+
+/** Not found (404): no chatbot has the id ct_leads. */
+export const MISSING_CHATBOT: INodeParameters = {
+	resource: 'chatbot',
+	operation: 'update',
+	chatbotId: 'ct_leads',
+	updateFields: { chatbotName: 'x' },
+};
+
+/** Not found (404): no carrier is named ct_leads. */
+export const MISSING_CARRIER: INodeParameters = {
+	resource: 'trustProduct',
+	operation: 'getAll',
+	carrier: 'ct_leads',
+	returnAll: true,
+};
