@@ -197,3 +197,12 @@ export class AccountWebhook {
 		});
 	}
 }
+
+/** `body` POSTed as JSON to a webhook URL, as the service delivers a conversation. */
+export async function postDelivery(url: string | URL, body: unknown): Promise<Response> {
+	return await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+}

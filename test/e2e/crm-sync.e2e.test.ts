@@ -4,6 +4,7 @@
  * where a CRM's upsert goes once; forged deliveries refused; survives an n8n restart.
  */
 import { productionToken } from '../../nodes/VoiceAi/accountOwnership/registration';
+import { postDelivery } from '../../harness/accountWebhook';
 import { NODE_TYPES, loadExample, pollUntil, type SavedWorkflow } from '../../harness/n8n';
 import type { Delivery } from '../../harness/sandboxAdmin';
 import { stackForFile } from '../../harness/stack';
@@ -83,23 +84,19 @@ async function waitDelivered(conversationIds: string[]): Promise<Delivery[]> {
 }
 
 async function postToProductionUrl(url: string): Promise<number> {
-	const res = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({
-			event: 'conversation.completed',
-			conversation_id: 'conv_forged',
-			source: 'account_webhook',
-			agent_id: agentId,
-			chatbot_id: null,
-			completed_at: new Date().toISOString(),
-			variables: {
-				name: 'Mallory',
-				phone: '+14155550666',
-				email: 'mallory@example.com',
-				intent: 'forge',
-			},
-		}),
+	const res = await postDelivery(url, {
+		event: 'conversation.completed',
+		conversation_id: 'conv_forged',
+		source: 'account_webhook',
+		agent_id: agentId,
+		chatbot_id: null,
+		completed_at: new Date().toISOString(),
+		variables: {
+			name: 'Mallory',
+			phone: '+14155550666',
+			email: 'mallory@example.com',
+			intent: 'forge',
+		},
 	});
 	await res.text();
 	return res.status;

@@ -11,7 +11,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { type CredentialRef, pollUntil, type SavedWorkflow } from '../../harness/n8n';
-import { AccountWebhook, webhookSetWorkflow } from '../../harness/accountWebhook';
+import { AccountWebhook, postDelivery, webhookSetWorkflow } from '../../harness/accountWebhook';
 import { startStack, type Stack } from '../../harness/stack';
 import { manualTrigger } from '../../harness/manualWorkflow';
 
@@ -93,11 +93,10 @@ async function productionRun(workflow: SavedWorkflow, path: string, body: unknow
 	// n8n 2.x publishes in the background: the path answers 404 until it is live.
 	const answer = await pollUntil(
 		async () => {
-			const res = await fetch(`${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify(body),
-			});
+			const res = await postDelivery(
+				`${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`,
+				body,
+			);
 			return res.status === 404 ? undefined : res;
 		},
 		{ timeoutMs: 30_000, what: `the production webhook of "${workflow.name}"` },
