@@ -9,7 +9,7 @@ import { runNode } from '../../harness/engine';
 import type { InputItem } from '../../harness/engine';
 import type { SandboxState } from '../../harness/catalogue';
 import { SandboxFixture } from '../../harness/sandboxFixture';
-import { sipParameters } from './sipParameters';
+import { sipParameters } from './operationParameters';
 
 const fx = new SandboxFixture();
 beforeEach(async () => await fx.start());

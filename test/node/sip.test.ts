@@ -9,7 +9,8 @@ import type { InputItem } from '../../harness/engine';
 import { runNode } from '../../harness/engine';
 import type { SandboxState } from '../../harness/catalogue';
 import { SandboxFixture, everything } from '../../harness/sandboxFixture';
-import { sipParameters } from './sipParameters';
+import { SIP_DIRECTION } from '../../harness/parameters';
+import { sipParameters } from './operationParameters';
 
 // A fresh sandbox (demo seed) per test: the tests change the numbers' configurations.
 const fx = new SandboxFixture();
@@ -356,14 +357,7 @@ describe('SIP Update never writes on a guess', () => {
 		});
 
 		it('with both directions complete and "Detach", nothing needs reading: one write, exactly the listed set', async () => {
-			const full = {
-				sipEndpoint: 'sip:pbx.acme-dental.example',
-				port: '5060',
-				transport: 'udp',
-				secureMedia: 'on',
-				sipUsername: 'u',
-				sipPassword: 'complete-pw',
-			};
+			const full = { ...SIP_DIRECTION, sipUsername: 'u', sipPassword: 'complete-pw' };
 			const result = await run(
 				update('+14155550101', {
 					unlistedDirections: 'detach',

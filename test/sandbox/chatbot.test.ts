@@ -86,16 +86,18 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 		);
 	});
 
+	/** The colours the spec does not pin, each in another hex form: #RGB, #RGBA, #RRGGBB, #RRGGBBAA. */
+	const EVERY_HEX_FORM = {
+		background_color: '#abc',
+		text_color: '#ABCD',
+		user_message_color: '#a1B2c3',
+		input_bg_color: '#AABBCCDD',
+	};
+
 	it('takes every hex form in the colours the spec does not pin, and only #RRGGBB in header_color', async () => {
-		const colours = {
-			background_color: '#abc',
-			text_color: '#ABCD',
-			user_message_color: '#a1B2c3',
-			input_bg_color: '#AABBCCDD',
-		};
-		const reply = await patch('cb_acme_support', form(colours));
+		const reply = await patch('cb_acme_support', form(EVERY_HEX_FORM));
 		expect(reply.status).toBe(200);
-		expect(reply.body).toMatchObject(colours);
+		expect(reply.body).toMatchObject(EVERY_HEX_FORM);
 		for (const value of ['#abc', '#AABBCCDD', ''])
 			expectError(
 				await patch('cb_acme_support', form({ header_color: value })),

@@ -14,23 +14,13 @@ describe('sandbox error statuses and the one error body', () => {
 	});
 
 	it('400 for malformed JSON, a body that is not an object, and an unknown query parameter', async () => {
-		expectError(
-			await h().api('POST', '/webhook/insert-webhook', {
-				raw: { body: '{"webhook": ', contentType: 'application/json' },
-			}),
-			400,
-			'bad_request',
-		);
-		expectError(
-			await h().api('POST', '/webhook/insert-webhook', { json: ['https://x.example'] }),
-			400,
-			'bad_request',
-		);
-		expectError(
-			await h().api('POST', '/webhook/insert-webhook', { json: 'https://x.example' }),
-			400,
-			'bad_request',
-		);
+		const badBodies = [
+			{ raw: { body: '{"webhook": ', contentType: 'application/json' } },
+			{ json: ['https://x.example'] },
+			{ json: 'https://x.example' },
+		];
+		for (const body of badBodies)
+			expectError(await h().api('POST', '/webhook/insert-webhook', body), 400, 'bad_request');
 		expectError(await h().api('GET', '/contacts/list-names?page=2'), 400, 'invalid_field', 'page');
 	});
 

@@ -1,4 +1,4 @@
-/** The parameters of a SIP operation as the SIP suites write them. */
+/** Parameters of operations the node suites write often (more in harness/parameters.ts). */
 import type { INodeParameters } from 'n8n-workflow';
 
 /** SIP `operation` on `phoneNumber`, with the operation's other fields in `fields`. */
@@ -7,3 +7,14 @@ export const sipParameters = (
 	phoneNumber: string,
 	fields: INodeParameters = {},
 ): INodeParameters => ({ resource: 'sip', operation, phoneNumber, ...fields });
+
+/** Chatbot Update of `chatbotId` with `updateFields`. */
+export const chatbotUpdate = (
+	chatbotId: string,
+	updateFields: INodeParameters,
+): INodeParameters => ({
+	resource: 'chatbot',
+	operation: 'update',
+	chatbotId,
+	updateFields,
+});
