@@ -14,6 +14,30 @@ export const TRIGGER = 'Voice AI Trigger';
 
 const unescaped = (text: string) => text.replace(/\\"/g, '"').replace(/\\\\/g, '\\');
 
+/** Webhook Set after `start` (a Manual Trigger unless another node named Start is given). */
+export function webhookSetWorkflow(
+	name: string,
+	parameters: Record<string, unknown>,
+	start: WorkflowJson['nodes'][number] = manualTrigger(),
+): WorkflowJson {
+	return {
+		name,
+		nodes: [
+			start,
+			{
+				name: 'Set Webhook',
+				type: NODE_TYPES.action,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: { resource: 'webhook', operation: 'set', ...parameters },
+				credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
+			},
+		],
+		connections: { Start: { main: [[{ node: 'Set Webhook', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
 export class AccountWebhook {
 	/** The trigger workflows this rig made. */
 	private readonly made: SavedWorkflow[] = [];
@@ -55,23 +79,9 @@ export class AccountWebhook {
 		parameters: Record<string, unknown> = {},
 		credential: CredentialRef = this.stack.credential,
 	): Promise<SavedWorkflow> {
-		const json: WorkflowJson = {
-			name,
-			nodes: [
-				manualTrigger(),
-				{
-					name: 'Set Webhook',
-					type: NODE_TYPES.action,
-					typeVersion: 1,
-					position: [240, 0],
-					parameters: { resource: 'webhook', operation: 'set', ...parameters },
-					credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
-				},
-			] as WorkflowJson['nodes'],
-			connections: { Start: { main: [[{ node: 'Set Webhook', type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		};
-		return await this.stack.api.importWorkflow(json, { voiceAiApi: credential });
+		return await this.stack.api.importWorkflow(webhookSetWorkflow(name, parameters), {
+			voiceAiApi: credential,
+		});
 	}
 
 	productionUrl(workflow: SavedWorkflow): string {
@@ -186,4 +196,13 @@ export class AccountWebhook {
 			what: 'n8n 1.x publishing its workflows again at start',
 		});
 	}
+}
+
+/** `body` POSTed as JSON to a webhook URL, as the service delivers a conversation. */
+export async function postDelivery(url: string | URL, body: unknown): Promise<Response> {
+	return await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
 }

@@ -1,7 +1,7 @@
 import { SIP_DIRECTION } from '../parameters';
 
 import { bad, literal, PHONES_LITERAL, jsonOf } from './shared';
-import type { InvalidInput, OperationCases, SandboxState } from './types';
+import type { FailingItem, InvalidInput, OperationCases, SandboxState } from './types';
 
 const ENDPOINTS = [
 	'pbx.example.com',
@@ -97,6 +97,15 @@ const sipValidBase = { phoneNumber: '+14155550101', directions: { inbound: SIP_D
 const sipOf = (state: SandboxState, phoneNumber: string) =>
 	state.sip.find((sip) => sip.phone_number === phoneNumber);
 
+/** Only a 2xx is a success: the number the organization does not have (+14155550199) fails, named. */
+const unknownNumberFails = (...phones: string[]): FailingItem => ({
+	parameters: { phoneNumber: '={{ $json.phone }}' },
+	items: phones.map((phone) => ({ json: { phone } })),
+	at: phones.indexOf('+14155550199'),
+	message: /\+14155550199/,
+	httpCode: '404',
+});
+
 export const sipCases: Record<string, OperationCases> = {
 	compare: {
 		example: {
@@ -123,13 +132,7 @@ export const sipCases: Record<string, OperationCases> = {
 			...bad('phoneNumber', 'Phone Number', [{ phone: '+1' }, '']),
 			...sipIntentInvalid,
 		],
-		failing: {
-			parameters: { phoneNumber: '={{ $json.phone }}' },
-			items: [{ json: { phone: '+14155550103' } }, { json: { phone: '+14155550199' } }],
-			at: 1,
-			message: /\+14155550199/,
-			httpCode: '404',
-		},
+		failing: unknownNumberFails('+14155550103', '+14155550199'),
 	},
 	detach: {
 		example: {
@@ -167,14 +170,7 @@ export const sipCases: Record<string, OperationCases> = {
 				good: false,
 			}),
 		],
-		failing: {
-			parameters: { phoneNumber: '={{ $json.phone }}' },
-			// Only a 2xx is a success: a number the organization does not have fails, named.
-			items: [{ json: { phone: '+14155550101' } }, { json: { phone: '+14155550199' } }],
-			at: 1,
-			message: /\+14155550199/,
-			httpCode: '404',
-		},
+		failing: unknownNumberFails('+14155550101', '+14155550199'),
 	},
 	get: {
 		example: {
@@ -196,13 +192,7 @@ export const sipCases: Record<string, OperationCases> = {
 			...literal('phoneNumber', 'Phone Number', PHONES_LITERAL.slice(0, 4)),
 			...bad('phoneNumber', 'Phone Number', [14155550101, null, { phone: '+1' }]),
 		],
-		failing: {
-			parameters: { phoneNumber: '={{ $json.phone }}' },
-			items: [{ json: { phone: '+14155550199' } }, { json: { phone: '+14155550101' } }],
-			at: 0,
-			message: /\+14155550199/,
-			httpCode: '404',
-		},
+		failing: unknownNumberFails('+14155550199', '+14155550101'),
 	},
 	update: {
 		example: {
@@ -252,12 +242,6 @@ export const sipCases: Record<string, OperationCases> = {
 		},
 		validBase: sipValidBase,
 		invalid: sipIntentInvalid,
-		failing: {
-			parameters: { phoneNumber: '={{ $json.phone }}' },
-			items: [{ json: { phone: '+14155550102' } }, { json: { phone: '+14155550199' } }],
-			at: 1,
-			message: /\+14155550199/,
-			httpCode: '404',
-		},
+		failing: unknownNumberFails('+14155550102', '+14155550199'),
 	},
 };

@@ -39,6 +39,15 @@ export function credentialProperties(type: string): INodeProperties[] {
 
 export const INPUT_TYPE = 'harness.input';
 
+/** n8n's HTTP Request node's parameters for a GET of `url` with the Voice AI credential (predefined type). */
+export const httpGetWithVoiceAi = (url: string) => ({
+	method: 'GET',
+	url,
+	authentication: 'predefinedCredentialType',
+	nodeCredentialType: 'voiceAiApi',
+	options: {},
+});
+
 export function resolveTypeName(name: string, registry: Record<string, AnyNodeType>): string {
 	if (registry[name]) return name;
 	if (registry[`${PACKAGE}.${name}`]) return `${PACKAGE}.${name}`;

@@ -49,6 +49,43 @@ function inputNodeType(items: InputItem[]): INodeType {
 	};
 }
 
+/**
+ * The workflow `[input, node]` (Input connected to the node) run in WorkflowExecute from Input to the
+ * node; `id` names the workflow and its execution. Cancel the promise to stop the run as n8n's Stop does.
+ */
+export function runFromInput(
+	id: string,
+	[input, node]: [INode, INode],
+	types: Workflow['nodeTypes'],
+	credentials: Parameters<typeof createAdditionalData>[0],
+	mode: WorkflowExecute['mode'],
+): ReturnType<WorkflowExecute['run']> {
+	const workflowData = {
+		id,
+		name: id,
+		nodes: [input, node],
+		connections: {
+			[input.name]: { main: [[{ node: node.name, type: 'main' as const, index: 0 }]] },
+		},
+		active: false,
+		settings: { executionOrder: 'v1' as const },
+	};
+	const workflow = new Workflow({ ...workflowData, nodeTypes: types });
+	const hooks = new ExecutionLifecycleHooks(mode, `${id}-${Date.now()}`, {
+		...workflowData,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as never);
+	const execution = new WorkflowExecute(createAdditionalData(credentials, hooks), mode);
+	return execution.run({
+		workflow,
+		startNode: input,
+		destinationNode: { nodeName: node.name, mode: 'inclusive' },
+	});
+}
+
 /** Runs one node after an input node that emits `items`, through n8n-core's WorkflowExecute. */
 export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	await ensureBinaryData();
@@ -94,31 +131,15 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	if (options.continueOnFail) node.onError = 'continueRegularOutput';
 	Object.assign(node, options.settings);
 
-	const workflowData = {
-		id: 'harness',
-		name: 'harness',
-		nodes: [input, node],
-		connections: { Input: { main: [[{ node: nodeName, type: 'main' as const, index: 0 }]] } },
-		active: false,
-		settings: { executionOrder: 'v1' as const },
-	};
-	const workflow = new Workflow({ ...workflowData, nodeTypes: types });
-	const mode = options.mode ?? 'manual';
-	const hooks = new ExecutionLifecycleHooks(mode, `harness-${Date.now()}`, {
-		...workflowData,
-		activeVersionId: null,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as never);
-	const execution = new WorkflowExecute(createAdditionalData(credentials, hooks), mode);
 	let run: IRun;
 	try {
-		run = await execution.run({
-			workflow,
-			startNode: input,
-			destinationNode: { nodeName, mode: 'inclusive' },
-		});
+		run = await runFromInput(
+			'harness',
+			[input, node],
+			types,
+			credentials,
+			options.mode ?? 'manual',
+		);
 	} catch (caught) {
 		// n8n refuses to start a workflow whose nodes have issues (e.g. a required parameter left empty).
 		return { items: [], outputs: [], error: caught as RunNodeResult['error'] };

@@ -53,13 +53,18 @@ export interface CrmWorkflowOptions {
 	name?: string;
 }
 
+/** The `index`-th node from the left, with a fixed id so that every import of the workflow matches. */
+const place = (index: number, name: string, type: string, typeVersion: number) => ({
+	id: `a0000000-0000-4000-8000-00000000000${index}`,
+	name,
+	type,
+	typeVersion,
+	position: [240 * (index - 1), 0],
+});
+
 export function crmWorkflow(options: CrmWorkflowOptions): WorkflowJson {
 	const trigger = {
-		id: 'a0000000-0000-4000-8000-000000000001',
-		name: 'Conversation completed',
-		type: NODE_TYPES.trigger,
-		typeVersion: 1,
-		position: [0, 0],
+		...place(1, 'Conversation completed', NODE_TYPES.trigger, 1),
 		webhookId: 'a0000000-0000-4000-8000-0000000000ff',
 		parameters: {
 			output: 'variables',
@@ -70,20 +75,12 @@ export function crmWorkflow(options: CrmWorkflowOptions): WorkflowJson {
 		credentials: { voiceAiApi: options.voiceAiCredential },
 	};
 	const passOnce = {
-		id: 'a0000000-0000-4000-8000-000000000002',
-		name: 'Pass each conversation once',
-		type: NODE_TYPES.action,
-		typeVersion: 1,
-		position: [240, 0],
+		...place(2, 'Pass each conversation once', NODE_TYPES.action, 1),
 		parameters: { resource: 'conversation', operation: 'passOnce' },
 		credentials: { voiceAiApi: options.voiceAiCredential },
 	};
 	const write = {
-		id: 'a0000000-0000-4000-8000-000000000003',
-		name: 'Upsert contact',
-		type: 'n8n-nodes-base.postgres',
-		typeVersion: 2.6,
-		position: [480, 0],
+		...place(3, 'Upsert contact', 'n8n-nodes-base.postgres', 2.6),
 		parameters: {
 			operation: 'executeQuery',
 			query: CRM_UPSERT,

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { AccountWebhook, TRIGGER } from '../../harness/accountWebhook';
+import { AccountWebhook, postDelivery, TRIGGER } from '../../harness/accountWebhook';
 import { N8nApiError, n8nVersion, pollUntil, type SavedWorkflow } from '../../harness/n8n';
 import { stackForFile } from '../../harness/stack';
 
@@ -175,10 +175,10 @@ test("42: a chatbot's webhook_url reaches a workflow that registered nothing, wh
 
 	const forged = new URL(address);
 	forged.searchParams.set('token', 'x'.repeat(43));
-	const refused = await fetch(forged, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ conversation_id: 'forged', chatbot_id: CHATBOT, variables: {} }),
+	const refused = await postDelivery(forged, {
+		conversation_id: 'forged',
+		chatbot_id: CHATBOT,
+		variables: {},
 	});
 	expect(refused.status).toBe(401);
 

@@ -4,6 +4,7 @@
  * where a CRM's upsert goes once; forged deliveries refused; survives an n8n restart.
  */
 import { productionToken } from '../../nodes/VoiceAi/accountOwnership/registration';
+import { postDelivery } from '../../harness/accountWebhook';
 import { NODE_TYPES, loadExample, pollUntil, type SavedWorkflow } from '../../harness/n8n';
 import type { Delivery } from '../../harness/sandboxAdmin';
 import { stackForFile } from '../../harness/stack';
@@ -82,24 +83,36 @@ async function waitDelivered(conversationIds: string[]): Promise<Delivery[]> {
 	);
 }
 
+/** One conversation of `caller`, delivered; its id. */
+async function deliveredOnce(caller: Caller): Promise<string> {
+	const [id] = await simulate([caller]);
+	await waitDelivered([id]);
+	return id;
+}
+
+/** n8n restarted; the workflow is active again once its production URL answers (401 without the token, not 404). */
+async function restartN8n(): Promise<void> {
+	await stack.n8n.restart();
+	await stack.api.login();
+	await pollUntil(async () => (await postToProductionUrl(productionUrl)) === 401, {
+		what: 'the production webhook after the restart',
+	});
+}
+
 async function postToProductionUrl(url: string): Promise<number> {
-	const res = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({
-			event: 'conversation.completed',
-			conversation_id: 'conv_forged',
-			source: 'account_webhook',
-			agent_id: agentId,
-			chatbot_id: null,
-			completed_at: new Date().toISOString(),
-			variables: {
-				name: 'Mallory',
-				phone: '+14155550666',
-				email: 'mallory@example.com',
-				intent: 'forge',
-			},
-		}),
+	const res = await postDelivery(url, {
+		event: 'conversation.completed',
+		conversation_id: 'conv_forged',
+		source: 'account_webhook',
+		agent_id: agentId,
+		chatbot_id: null,
+		completed_at: new Date().toISOString(),
+		variables: {
+			name: 'Mallory',
+			phone: '+14155550666',
+			email: 'mallory@example.com',
+			intent: 'forge',
+		},
 	});
 	await res.text();
 	return res.status;
@@ -166,8 +179,7 @@ test('a forged delivery is refused with 401 and starts no execution', async () =
 	expect(await executionCount()).toBe(before);
 
 	// A genuine delivery afterwards is the only new execution.
-	const [id] = await simulate([CALLERS[0]]);
-	await waitDelivered([id]);
+	await deliveredOnce(CALLERS[0]);
 	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
 	expect(await executionCount()).toBe(before + 1);
 	const rows = await contacts();
@@ -224,8 +236,7 @@ test('"Listen for test event" takes one delivery at the test URL, then the produ
 		email: 'mj@example.com',
 		intent: 'test listen',
 	};
-	const [id] = await simulate([caller]);
-	await waitDelivered([id]);
+	const id = await deliveredOnce(caller);
 	const executions = await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
 	const manual = executions[executions.length - 1];
 	expect(manual).toMatchObject({ mode: 'manual', status: 'success' });
@@ -246,12 +257,7 @@ test('"Listen for test event" takes one delivery at the test URL, then the produ
 });
 
 test('after n8n restarts, the published trigger still receives deliveries', async () => {
-	await stack.n8n.restart();
-	await stack.api.login();
-	// The workflow is active again once its production URL answers (401 without the token, not 404).
-	await pollUntil(async () => (await postToProductionUrl(productionUrl)) === 401, {
-		what: 'the production webhook after the restart',
-	});
+	await restartN8n();
 	const registered = await stack.admin.accountWebhook(stack.org.id);
 	expect(registered?.startsWith(`${productionUrl}?token=`)).toBe(true);
 
@@ -262,8 +268,7 @@ test('after n8n restarts, the published trigger still receives deliveries', asyn
 		email: 'kj@example.com',
 		intent: 'book a checkup',
 	};
-	const [id] = await simulate([caller]);
-	await waitDelivered([id]);
+	const id = await deliveredOnce(caller);
 	await stack.api.waitForExecutions(workflow.id, { count: before + 1 });
 	const rows = await contacts();
 	expect(rows.filter((row) => row.conversation_id === id)).toEqual([
@@ -273,16 +278,14 @@ test('after n8n restarts, the published trigger still receives deliveries', asyn
 
 test("after the restart, a conversation delivered again runs but Pass Once (n8n's database) stops it before the CRM", async () => {
 	const initial = await executionCount();
-	const [first] = await simulate([
-		{ name: 'Dorothy Vaughan', phone: '+14155550206', email: 'dv@example.com', intent: 'first' },
-	]);
-	await waitDelivered([first]);
-	await stack.api.waitForExecutions(workflow.id, { count: initial + 1 });
-	await stack.n8n.restart();
-	await stack.api.login();
-	await pollUntil(async () => (await postToProductionUrl(productionUrl)) === 401, {
-		what: 'the production webhook after the restart',
+	const first = await deliveredOnce({
+		name: 'Dorothy Vaughan',
+		phone: '+14155550206',
+		email: 'dv@example.com',
+		intent: 'first',
 	});
+	await stack.api.waitForExecutions(workflow.id, { count: initial + 1 });
+	await restartN8n();
 
 	// The trigger's in-memory check was lost with the process: only the database can recognise the repeat.
 	const before = await executionCount();

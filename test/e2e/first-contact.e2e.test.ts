@@ -20,7 +20,7 @@ import {
 	type SavedWorkflow,
 	type WorkflowJson,
 } from '../../harness/n8n';
-import { manualTrigger } from '../../harness/manualWorkflow';
+import { webhookSetWorkflow } from '../../harness/accountWebhook';
 import { stackForFile } from '../../harness/stack';
 
 const TRIGGER = 'Conversation completed';
@@ -60,6 +60,11 @@ describe('the first workflow: examples/crm-sync.json as shipped, only the creden
 	let workflow: SavedWorkflow;
 	let productionUrl: string;
 	const caller = { name: 'Ada Lovelace', phone: '+14155550201', email: 'ada@example.com' };
+	/** The CRM node got the caller of conversation `id`. */
+	const expectContact = (detail: { outputs: Record<string, unknown> }, id: string) =>
+		expect(detail.outputs[UPSERT]).toEqual([
+			expect.objectContaining({ ...caller, conversation_id: id }),
+		]);
 
 	test('imports from the bytes of the file a user downloads', async () => {
 		const bytes = readFileSync(join(EXAMPLES_DIR, 'crm-sync.json'), 'utf8');
@@ -87,9 +92,7 @@ describe('the first workflow: examples/crm-sync.json as shipped, only the creden
 			status: 'success',
 			error: undefined,
 		});
-		expect(detail.outputs[UPSERT]).toEqual([
-			expect.objectContaining({ ...caller, conversation_id: id }),
-		]);
+		expectContact(detail, id);
 	});
 
 	test('Publish: n8n reports no error and the account webhook points at the production URL', async () => {
@@ -120,9 +123,7 @@ describe('the first workflow: examples/crm-sync.json as shipped, only the creden
 			status: 'success',
 			last: UPSERT,
 		});
-		expect(detail.outputs[UPSERT]).toEqual([
-			expect.objectContaining({ ...caller, conversation_id: id }),
-		]);
+		expectContact(detail, id);
 	});
 });
 
@@ -221,27 +222,10 @@ describe('each refusal names, where n8n shows it, the option and value that clea
 	test('Webhook Set: the error of the node in the run; Take It Over then sets it', async () => {
 		const setWorkflow = async (parameters: Record<string, unknown>) =>
 			await stack.api.importWorkflow(
-				{
-					name: 'Set the webhook by hand',
-					nodes: [
-						manualTrigger(),
-						{
-							name: 'Set Webhook',
-							type: NODE_TYPES.action,
-							typeVersion: 1,
-							position: [240, 0],
-							parameters: {
-								resource: 'webhook',
-								operation: 'set',
-								webhookUrl: 'https://crm.example.com/voice-ai',
-								...parameters,
-							},
-							credentials: { voiceAiApi: credential },
-						},
-					],
-					connections: { Start: { main: [[{ node: 'Set Webhook', type: 'main', index: 0 }]] } },
-					settings: { executionOrder: 'v1' },
-				},
+				webhookSetWorkflow('Set the webhook by hand', {
+					webhookUrl: 'https://crm.example.com/voice-ai',
+					...parameters,
+				}),
 				{ voiceAiApi: credential },
 			);
 		const refused = await stack.api.runWorkflow(await setWorkflow({}), 'Start');

@@ -10,14 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import {
-	type CredentialRef,
-	NODE_TYPES,
-	pollUntil,
-	type SavedWorkflow,
-	type WorkflowJson,
-} from '../../harness/n8n';
-import { AccountWebhook } from '../../harness/accountWebhook';
+import { type CredentialRef, pollUntil, type SavedWorkflow } from '../../harness/n8n';
+import { AccountWebhook, postDelivery, webhookSetWorkflow } from '../../harness/accountWebhook';
 import { startStack, type Stack } from '../../harness/stack';
 import { manualTrigger } from '../../harness/manualWorkflow';
 
@@ -78,27 +72,14 @@ async function webhookSet(
 				parameters: { httpMethod: 'POST', path, options: {} },
 			}
 		: manualTrigger();
-	const json: WorkflowJson = {
+	const json = webhookSetWorkflow(
 		name,
-		nodes: [
-			start,
-			{
-				name: 'Set Webhook',
-				type: NODE_TYPES.action,
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					resource: 'webhook',
-					operation: 'set',
-					webhookUrl: 'https://crm.example.com/voice',
-					...(whenTriggerHolds ? { whenTriggerHolds } : {}),
-				},
-				credentials: { voiceAiApi: { id: 'placeholder', name: 'placeholder' } },
-			},
-		] as WorkflowJson['nodes'],
-		connections: { Start: { main: [[{ node: 'Set Webhook', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	};
+		{
+			webhookUrl: 'https://crm.example.com/voice',
+			...(whenTriggerHolds ? { whenTriggerHolds } : {}),
+		},
+		start,
+	);
 	return await stack.api.importWorkflow(json, { voiceAiApi: credential });
 }
 
@@ -112,11 +93,10 @@ async function productionRun(workflow: SavedWorkflow, path: string, body: unknow
 	// n8n 2.x publishes in the background: the path answers 404 until it is live.
 	const answer = await pollUntil(
 		async () => {
-			const res = await fetch(`${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify(body),
-			});
+			const res = await postDelivery(
+				`${stack.n8n.webhookBase.replace(/\/+$/, '')}/webhook/${path}`,
+				body,
+			);
 			return res.status === 404 ? undefined : res;
 		},
 		{ timeoutMs: 30_000, what: `the production webhook of "${workflow.name}"` },
@@ -166,6 +146,13 @@ const nextDeliveryRuns = async (holder: SavedWorkflow, org = ACME) =>
 const publishError = async (workflow: SavedWorkflow, expected: string) =>
 	await acme.publishError(workflow, expected);
 const unpublish = async (...workflows: SavedWorkflow[]) => await acme.unpublish(...workflows);
+/** Publishing `refused` fails naming `holder`, which still holds the account webhook afterwards. */
+async function refusedWhileHeld(refused: SavedWorkflow, holder: SavedWorkflow): Promise<void> {
+	const error = await publishError(refused, 'held by the published workflow');
+	expect(error).toContain(`held by the published workflow "${holder.name}" (ID ${holder.id})`);
+	await unpublish(refused);
+	expect(await accountUrl()).toBe(productionUrl(holder));
+}
 
 beforeAll(async () => {
 	const proxyUrl = await startProxy();
@@ -192,10 +179,7 @@ afterAll(async () => {
 describe('two keys of one organization', () => {
 	test('publishing Z on the second key with Fail to Publish is refused naming A; A keeps receiving', async () => {
 		const z = await trigger('Second key (Z)', key2);
-		const error = await publishError(z, 'held by the published workflow');
-		expect(error).toContain(`held by the published workflow "${a.name}" (ID ${a.id})`);
-		await unpublish(z);
-		expect(await accountUrl()).toBe(productionUrl(a));
+		await refusedWhileHeld(z, a);
 		await nextDeliveryRuns(a);
 	});
 
@@ -286,10 +270,7 @@ test('a key rotated in its credential keeps its claims: a second workflow on it 
 	await stack.admin.request('POST', `/__sandbox/keys/${oldKey.id}/revoke`);
 
 	const b = await trigger('Same credential (B)', rotating);
-	const error = await publishError(b, 'held by the published workflow');
-	expect(error).toContain(`held by the published workflow "${r.name}" (ID ${r.id})`);
-	await unpublish(b);
-	expect(await accountUrl()).toBe(productionUrl(r));
+	await refusedWhileHeld(b, r);
 
 	await unpublish(r);
 	await pollUntil(

@@ -5,6 +5,7 @@
  * URL, with either header choice, on the node version the docs show (4.2, which sends Authorization on
  * across origins) and on the line's newest (from 4.4 on, it sends only X-API-Key on).
  */
+import { httpGetWithVoiceAi } from '../../harness/engine/registry';
 import type { Loopback, SeenRequest } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 import { n8nVersion, type WorkflowJson } from '../../harness/n8n';
@@ -56,13 +57,7 @@ function httpRequests(): WorkflowJson {
 			type: 'n8n-nodes-base.httpRequest',
 			typeVersion,
 			position: [260 + column * 220, row * 160] as [number, number],
-			parameters: {
-				method: 'GET',
-				url,
-				authentication: 'predefinedCredentialType',
-				nodeCredentialType: 'voiceAiApi',
-				options: {},
-			},
+			parameters: httpGetWithVoiceAi(url),
 			onError: 'continueRegularOutput',
 			credentials: { voiceAiApi: { id: 'voiceai-credential', name: 'Voice AI account' } },
 		})),

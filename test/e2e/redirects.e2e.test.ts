@@ -78,14 +78,16 @@ function actions(): WorkflowJson {
 }
 
 describe.each(HEADERS)('key in %s', (authHeader) => {
+	/** The service answers `code` from now on; a credential named `name` with the key in `authHeader`. */
+	const redirectingWith = async (code: number, name: string) => {
+		status = code;
+		return await stack.api.createVoiceAiCredential(credentialData(authHeader), name);
+	};
+
 	it.each(STATUSES)(
 		"%s: n8n's credential test fails naming the redirect; nothing reaches the other origin",
 		async (code) => {
-			status = code;
-			const credential = await stack.api.createVoiceAiCredential(
-				credentialData(authHeader),
-				`redirect ${authHeader} ${code}`,
-			);
+			const credential = await redirectingWith(code, `redirect ${authHeader} ${code}`);
 			const outcome = await stack.api.request<{ status: string; message: string }>(
 				'POST',
 				'/rest/credentials/test',
@@ -109,11 +111,7 @@ describe.each(HEADERS)('key in %s', (authHeader) => {
 	it.each(STATUSES)(
 		"%s: a workflow run's GET and POST fail naming the other origin; nothing reaches it",
 		async (code) => {
-			status = code;
-			const credential = await stack.api.createVoiceAiCredential(
-				credentialData(authHeader),
-				`redirect run ${authHeader} ${code}`,
-			);
+			const credential = await redirectingWith(code, `redirect run ${authHeader} ${code}`);
 			const saved = await stack.api.importWorkflow(actions(), { voiceAiApi: credential });
 			const execution = await stack.api.runWorkflow(saved, 'Start');
 			for (const name of ['GET', 'POST']) {

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { AccountWebhook, TRIGGER } from '../../harness/accountWebhook';
+import { AccountWebhook, postDelivery, TRIGGER } from '../../harness/accountWebhook';
 import { pollUntil, type SavedWorkflow, webhookTokensIn } from '../../harness/n8n';
 import { stackForFile } from '../../harness/stack';
 
@@ -34,10 +34,9 @@ async function listen(workflow: SavedWorkflow): Promise<string> {
 async function post(url: string, token?: string): Promise<number> {
 	const target = new URL(url);
 	if (token !== undefined) target.searchParams.set('token', token);
-	const res = await fetch(target, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ conversation_id: `c_${Date.now()}`, variables: { name: 'Log' } }),
+	const res = await postDelivery(target, {
+		conversation_id: `c_${Date.now()}`,
+		variables: { name: 'Log' },
 	});
 	return res.status;
 }

@@ -10,6 +10,13 @@ import { readFileSync } from 'node:fs';
 import { START, chain, voiceAiNode } from '../../harness/manualWorkflow';
 import { n8nVersion, type ExecutionDetail } from '../../harness/n8n';
 import { CT_TEXT, CT_URL, SHORT_SIP_PASSWORDS, vocabularySeed } from '../../harness/sandboxAdmin';
+import {
+	AGENT_CREATE,
+	CHATBOT_UPDATE,
+	DUPLICATE_AGENT,
+	MISSING_CARRIER,
+	MISSING_CHATBOT,
+} from '../hostile/vocabularyWrites';
 import { stackForFile } from '../../harness/stack';
 
 const HIDDEN = '(set, hidden)';
@@ -87,20 +94,8 @@ describe(`n8n ${n8nVersion()}`, () => {
 				carrier: 'twilio',
 				returnAll: true,
 			}),
-			step('Chatbot', {
-				resource: 'chatbot',
-				operation: 'update',
-				chatbotId: 'cb_contact_us',
-				updateFields: { chatbotName: 'contact_list', chatbot_title: 'Direct_Sales' },
-			}),
-			step('Create', {
-				resource: 'agent',
-				operation: 'create',
-				phoneNumber: '+14155550164',
-				agentName: 'Connect_Team',
-				task: CT_TEXT,
-				selectedVoice: 'paige',
-			}),
+			step('Chatbot', CHATBOT_UPDATE),
+			step('Create', AGENT_CREATE),
 			step('Vocabulary SIP', { resource: 'sip', operation: 'get', phoneNumber: '+14155550171' }),
 			...SHORT_SIP_PASSWORDS.flatMap(({ password, phone_number: phoneNumber }) => {
 				const directions = { inbound: { sipEndpoint: NEW_ENDPOINT, sipPassword: password } };
@@ -126,33 +121,9 @@ describe(`n8n ${n8nVersion()}`, () => {
 					}),
 				];
 			}),
-			step(
-				'Duplicate',
-				{
-					resource: 'agent',
-					operation: 'create',
-					phoneNumber: '+14155550165',
-					agentName: 'Direct_Sales',
-					task: 'x',
-					selectedVoice: 'maya',
-				},
-				true,
-			),
-			step(
-				'No chatbot',
-				{
-					resource: 'chatbot',
-					operation: 'update',
-					chatbotId: 'ct_leads',
-					updateFields: { chatbotName: 'x' },
-				},
-				true,
-			),
-			step(
-				'No carrier',
-				{ resource: 'trustProduct', operation: 'getAll', carrier: 'ct_leads', returnAll: true },
-				true,
-			),
+			step('Duplicate', DUPLICATE_AGENT, true),
+			step('No chatbot', MISSING_CHATBOT, true),
+			step('No carrier', MISSING_CARRIER, true),
 		]);
 		expect({ status: execution.status, error: execution.error }).toEqual({
 			status: 'success',

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 import { startSandbox } from '../../sandbox';
+import { postDelivery } from '../../harness/accountWebhook';
 import type { SandboxState } from '../../harness/catalogue';
 import { catalogue, entryName, exampleParameters } from '../../harness/catalogue';
 import { START, chain, itemsNode, voiceAiNode } from '../../harness/manualWorkflow';
@@ -264,33 +265,39 @@ describe('examples/conversation-router.json', () => {
 			chatbots: Array<{ id: string }>;
 		}>(stack.org.id);
 
-		await stack.admin.simulateConversation(stack.org.id, {
-			agentId: agents[0].id,
-			variables: { name: 'Agent caller' },
-		});
-		const byAgent = await nextRun(router, 0);
-		expect(byAgent.outputs['Run the agent workflow']).toEqual([
-			expect.objectContaining({
-				name: 'Agent caller',
-				handledBy: 'the agent workflow',
-				_voiceAi: expect.objectContaining({ agentId: agents[0].id }),
-			}),
-		]);
-		expect(byAgent.outputs['Run the chatbot workflow']).toBeUndefined();
-
-		await stack.admin.simulateConversation(stack.org.id, {
-			chatbotId: chatbots[0].id,
-			variables: { name: 'Chatbot visitor' },
-		});
-		const byChatbot = await nextRun(router, 1);
-		expect(byChatbot.outputs['Run the chatbot workflow']).toEqual([
-			expect.objectContaining({
-				name: 'Chatbot visitor',
-				handledBy: 'the chatbot workflow',
-				_voiceAi: expect.objectContaining({ chatbotId: chatbots[0].id }),
-			}),
-		]);
-		expect(byChatbot.outputs['Run the agent workflow']).toBeUndefined();
+		/** The router's `index`-th run hands the conversation of `source` to `handledBy` alone. */
+		const expectHandedTo = async (
+			index: number,
+			source: { agentId: string } | { chatbotId: string },
+			name: string,
+			handledBy: string,
+			other: string,
+		) => {
+			await stack.admin.simulateConversation(stack.org.id, { ...source, variables: { name } });
+			const run = await nextRun(router!, index);
+			expect(run.outputs[`Run ${handledBy}`]).toEqual([
+				expect.objectContaining({
+					name,
+					handledBy,
+					_voiceAi: expect.objectContaining(source),
+				}),
+			]);
+			expect(run.outputs[`Run ${other}`]).toBeUndefined();
+		};
+		await expectHandedTo(
+			0,
+			{ agentId: agents[0].id },
+			'Agent caller',
+			'the agent workflow',
+			'the chatbot workflow',
+		);
+		await expectHandedTo(
+			1,
+			{ chatbotId: chatbots[0].id },
+			'Chatbot visitor',
+			'the chatbot workflow',
+			'the agent workflow',
+		);
 	});
 });
 
@@ -319,17 +326,13 @@ describe('examples/download-recording.json', () => {
 			// A delivery with a top-level recording_url (the spec shows no such field: the recipe names
 			// where it reads it), sent as the service would, with the registered token.
 			const registered = String(await stack.admin.accountWebhook(stack.org.id));
-			const answer = await fetch(registered, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({
-					event: 'conversation.completed',
-					conversation_id: 'conv_with_recording',
-					agent_id: agents[0].id,
-					completed_at: new Date().toISOString(),
-					recording_url: `${recordings.url}/recordings/conv_with_recording.wav`,
-					variables: { name: 'With recording' },
-				}),
+			const answer = await postDelivery(registered, {
+				event: 'conversation.completed',
+				conversation_id: 'conv_with_recording',
+				agent_id: agents[0].id,
+				completed_at: new Date().toISOString(),
+				recording_url: `${recordings.url}/recordings/conv_with_recording.wav`,
+				variables: { name: 'With recording' },
 			});
 			expect(answer.status).toBe(200);
 			const withRecording = await nextRun(workflow, 1);

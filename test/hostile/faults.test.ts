@@ -121,6 +121,15 @@ describe('Agent Create is never repeated after an answer that may hide a created
 		selectedVoice: 'june',
 		options: FAST,
 	});
+	/** Agent Create of "<prefix> <kind>", its first POST answered with the fault `kind`. */
+	const createAfterOneFault = async (
+		kind: Parameters<typeof fx.fault>[0]['kind'],
+		prefix: string,
+	) => {
+		const name = `${prefix} ${kind}`;
+		await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
+		return { name, result: await fx.run(create(name)) };
+	};
 
 	const NO_ANSWER_OR_FAILURE = KINDS.filter(
 		(kind) => !kind.startsWith('rate-limit') && kind !== 'malformed-json' && kind !== 'html',
@@ -129,9 +138,7 @@ describe('Agent Create is never repeated after an answer that may hide a created
 	it.each(NO_ANSWER_OR_FAILURE)(
 		'%s: one request, an error that says to check first',
 		async (kind) => {
-			const name = `Once ${kind}`;
-			await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
-			const result = await fx.run(create(name));
+			const { name, result } = await createAfterOneFault(kind, 'Once');
 			expect(result.error?.name).toBe('NodeApiError');
 			expect(result.error?.message).toMatch(FAULTS[kind].message);
 			expect(result.error?.message).not.toMatch(/after \d+ attempts/);
@@ -146,9 +153,7 @@ describe('Agent Create is never repeated after an answer that may hide a created
 	it.each(['malformed-json', 'html'] as const)(
 		'%s with 200: a write answered 2xx succeeded, whatever the body; the item shows it, nothing repeated',
 		async (kind) => {
-			const name = `Answered ${kind}`;
-			await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
-			const result = await fx.run(create(name));
+			const { result } = await createAfterOneFault(kind, 'Answered');
 			expect(result.error).toBeUndefined();
 			expect(result.items).toHaveLength(1);
 			expect(result.items[0].json).toMatchObject({
@@ -166,9 +171,7 @@ describe('Agent Create is never repeated after an answer that may hide a created
 	it.each(['rate-limit', 'rate-limit-no-retry-after'] as const)(
 		'%s: the service did nothing, so it is repeated and creates exactly one agent',
 		async (kind) => {
-			const name = `Limited ${kind}`;
-			await fx.fault({ kind, method: 'POST', path: AGENTS, times: 1 });
-			const result = await fx.run(create(name));
+			const { name, result } = await createAfterOneFault(kind, 'Limited');
 			expect(result.error).toBeUndefined();
 			expect(result.items.map((item) => item.json.agentName)).toEqual([name]);
 			expect(statuses(await fx.requests(), AGENTS, 'POST')).toEqual([429, 201]);

@@ -22,6 +22,13 @@ import {
 	SHORT_SIP_PASSWORDS,
 	vocabularySeed,
 } from '../../harness/sandboxAdmin';
+import {
+	AGENT_CREATE,
+	CHATBOT_UPDATE,
+	DUPLICATE_AGENT,
+	MISSING_CARRIER,
+	MISSING_CHATBOT,
+} from './vocabularyWrites';
 
 const fx = new SandboxFixture();
 let service: Loopback;
@@ -76,6 +83,18 @@ const outputOf = (result: RunNodeResult): IDataObject[] => {
 	return result.items.map((item) => item.json);
 };
 
+/** SIP Detach of one direction of `phoneNumber`: the output is the service's answer. */
+async function expectDetached(phoneNumber: string, direction: string) {
+	const [detached] = outputOf(
+		await run({ resource: 'sip', operation: 'detach', phoneNumber, directions: [direction] }),
+	);
+	expect(detached).toEqual({
+		message: 'Phone number detached',
+		phone_number: phoneNumber,
+		detached: [direction],
+	});
+}
+
 describe('ordinary words with ct_ in the service answers: every output byte for byte', () => {
 	it('Agent Get Many gives the agents exactly as the service holds them', async () => {
 		const output = outputOf(await run({ resource: 'agent', operation: 'getAll', returnAll: true }));
@@ -114,28 +133,12 @@ describe('ordinary words with ct_ in the service answers: every output byte for 
 	});
 
 	it('Chatbot Update and Agent Create give back what the service stored', async () => {
-		const chatbot = outputOf(
-			await run({
-				resource: 'chatbot',
-				operation: 'update',
-				chatbotId: 'cb_contact_us',
-				updateFields: { chatbotName: 'contact_list', chatbot_title: 'Direct_Sales' },
-			}),
-		);
+		const chatbot = outputOf(await run(CHATBOT_UPDATE));
 		const stored = (await state()).chatbots.find((entry) => entry.id === 'cb_contact_us');
 		expect(chatbot).toEqual([stored]);
 		expect(chatbot[0]).toMatchObject({ webhook_url: CT_URL, welcome_message: CT_TEXT });
 
-		const agent = outputOf(
-			await run({
-				resource: 'agent',
-				operation: 'create',
-				phoneNumber: '+14155550164',
-				agentName: 'Connect_Team',
-				task: CT_TEXT,
-				selectedVoice: 'paige',
-			}),
-		);
+		const agent = outputOf(await run(AGENT_CREATE));
 		expect(agent).toEqual([(await state()).agents.at(-1)]);
 		expect(agent[0]).toMatchObject({ agentName: 'Connect_Team', task: CT_TEXT });
 	});
@@ -178,14 +181,7 @@ describe('ordinary words with ct_ in the service answers: every output byte for 
 			sip: hiddenPasswords(await sipOf(phoneNumber)),
 		});
 		expect((updated.sip as SipConfig).trunkName).toBe('select_project_trunk');
-		const [detached] = outputOf(
-			await run({ resource: 'sip', operation: 'detach', phoneNumber, directions: ['inbound'] }),
-		);
-		expect(detached).toEqual({
-			message: 'Phone number detached',
-			phone_number: phoneNumber,
-			detached: ['inbound'],
-		});
+		await expectDetached(phoneNumber, 'inbound');
 	});
 });
 
@@ -208,27 +204,10 @@ describe('ordinary words with ct_ in error text', () => {
 		async (continueOnFail) => {
 			const texts: string[] = [];
 			const cases: INodeParameters[] = [
-				{
-					resource: 'agent',
-					operation: 'create',
-					phoneNumber: '+14155550165',
-					agentName: 'Direct_Sales',
-					task: 'x',
-					selectedVoice: 'maya',
-				},
-				{
-					resource: 'chatbot',
-					operation: 'update',
-					chatbotId: 'ct_leads',
-					updateFields: { chatbotName: 'x' },
-				},
-				{
-					resource: 'chatbot',
-					operation: 'update',
-					chatbotId: 'cb_contact_us_old',
-					updateFields: { chatbotName: 'x' },
-				},
-				{ resource: 'trustProduct', operation: 'getAll', carrier: 'ct_leads', returnAll: true },
+				DUPLICATE_AGENT,
+				MISSING_CHATBOT,
+				{ ...MISSING_CHATBOT, chatbotId: 'cb_contact_us_old' },
+				MISSING_CARRIER,
 			];
 			for (const parameters of cases) {
 				const result = await run(parameters, continueOnFail);
@@ -346,14 +325,7 @@ describe('SIP passwords that are parts of ordinary SIP data', () => {
 				sip: hiddenPasswords(after),
 			});
 
-			const [detached] = outputOf(
-				await run({ resource: 'sip', operation: 'detach', phoneNumber, directions: ['outbound'] }),
-			);
-			expect(detached).toEqual({
-				message: 'Phone number detached',
-				phone_number: phoneNumber,
-				detached: ['outbound'],
-			});
+			await expectDetached(phoneNumber, 'outbound');
 		},
 	);
 

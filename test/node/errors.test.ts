@@ -2,6 +2,7 @@ import { testCredential } from '../../harness/engine';
 import { imageItem } from '../../harness/images';
 import { agentCreate } from '../../harness/parameters';
 import { PNG, SandboxFixture, everything } from '../../harness/sandboxFixture';
+import { chatbotUpdate } from './operationParameters';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());
@@ -63,12 +64,7 @@ describe('API errors become NodeApiError with an actionable message', () => {
 	});
 
 	it('404: a chatbot of another organization reads as not found, naming it', async () => {
-		const result = await fx.run({
-			resource: 'chatbot',
-			operation: 'update',
-			chatbotId: 'cb_globex_main',
-			updateFields: { chatbotName: 'Mine now' },
-		});
+		const result = await fx.run(chatbotUpdate('cb_globex_main', { chatbotName: 'Mine now' }));
 		expect(result.error!.httpCode).toBe('404');
 		expect(result.error!.message).toMatch(/^Chatbot "cb_globex_main" was not found \(404\)/);
 		expect(result.error!.description).toMatch(/belongs to another organization/);

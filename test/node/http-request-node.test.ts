@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import type { ICredentialDataDecryptedObject, IVersionedNodeType } from 'n8n-workflow';
 
-import { runNode } from '../../harness/engine';
+import { httpGetWithVoiceAi, runNode } from '../../harness/engine';
 import type { Loopback } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 import { installDir } from '../../harness/n8n';
@@ -95,13 +95,7 @@ beforeEach(async () => {
 				nodeType: 'n8n-nodes-base.httpRequest',
 				nodeTypes: httpRequest(),
 				typeVersion,
-				parameters: {
-					method: 'GET',
-					url,
-					authentication: 'predefinedCredentialType',
-					nodeCredentialType: 'voiceAiApi',
-					options: {},
-				},
+				parameters: httpGetWithVoiceAi(url),
 				credentials: { voiceAiApi: credentials },
 			});
 

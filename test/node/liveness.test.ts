@@ -9,11 +9,9 @@ import type { ServerResponse } from 'node:http';
 
 import 'reflect-metadata';
 import fc from 'fast-check';
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type { INode, INodeParameters, INodeType } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
 
-import { PACKAGE, createAdditionalData, nodeTypeRegistry, runNode } from '../../harness/engine';
+import { PACKAGE, nodeTypeRegistry, runFromInput, runNode } from '../../harness/engine';
 import type { Handler, Loopback, SeenRequest } from '../../harness/loopback';
 import { json, startLoopback } from '../../harness/loopback';
 import { CLOSE_GRACE_MS } from '../../nodes/VoiceAi/transport/request';
@@ -21,6 +19,14 @@ import { CLOSE_GRACE_MS } from '../../nodes/VoiceAi/transport/request';
 let service: Loopback;
 /** Answers left half-open by a test: ended before the next one. */
 const open = new Set<ServerResponse>();
+/** A 200 whose body stops after `start` and never ends. */
+const answerThatStallsAfter =
+	(start: string): Handler =>
+	(_, res) => {
+		open.add(res);
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.write(start);
+	};
 
 beforeAll(async () => {
 	service = await startLoopback();
@@ -109,11 +115,7 @@ describe('a 429 never wedges the run (issue 51, item 1)', () => {
 });
 
 describe('Timeout (Seconds) bounds the whole answer (issue 51, item 2)', () => {
-	const halfOpen: Handler = (_, res) => {
-		open.add(res);
-		res.writeHead(200, { 'Content-Type': 'application/json' });
-		res.write('[{"phone_number":');
-	};
+	const halfOpen = answerThatStallsAfter('[{"phone_number":');
 
 	it('headers and part of the body, then nothing: the item fails once the timeout has passed', async () => {
 		const { result, ms } = await elapsedOf(
@@ -365,7 +367,7 @@ function startStoppable(parameters: INodeParameters, items: number) {
 		},
 	};
 	const types = nodeTypeRegistry({ 'liveness.input': input });
-	const nodes: INode[] = [
+	const nodes: [INode, INode] = [
 		{
 			id: 'i',
 			name: 'Input',
@@ -384,29 +386,8 @@ function startStoppable(parameters: INodeParameters, items: number) {
 			credentials: { voiceAiApi: { id: 'c', name: 'Voice AI account' } },
 		},
 	];
-	const workflowData = {
-		id: 'liveness',
-		name: 'liveness',
-		nodes,
-		connections: { Input: { main: [[{ node: 'Voice AI', type: 'main' as const, index: 0 }]] } },
-		active: false,
-		settings: { executionOrder: 'v1' as const },
-	};
-	const workflow = new Workflow({ ...workflowData, nodeTypes: types });
-	const hooks = new ExecutionLifecycleHooks('manual', `liveness-${Date.now()}`, {
-		...workflowData,
-		activeVersionId: null,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as never);
 	const credentials = { voiceAiApi: { baseUrl: service.url, apiKey } };
-	const execution = new WorkflowExecute(createAdditionalData(credentials, hooks), 'manual');
-	const running = execution.run({
-		workflow,
-		startNode: nodes[0],
-		destinationNode: { nodeName: 'Voice AI', mode: 'inclusive' },
-	});
+	const running = runFromInput('liveness', nodes, types, credentials, 'manual');
 	let stoppedAt = 0;
 	// The engine's promise settles once the node's execute() has returned or thrown.
 	const ended = (async () => {
@@ -427,35 +408,30 @@ const requestsReached = async (count: number) => {
 	while (service.requests.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
 };
 
+/** Runs `items` items, and once `reached` requests have reached the service, Stop ends the run at once. */
+async function expectStoppedAtOnce(parameters: INodeParameters, items: number, reached: number) {
+	const run = startStoppable(parameters, items);
+	await requestsReached(reached);
+	run.stop();
+	expect(await run.ended).toBeLessThan(1_000);
+}
+
 describe('Stop ends every wait of the node at once (issue 51)', () => {
-	const stalled: Handler = (_, res) => {
-		open.add(res);
-		res.writeHead(200, { 'Content-Type': 'application/json' });
-		res.write('{"phone_number":');
-	};
+	const stalled = answerThatStallsAfter('{"phone_number":');
 
 	it('an answer stalled half way, with Timeout 600 s', async () => {
 		service.handle(stalled);
-		const run = startStoppable(sipGet({ timeoutSeconds: 600 }), 1);
-		await requestsReached(1);
-		run.stop();
-		expect(await run.ended).toBeLessThan(1_000);
+		await expectStoppedAtOnce(sipGet({ timeoutSeconds: 600 }), 1, 1);
 	}, 10_000);
 
 	it('a wait for Retry-After (600 s)', async () => {
 		service.handle((_, res) => json(res, 429, {}, { 'Retry-After': '600' }));
-		const run = startStoppable(sipGet({ maxWaitSeconds: 600 }), 3);
-		await requestsReached(1);
-		run.stop();
-		expect(await run.ended).toBeLessThan(1_000);
+		await expectStoppedAtOnce(sipGet({ maxWaitSeconds: 600 }), 3, 1);
 	}, 10_000);
 
 	it('a backoff after a 503', async () => {
 		service.handle((_, res) => json(res, 503, {}));
-		const run = startStoppable(sipGet({ maxWaitSeconds: 600, maxAttempts: 10 }), 1);
-		await requestsReached(3);
-		run.stop();
-		expect(await run.ended).toBeLessThan(1_000);
+		await expectStoppedAtOnce(sipGet({ maxWaitSeconds: 600, maxAttempts: 10 }), 1, 3);
 	}, 30_000);
 
 	it('items waiting for the shared base-URL check, which stalls', async () => {
@@ -463,10 +439,7 @@ describe('Stop ends every wait of the node at once (issue 51)', () => {
 			if (request.url === '/contacts/list-names') return stalled(request, res, undefined as never);
 			json(res, 404, {});
 		});
-		const run = startStoppable(sipGet({ timeoutSeconds: 600 }), 4);
-		await requestsReached(5);
-		run.stop();
-		expect(await run.ended).toBeLessThan(1_000);
+		await expectStoppedAtOnce(sipGet({ timeoutSeconds: 600 }), 4, 5);
 	}, 10_000);
 
 	it("a Webhook Set waiting in the process's ownership queue behind a stalled one; then the queue is free", async () => {

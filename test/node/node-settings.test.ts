@@ -44,6 +44,16 @@ const chatbotUpdate = (concurrency?: number): INodeParameters => ({
 	updateFields: { chatbot_title: '={{ $json.title }}' },
 	...(concurrency && { options: { concurrency } }),
 });
+/** Agent Create with the phone and the name from each item. */
+const agentCreate = (options: INodeParameters = {}): INodeParameters => ({
+	resource: 'agent',
+	operation: 'create',
+	phoneNumber: '={{ $json.phone }}',
+	agentName: '={{ $json.name }}',
+	task: 'Call',
+	selectedVoice: 'maya',
+	options,
+});
 const chatbots = (...ids: string[]): InputItem[] =>
 	ids.map((id, index) => ({ json: { id, title: `Title ${index}` } }));
 
@@ -71,15 +81,6 @@ describe('On Error: Continue (using error output)', () => {
 	});
 
 	it('every failure kind goes to the error output, paired, the other items to the success output', async () => {
-		const createAgents = (options: INodeParameters) => ({
-			resource: 'agent',
-			operation: 'create',
-			phoneNumber: '={{ $json.phone }}',
-			agentName: '={{ $json.name }}',
-			task: 'Call',
-			selectedVoice: 'maya',
-			options,
-		});
 		let created = 0;
 		const agents = (first: string): InputItem[] => [
 			{ json: { phone: first, name: `Kind A${++created}` } },
@@ -102,7 +103,7 @@ describe('On Error: Continue (using error output)', () => {
 		}> = [
 			{
 				name: 'invalid input, refused before sending',
-				parameters: createAgents({}),
+				parameters: agentCreate({}),
 				items: agents('555-0101'),
 				message: /Phone Number/,
 			},
@@ -133,7 +134,7 @@ describe('On Error: Continue (using error output)', () => {
 			{
 				name: 'a 500 on Agent Create: the agent may have been created',
 				fault: { kind: 'status-500', method: 'POST', path: '/callback/standardCampaign', times: 1 },
-				parameters: createAgents({ concurrency: 1 }),
+				parameters: agentCreate({ concurrency: 1 }),
 				items: agents('+14155550176'),
 				message: /failed \(500\)/,
 				description: /created/,
@@ -165,7 +166,7 @@ describe('On Error: Continue (using error output)', () => {
 		}
 		// The invalid item was never sent: one POST per other run of Agent Create.
 		await fx.reset();
-		await run(createAgents({}), agents('555-0101'), ERROR_OUTPUT);
+		await run(agentCreate({}), agents('555-0101'), ERROR_OUTPUT);
 		expect((await fx.requests()).map((request) => request.method)).toEqual(['POST']);
 	});
 
@@ -293,15 +294,7 @@ describe('Continue On Fail with Concurrency > 1', () => {
 
 describe('Retry On Fail never sends a success twice', () => {
 	const createAgents = (prefix: string, count: number, options: INodeParameters = {}) => ({
-		parameters: {
-			resource: 'agent',
-			operation: 'create',
-			phoneNumber: '={{ $json.phone }}',
-			agentName: '={{ $json.name }}',
-			task: 'Call',
-			selectedVoice: 'maya',
-			options,
-		},
+		parameters: agentCreate(options),
 		items: Array.from({ length: count }, (_, index) => ({
 			json: { phone: `+1415556${String(index).padStart(4, '0')}`, name: `${prefix} ${index}` },
 		})),
@@ -312,14 +305,16 @@ describe('Retry On Fail never sends a success twice', () => {
 		);
 	const posts = async () =>
 		(await fx.requests()).filter((request) => request.method === 'POST').length;
-
-	it('Agent Create, 2 items, one answered 500 once, 2 tries: 3 POSTs, each agent once, output paired', async () => {
+	const firstAgentPostFails = async () =>
 		await fx.fault({
 			kind: 'status-500',
 			method: 'POST',
 			path: '/callback/standardCampaign',
 			times: 1,
 		});
+
+	it('Agent Create, 2 items, one answered 500 once, 2 tries: 3 POSTs, each agent once, output paired', async () => {
+		await firstAgentPostFails();
 		const { parameters, items } = createAgents('Retry', 2, { concurrency: 2 });
 		const result = await run(parameters, items, RETRY_TWICE);
 		expect(result.error).toBeUndefined();
@@ -335,12 +330,7 @@ describe('Retry On Fail never sends a success twice', () => {
 	});
 
 	it('with Continue (using error output): a retry sends only the failed item', async () => {
-		await fx.fault({
-			kind: 'status-500',
-			method: 'POST',
-			path: '/callback/standardCampaign',
-			times: 1,
-		});
+		await firstAgentPostFails();
 		const { parameters, items } = createAgents('Branch', 3, { concurrency: 1 });
 		const result = await run(parameters, items, { ...RETRY_TWICE, ...ERROR_OUTPUT });
 		expect(result.outputs[1]).toEqual([]);

@@ -294,22 +294,17 @@ describe('the package as n8n loads it', () => {
 					{ url: `${baseUrl}/x`, headers: { Accept: 'application/json' } },
 				)
 			).headers;
-		await expect(sent({ apiKey: ' ct_abc ', authHeader: 'bearer' })).resolves.toEqual({
-			Accept: 'application/json',
-			Authorization: 'Bearer ct_abc',
-		});
-		await expect(sent({ apiKey: 'ct_abc', authHeader: 'xApiKey' })).resolves.toEqual({
-			Accept: 'application/json',
-			'X-API-Key': 'ct_abc',
-		});
-		await expect(sent({ apiKey: 'sk_live', authHeader: 'bearer' })).resolves.toEqual({
-			Accept: 'application/json',
-			Authorization: '',
-		});
-		await expect(sent({ apiKey: 'not a key', authHeader: 'xApiKey' })).resolves.toEqual({
-			Accept: 'application/json',
-			'X-API-Key': '',
-		});
+		const cases: Array<[string, string, Record<string, string>]> = [
+			[' ct_abc ', 'bearer', { Authorization: 'Bearer ct_abc' }],
+			['ct_abc', 'xApiKey', { 'X-API-Key': 'ct_abc' }],
+			['sk_live', 'bearer', { Authorization: '' }],
+			['not a key', 'xApiKey', { 'X-API-Key': '' }],
+		];
+		for (const [apiKey, authHeader, header] of cases)
+			await expect(sent({ apiKey, authHeader })).resolves.toEqual({
+				Accept: 'application/json',
+				...header,
+			});
 		// Only to the base URL, and never following a redirect, whichever request helper sends it.
 		await expect(
 			authenticate({ baseUrl, apiKey: 'ct_abc' }, { url: 'https://other.example/v1/x' }),

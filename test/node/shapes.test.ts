@@ -4,6 +4,7 @@
  */
 import { ANSWER_SHAPES } from '../../sandbox/shapes';
 import { PNG, SandboxFixture } from '../../harness/sandboxFixture';
+import { chatbotUpdate } from './operationParameters';
 
 const fx = new SandboxFixture();
 beforeAll(async () => await fx.start());
@@ -128,12 +129,7 @@ describe.each(ANSWER_SHAPES)('answer shapes "%s"', (shapes) => {
 	});
 
 	it('an error answer names the status and the target', async () => {
-		const result = await fx.run({
-			resource: 'chatbot',
-			operation: 'update',
-			chatbotId: 'cb_nope',
-			updateFields: { greeting_text: 'x' },
-		});
+		const result = await fx.run(chatbotUpdate('cb_nope', { greeting_text: 'x' }));
 		expect(result.error?.message).toMatch(/^Chatbot "cb_nope" was not found \(404\)/);
 	});
 

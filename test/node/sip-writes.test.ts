@@ -7,20 +7,16 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../harness/engine';
 import type { InputItem } from '../../harness/engine';
+import type { SandboxState } from '../../harness/catalogue';
 import { SandboxFixture } from '../../harness/sandboxFixture';
+import { sipParameters } from './operationParameters';
 
 const fx = new SandboxFixture();
 beforeEach(async () => await fx.start());
 afterEach(async () => await fx.stop());
 
-interface Direction {
-	type: string;
-	sip_endpoint: string;
-	options: Record<string, unknown>;
-}
-
-async function directionsOf(phone: string): Promise<Direction[]> {
-	const state = await fx.state<{ sip: Array<{ phone_number: string; directions: Direction[] }> }>();
+async function directionsOf(phone: string) {
+	const state = await fx.state<SandboxState>();
 	return state.sip.find((entry) => entry.phone_number === phone)!.directions;
 }
 
@@ -36,26 +32,19 @@ async function run(
 	});
 }
 
-const detach = (phoneNumber: string, extra: INodeParameters = {}): INodeParameters => ({
-	resource: 'sip',
-	operation: 'detach',
-	phoneNumber,
-	...extra,
-});
+const detach = (phoneNumber: string, fields: INodeParameters = {}) =>
+	sipParameters('detach', phoneNumber, fields);
 
 describe('several items on one number (default Concurrency)', () => {
 	it("each item's change holds: one number's items read and write in input order", async () => {
 		const [inbound, outbound] = await directionsOf('+14155550101');
 		const result = await run(
-			{
-				resource: 'sip',
-				operation: 'update',
-				phoneNumber: '+14155550101',
+			sipParameters('update', '+14155550101', {
 				directions: {
 					inbound: { sipEndpoint: inbound.sip_endpoint, port: '={{ $json.inboundPort }}' },
 					outbound: { sipEndpoint: outbound.sip_endpoint, port: '={{ $json.outboundPort }}' },
 				},
-			},
+			}),
 			{
 				items: [
 					{ json: { inboundPort: 5070, outboundPort: '' } },
@@ -75,12 +64,7 @@ describe('several items on one number (default Concurrency)', () => {
 	it("another number's item does not wait for them", async () => {
 		await fx.admin('PUT', '/config', { latencyMs: 100 });
 		const result = await run(
-			{
-				resource: 'sip',
-				operation: 'update',
-				phoneNumber: '={{ $json.phone }}',
-				trunkName: '={{ $json.trunk }}',
-			},
+			sipParameters('update', '={{ $json.phone }}', { trunkName: '={{ $json.trunk }}' }),
 			{
 				items: [
 					{ json: { phone: '+14155550101', trunk: 'first' } },
@@ -194,14 +178,13 @@ describe('SIP Update "Keep" never writes back a password GET did not show in cle
 					},
 				],
 			});
-			const result = await run({
-				resource: 'sip',
-				operation: 'update',
-				phoneNumber: '+14155550177',
-				directions: {
-					inbound: { sipEndpoint: 'sip:pbx2.masked.example', sipPassword: 'new-pass' },
-				},
-			});
+			const result = await run(
+				sipParameters('update', '+14155550177', {
+					directions: {
+						inbound: { sipEndpoint: 'sip:pbx2.masked.example', sipPassword: 'new-pass' },
+					},
+				}),
+			);
 			expect(result.error?.message).toMatch(/Outbound SIP Password/);
 			expect(result.error?.message).toMatch(/item 0/);
 			expect(result.error?.description).toMatch(/supply/i);

@@ -7,26 +7,21 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { InputItem } from '../../harness/engine';
 import { runNode } from '../../harness/engine';
+import type { SandboxState } from '../../harness/catalogue';
 import { SandboxFixture, everything } from '../../harness/sandboxFixture';
+import { SIP_DIRECTION } from '../../harness/parameters';
+import { sipParameters } from './operationParameters';
 
 // A fresh sandbox (demo seed) per test: the tests change the numbers' configurations.
 const fx = new SandboxFixture();
 beforeEach(async () => await fx.start());
 afterEach(async () => await fx.stop());
 
-interface Direction {
-	type: string;
-	sip_endpoint: string;
-	options: Record<string, unknown>;
-}
-interface SipState {
-	phone_number: string;
-	trunkName: string;
-	directions: Direction[];
-}
+type SipState = SandboxState['sip'][number];
+type Direction = SipState['directions'][number];
 
 async function sipOf(phone: string): Promise<SipState> {
-	const state = await fx.state<{ sip: SipState[] }>();
+	const state = await fx.state<SandboxState>();
 	return state.sip.find((entry) => entry.phone_number === phone)!;
 }
 
@@ -56,12 +51,8 @@ async function run(
 	});
 }
 
-const update = (phoneNumber: string, extra: INodeParameters): INodeParameters => ({
-	resource: 'sip',
-	operation: 'update',
-	phoneNumber,
-	...extra,
-});
+const update = (phoneNumber: string, fields: INodeParameters) =>
+	sipParameters('update', phoneNumber, fields);
 
 describe('SIP passwords in output items', () => {
 	it('Get hides each set sip_password unless Show SIP Passwords is on', async () => {
@@ -366,14 +357,7 @@ describe('SIP Update never writes on a guess', () => {
 		});
 
 		it('with both directions complete and "Detach", nothing needs reading: one write, exactly the listed set', async () => {
-			const full = {
-				sipEndpoint: 'sip:pbx.acme-dental.example',
-				port: '5060',
-				transport: 'udp',
-				secureMedia: 'on',
-				sipUsername: 'u',
-				sipPassword: 'complete-pw',
-			};
+			const full = { ...SIP_DIRECTION, sipUsername: 'u', sipPassword: 'complete-pw' };
 			const result = await run(
 				update('+14155550101', {
 					unlistedDirections: 'detach',

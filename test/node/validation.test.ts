@@ -487,6 +487,12 @@ describe('values that passed the checks and failed late or went out wrong (issue
 		);
 	});
 
+	const listNamesOption = (option: string, value: string): INodeParameters => ({
+		resource: 'contact',
+		operation: 'getListNames',
+		returnAll: true,
+		options: { [option]: value },
+	});
 	it.each([
 		['Inbound Port', sipUpdate({ ...SIP_DIRECTION, port: '={{ "0x13C4" }}' })],
 		['Inbound Port', sipUpdate({ ...SIP_DIRECTION, port: '={{ "0b1010" }}' })],
@@ -496,42 +502,10 @@ describe('values that passed the checks and failed late or went out wrong (issue
 			'Limit',
 			{ resource: 'contact', operation: 'getListNames', returnAll: false, limit: '={{ "1e3" }}' },
 		],
-		[
-			'Concurrency',
-			{
-				resource: 'contact',
-				operation: 'getListNames',
-				returnAll: true,
-				options: { concurrency: '={{ "0x5" }}' },
-			},
-		],
-		[
-			'Max Attempts',
-			{
-				resource: 'contact',
-				operation: 'getListNames',
-				returnAll: true,
-				options: { maxAttempts: '={{ "0b10" }}' },
-			},
-		],
-		[
-			'Timeout (Seconds)',
-			{
-				resource: 'contact',
-				operation: 'getListNames',
-				returnAll: true,
-				options: { timeoutSeconds: '={{ "0x1E" }}' },
-			},
-		],
-		[
-			'Max Retry Wait (Seconds)',
-			{
-				resource: 'contact',
-				operation: 'getListNames',
-				returnAll: true,
-				options: { maxWaitSeconds: '={{ "1e1" }}' },
-			},
-		],
+		['Concurrency', listNamesOption('concurrency', '={{ "0x5" }}')],
+		['Max Attempts', listNamesOption('maxAttempts', '={{ "0b10" }}')],
+		['Timeout (Seconds)', listNamesOption('timeoutSeconds', '={{ "0x1E" }}')],
+		['Max Retry Wait (Seconds)', listNamesOption('maxWaitSeconds', '={{ "1e1" }}')],
 	] as Array<[string, INodeParameters]>)(
 		'%s written in hex, binary or exponent notation is refused by name',
 		async (label, parameters) => {

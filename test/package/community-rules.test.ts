@@ -12,11 +12,9 @@
  *   the ones RELEASING.md names (moving them into a collection would drop them from saved workflows).
  * Needs dist/ (`npm run build`).
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import type {
 	INodeCredentialDescription,
@@ -25,8 +23,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-const execFileAsync = promisify(execFile);
-const root = join(__dirname, '..', '..');
+import { linkRepoModules, packAndUnpack } from './packed';
 
 /** n8n's community node categories (the rule's list, from n8n's codex documentation). */
 const COMMUNITY_CATEGORIES = [
@@ -52,17 +49,8 @@ let pkg: { n8n: { nodes: string[] } };
 
 beforeAll(async () => {
 	work = mkdtempSync(join(tmpdir(), 'voiceai-community-rules-'));
-	const { stdout } = await execFileAsync(
-		'npm',
-		['pack', '--json', '--ignore-scripts', '--pack-destination', work],
-		{ cwd: root },
-	);
-	dir = join(work, 'package');
-	mkdirSync(dir);
-	const packed = join(work, (JSON.parse(stdout) as Array<{ filename: string }>)[0].filename);
-	await execFileAsync('tar', ['-xzf', packed, '-C', dir, '--strip-components=1']);
-	// The dist files require n8n-workflow (a peer dependency: n8n provides it); here the repo's copy.
-	symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+	dir = await packAndUnpack(work);
+	linkRepoModules(dir);
 	pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as typeof pkg;
 }, 120_000);
 

@@ -6,15 +6,7 @@
  * VOICEAI_N8N_DIR says it is installed (`npm test`, `npm run test:unit:all`).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import {
-	cpSync,
-	existsSync,
-	mkdtempSync,
-	readFileSync,
-	rmSync,
-	symlinkSync,
-	writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,8 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { DEFAULT_OWNER, freePort, N8nApi, NODE_TYPES, pollUntil } from '../../harness/n8n';
-
-const root = join(__dirname, '..', '..');
+import { linkRepoModules, root } from './packed';
 
 /** PATH without the Node 24 that scripts/node24.sh put first: what a terminal on this machine has. */
 const machinePath = (process.env.PATH ?? '')
@@ -158,7 +149,7 @@ function copyOfWorkingTree(): string {
 	});
 	for (const file of files.split('\0').filter((f) => f && existsSync(join(root, f))))
 		cpSync(join(root, file), join(copy, file));
-	symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+	linkRepoModules(copy);
 	return copy;
 }
 

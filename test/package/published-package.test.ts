@@ -6,7 +6,6 @@
  * (index.js), required from the unpacked tarball, exports exactly the classes of package.json's `n8n`
  * section. Needs dist/ (`npm run build`).
  */
-import { execFile } from 'node:child_process';
 import {
 	appendFileSync,
 	copyFileSync,
@@ -14,15 +13,13 @@ import {
 	mkdtempSync,
 	readFileSync,
 	rmSync,
-	symlinkSync,
 	writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
-const execFileAsync = promisify(execFile);
-const root = join(__dirname, '..', '..');
+import { execFileAsync, linkRepoModules, packAndUnpack, root } from './packed';
+
 const script = join(root, 'scripts', 'check-package.mjs');
 
 interface Check {
@@ -51,29 +48,19 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** `npm pack` of the repo, unpacked into `<work>/<name>`. */
-async function packAndUnpack(name: string): Promise<string> {
+/** `npm pack` of the repo, unpacked into `<work>/<name>/package`. */
+async function packInto(name: string): Promise<string> {
 	const into = join(work, name);
 	mkdirSync(into);
-	const { stdout } = await execFileAsync(
-		'npm',
-		['pack', '--json', '--ignore-scripts', '--pack-destination', into],
-		{ cwd: root },
-	);
-	const packed = join(into, (JSON.parse(stdout) as Array<{ filename: string }>)[0].filename);
-	const dir = join(into, 'package');
-	mkdirSync(dir);
-	await execFileAsync('tar', ['-xzf', packed, '-C', dir, '--strip-components=1']);
-	return dir;
+	return await packAndUnpack(into);
 }
 
 describe("the package's main, required from the tarball", () => {
 	let dir: string;
 	let pkg: { main?: string; n8n: { nodes: string[]; credentials: string[] } };
 	beforeAll(async () => {
-		dir = await packAndUnpack('main');
-		// The dist files require n8n-workflow (a peer dependency: n8n provides it); here the repo's copy.
-		symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+		dir = await packInto('main');
+		linkRepoModules(dir);
 		pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as typeof pkg;
 	}, 120_000);
 
@@ -127,7 +114,7 @@ describe('the tarball npm publishes', () => {
 describe('a doctored tarball', () => {
 	let result: Awaited<ReturnType<typeof runChecks>>;
 	beforeAll(async () => {
-		const dir = await packAndUnpack('doctored');
+		const dir = await packInto('doctored');
 
 		// Node code that breaks community-node rules, each line excused by an inline comment.
 		const node = join(dir, 'dist', 'nodes', 'VoiceAi', 'VoiceAi.node.js');

@@ -1,42 +1,39 @@
-import { expectError, Harness } from '../../harness/sandboxHttp';
+import { expectError } from '../../harness/sandboxHttp';
+import { startedSandbox } from './startedSandbox';
 
 describe('sandbox admin API', () => {
-	let h: Harness;
-	beforeAll(async () => {
-		h = await Harness.start({ seed: 'none' });
-	});
-	afterAll(() => h.close());
+	const h = startedSandbox({ seed: 'none' });
 
 	it('starts empty with seed none', async () => {
-		expect(h.sandbox.orgs).toEqual([]);
-		expect((await h.admin('GET', '/orgs')).body).toEqual([]);
+		expect(h().sandbox.orgs).toEqual([]);
+		expect((await h().admin('GET', '/orgs')).body).toEqual([]);
 	});
 
 	it('creates an organization and a key that works at once', async () => {
-		const org = await h.admin('POST', '/orgs', { name: 'Initech', id: 'org_initech' });
+		const org = await h().admin('POST', '/orgs', { name: 'Initech', id: 'org_initech' });
 		expect(org.status).toBe(201);
 		expect(org.body).toEqual({ id: 'org_initech', name: 'Initech' });
 		expectError(
-			await h.admin('POST', '/orgs', { name: 'Again', id: 'org_initech' }),
+			await h().admin('POST', '/orgs', { name: 'Again', id: 'org_initech' }),
 			409,
 			'conflict',
 			'id',
 		);
-		const key = await h.admin('POST', '/orgs/org_initech/keys', { name: 'crm' });
+		const key = await h().admin('POST', '/orgs/org_initech/keys', { name: 'crm' });
 		expect(key.body).toEqual({
 			id: expect.stringMatching(/^key_/),
 			apiKey: expect.stringMatching(/^ct_/),
 			prefix: expect.any(String),
 			name: 'crm',
 		});
-		const reply = await h.api('GET', '/callback/standardCampaign', { key: key.body.apiKey });
+		const reply = await h().api('GET', '/callback/standardCampaign', { key: key.body.apiKey });
 		expect(reply.status).toBe(200);
 		expect(reply.body).toEqual([]);
-		expectError(await h.admin('POST', '/orgs/org_nobody/keys', {}), 404, 'not_found');
+		expectError(await h().admin('POST', '/orgs/org_nobody/keys', {}), 404, 'not_found');
 	});
 
 	it("seeds resources in bulk with the public API's rules, and shows them in the state", async () => {
-		const seeded = await h.admin('POST', '/orgs/org_initech/seed', {
+		const seeded = await h().admin('POST', '/orgs/org_initech/seed', {
 			chatbots: [
 				{
 					id: 'cb_initech',
@@ -82,7 +79,7 @@ describe('sandbox admin API', () => {
 			trustProducts: [{ friendly_name: 'Initech SHAKEN/STIR' }],
 		});
 		expect(seeded.status).toBe(201);
-		const state = (await h.admin('GET', '/orgs/org_initech/state')).body;
+		const state = (await h().admin('GET', '/orgs/org_initech/state')).body;
 		expect(state.chatbots[0]).toMatchObject({
 			id: 'cb_initech',
 			chatbotName: 'Initech Bot',
@@ -100,81 +97,58 @@ describe('sandbox admin API', () => {
 	});
 
 	it('refuses a bad seed as a whole, naming the field', async () => {
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				chatbots: [{ chatbotName: 'x', header_color: 'red' }],
-			}),
-			400,
-			'invalid_field',
-			'chatbots[0].header_color',
-		);
+		const expectSeedRefused = async (field: string, status: number, code: string, seed: object) =>
+			expectError(await h().admin('POST', '/orgs/org_initech/seed', seed), status, code, field);
+		await expectSeedRefused('chatbots[0].header_color', 400, 'invalid_field', {
+			chatbots: [{ chatbotName: 'x', header_color: 'red' }],
+		});
 		const fiveButtons = Array.from({ length: 5 }, () => ({
 			label: 'a',
 			icon: 'b',
 			action_type: 'url',
 			action_value: 'https://a.example',
 		}));
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				chatbots: [{ chatbotName: 'x', persistent_buttons: fiveButtons }],
-			}),
-			400,
-			'invalid_field',
-			'chatbots[0].persistent_buttons',
-		);
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				contacts: [{ list: 'Never added' }],
-				sip: [{ phone_number: '+15125550100', trunkName: 'dup' }],
-			}),
-			409,
-			'conflict',
-			'sip[0].phone_number',
-		);
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				agents: [
-					{ phoneNumber: '+15125550100', agentName: 'front desk', task: 't', selectedVoice: 'nat' },
-				],
-			}),
-			409,
-			'conflict',
-			'agents[0].agentName',
-		);
-		expectError(
-			await h.admin('POST', '/orgs/org_initech/seed', {
-				chatbots: [{ id: 'cb_initech', chatbotName: 'Twin' }],
-			}),
-			409,
-			'conflict',
-			'chatbots[0].id',
-		);
-		expect((await h.admin('GET', '/orgs/org_initech/state')).body.contactLists).toEqual([
+		await expectSeedRefused('chatbots[0].persistent_buttons', 400, 'invalid_field', {
+			chatbots: [{ chatbotName: 'x', persistent_buttons: fiveButtons }],
+		});
+		await expectSeedRefused('sip[0].phone_number', 409, 'conflict', {
+			contacts: [{ list: 'Never added' }],
+			sip: [{ phone_number: '+15125550100', trunkName: 'dup' }],
+		});
+		await expectSeedRefused('agents[0].agentName', 409, 'conflict', {
+			agents: [
+				{ phoneNumber: '+15125550100', agentName: 'front desk', task: 't', selectedVoice: 'nat' },
+			],
+		});
+		await expectSeedRefused('chatbots[0].id', 409, 'conflict', {
+			chatbots: [{ id: 'cb_initech', chatbotName: 'Twin' }],
+		});
+		expect((await h().admin('GET', '/orgs/org_initech/state')).body.contactLists).toEqual([
 			'Customers',
 		]);
 	});
 
 	it('sets and clears a chatbot webhook_url', async () => {
-		const set = await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
+		const set = await h().admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
 			webhook_url: 'https://initech.example/bot',
 		});
 		expect(set.body.webhook_url).toBe('https://initech.example/bot');
 		expectError(
-			await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
+			await h().admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
 				webhook_url: 'javascript:alert(1)',
 			}),
 			400,
 			'invalid_field',
 			'webhook_url',
 		);
-		const cleared = await h.admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
+		const cleared = await h().admin('PUT', '/orgs/org_initech/chatbots/cb_initech/webhook-url', {
 			webhook_url: null,
 		});
 		expect(cleared.body.webhook_url).toBeNull();
 	});
 
 	it('keeps and clears the public request log', async () => {
-		const log = (await h.admin('GET', '/requests?org=org_initech')).body;
+		const log = (await h().admin('GET', '/requests?org=org_initech')).body;
 		expect(log[0]).toEqual({
 			at: expect.any(String),
 			method: 'GET',
@@ -187,11 +161,11 @@ describe('sandbox admin API', () => {
 			contentType: null,
 			bodySize: 0,
 		});
-		expect((await h.admin('DELETE', '/requests')).body.cleared).toBeGreaterThan(0);
-		expect((await h.admin('GET', '/requests')).body).toEqual([]);
+		expect((await h().admin('DELETE', '/requests')).body.cleared).toBeGreaterThan(0);
+		expect((await h().admin('GET', '/requests')).body).toEqual([]);
 	});
 
 	it('answers unknown admin paths with the error body', async () => {
-		expectError(await h.admin('GET', '/nothing-here'), 404, 'not_found');
+		expectError(await h().admin('GET', '/nothing-here'), 404, 'not_found');
 	});
 });

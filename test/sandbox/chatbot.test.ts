@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { FormData } from 'undici';
 
-import { expectError, Harness, JPEG_BYTES, PNG_BYTES, SVG_TEXT } from '../../harness/sandboxHttp';
+import { expectError, JPEG_BYTES, PNG_BYTES, SVG_TEXT } from '../../harness/sandboxHttp';
+import { startedSandbox } from './startedSandbox';
 
 const CHATBOT_FIELDS = [
 	'id',
@@ -45,14 +46,10 @@ function form(
 }
 
 describe('sandbox PATCH /chatbot/{id}', () => {
-	let h: Harness;
-	beforeEach(async () => {
-		h = await Harness.start();
-	});
-	afterEach(() => h.close());
+	const h = startedSandbox({}, true);
 
 	const patch = (id: string, body: FormData, key?: string) =>
-		h.api('PATCH', `/chatbot/${id}`, { form_data: body, ...(key ? { key } : {}) });
+		h().api('PATCH', `/chatbot/${id}`, { form_data: body, ...(key ? { key } : {}) });
 
 	it('updates text fields and returns the whole Chatbot object', async () => {
 		const reply = await patch(
@@ -83,22 +80,24 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 			welcome_message: '',
 			pathway_id: 'pw_42',
 		});
-		const state = await h.admin('GET', '/orgs/org_acme/state');
+		const state = await h().admin('GET', '/orgs/org_acme/state');
 		expect(state.body.chatbots.find((c: { id: string }) => c.id === 'cb_acme_support')).toEqual(
 			reply.body,
 		);
 	});
 
+	/** The colours the spec does not pin, each in another hex form: #RGB, #RGBA, #RRGGBB, #RRGGBBAA. */
+	const EVERY_HEX_FORM = {
+		background_color: '#abc',
+		text_color: '#ABCD',
+		user_message_color: '#a1B2c3',
+		input_bg_color: '#AABBCCDD',
+	};
+
 	it('takes every hex form in the colours the spec does not pin, and only #RRGGBB in header_color', async () => {
-		const colours = {
-			background_color: '#abc',
-			text_color: '#ABCD',
-			user_message_color: '#a1B2c3',
-			input_bg_color: '#AABBCCDD',
-		};
-		const reply = await patch('cb_acme_support', form(colours));
+		const reply = await patch('cb_acme_support', form(EVERY_HEX_FORM));
 		expect(reply.status).toBe(200);
-		expect(reply.body).toMatchObject(colours);
+		expect(reply.body).toMatchObject(EVERY_HEX_FORM);
 		for (const value of ['#abc', '#AABBCCDD', ''])
 			expectError(
 				await patch('cb_acme_support', form({ header_color: value })),
@@ -126,7 +125,7 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 		expect(reply.body.bubble_icon_image).toMatch(
 			/^\/uploads\/cb_acme_booking\/bubble_icon_image-[0-9a-f]{12}\.svg$/,
 		);
-		const uploads = (await h.admin('GET', '/orgs/org_acme/state')).body.uploads;
+		const uploads = (await h().admin('GET', '/orgs/org_acme/state')).body.uploads;
 		expect(uploads).toEqual([
 			expect.objectContaining({
 				field: 'chatbot_image',
@@ -185,7 +184,7 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 	});
 
 	it('answers 200 with the unchanged chatbot for an empty form', async () => {
-		const before = (await h.admin('GET', '/orgs/org_acme/state')).body.chatbots[0];
+		const before = (await h().admin('GET', '/orgs/org_acme/state')).body.chatbots[0];
 		const reply = await patch('cb_acme_support', form({ chatbotName: before.chatbotName }));
 		expect(reply.status).toBe(200);
 		expect(reply.body).toEqual(before);
@@ -198,7 +197,7 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 			form({ chatbotName: 'Changed' }, { chatbot_image: { data: big, type: 'image/png' } }),
 		);
 		expectError(reply, 413, 'payload_too_large', 'chatbot_image');
-		const state = await h.admin('GET', '/orgs/org_acme/state');
+		const state = await h().admin('GET', '/orgs/org_acme/state');
 		expect(state.body.chatbots[0]).toMatchObject({
 			chatbotName: 'Acme Support',
 			chatbot_image: null,
@@ -242,7 +241,7 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 	});
 
 	it('answers 415 for a body that is not multipart/form-data', async () => {
-		const reply = await h.api('PATCH', '/chatbot/cb_acme_support', {
+		const reply = await h().api('PATCH', '/chatbot/cb_acme_support', {
 			json: { chatbotName: 'JSON' },
 		});
 		expectError(reply, 415, 'unsupported_media_type');
@@ -296,7 +295,7 @@ describe('sandbox PATCH /chatbot/{id}', () => {
 		const foreign = await patch('cb_globex_main', form({ chatbotName: 'Hijacked' }));
 		expectError(foreign, 404, 'not_found');
 		expect(foreign.body).toEqual((await patch('cb_nope', form({ chatbotName: 'x' }))).body);
-		const globex = await h.admin('GET', '/orgs/org_globex/state');
+		const globex = await h().admin('GET', '/orgs/org_globex/state');
 		expect(globex.body.chatbots[0].chatbotName).toBe('Globex Assistant');
 	});
 });

@@ -1,11 +1,8 @@
-import { expectError, Harness } from '../../harness/sandboxHttp';
+import { expectError, type Reply } from '../../harness/sandboxHttp';
+import { startedSandbox } from './startedSandbox';
 
 describe('sandbox agents, contacts, trust products and webhook', () => {
-	let h: Harness;
-	beforeAll(async () => {
-		h = await Harness.start();
-	});
-	afterAll(() => h.close());
+	const h = startedSandbox();
 
 	const agent = {
 		phoneNumber: '+14155550150',
@@ -14,29 +11,27 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 		selectedVoice: 'june',
 	};
 
+	/** A 200 whose records carry, in order, these values of `field`, and each exactly `fields`. */
+	const expectList = (reply: Reply, field: string, values: string[], fields: string[]) => {
+		expect(reply.status).toBe(200);
+		expect(reply.body.map((record: Record<string, string>) => record[field])).toEqual(values);
+		for (const record of reply.body) expect(Object.keys(record).sort()).toEqual(fields);
+	};
+
 	it('lists the seeded agents of the caller only', async () => {
-		const acme = await h.api('GET', '/callback/standardCampaign');
-		expect(acme.status).toBe(200);
-		expect(acme.body.map((a: { agentName: string }) => a.agentName)).toEqual([
-			'Reception',
-			'Recall Reminders',
-		]);
-		for (const record of acme.body) {
-			expect(Object.keys(record).sort()).toEqual([
-				'agentName',
-				'created_at',
-				'id',
-				'phoneNumber',
-				'selectedVoice',
-				'task',
-			]);
-		}
-		const globex = await h.api('GET', '/callback/standardCampaign', { key: h.globexKey });
+		const acme = await h().api('GET', '/callback/standardCampaign');
+		expectList(
+			acme,
+			'agentName',
+			['Reception', 'Recall Reminders'],
+			['agentName', 'created_at', 'id', 'phoneNumber', 'selectedVoice', 'task'],
+		);
+		const globex = await h().api('GET', '/callback/standardCampaign', { key: h().globexKey });
 		expect(globex.body).toHaveLength(1);
 	});
 
 	it('creates an agent (201) and lists it afterwards', async () => {
-		const created = await h.api('POST', '/callback/standardCampaign', { json: agent });
+		const created = await h().api('POST', '/callback/standardCampaign', { json: agent });
 		expect(created.status).toBe(201);
 		expect(created.body).toEqual({
 			...agent,
@@ -44,13 +39,13 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 			created_at: expect.any(String),
 		});
 		expect(new Date(created.body.created_at).toISOString()).toBe(created.body.created_at);
-		const listed = await h.api('GET', '/callback/standardCampaign');
+		const listed = await h().api('GET', '/callback/standardCampaign');
 		expect(listed.body.at(-1)).toEqual(created.body);
 	});
 
 	it('answers 409 for an agentName that exists in the organization, whatever its case', async () => {
 		expectError(
-			await h.api('POST', '/callback/standardCampaign', {
+			await h().api('POST', '/callback/standardCampaign', {
 				json: { ...agent, agentName: 'RECEPTION' },
 			}),
 			409,
@@ -58,8 +53,8 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 			'agentName',
 		);
 		// Another organization may use the same name.
-		const globex = await h.api('POST', '/callback/standardCampaign', {
-			key: h.globexKey,
+		const globex = await h().api('POST', '/callback/standardCampaign', {
+			key: h().globexKey,
 			json: { ...agent, agentName: 'Reception' },
 		});
 		expect(globex.status).toBe(201);
@@ -77,7 +72,7 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 		['nickname', { nickname: 'x' }],
 	])('answers 400 naming %s for a bad agent', async (field, change) => {
 		expectError(
-			await h.api('POST', '/callback/standardCampaign', { json: { ...agent, ...change } }),
+			await h().api('POST', '/callback/standardCampaign', { json: { ...agent, ...change } }),
 			400,
 			'invalid_field',
 			field,
@@ -88,7 +83,7 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 		const body: Record<string, string> = { ...agent, agentName: 'Other' };
 		delete body[field];
 		expectError(
-			await h.api('POST', '/callback/standardCampaign', { json: body }),
+			await h().api('POST', '/callback/standardCampaign', { json: body }),
 			400,
 			'invalid_field',
 			field,
@@ -96,18 +91,18 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 	});
 
 	it('lists distinct contact list names per organization', async () => {
-		expect((await h.api('GET', '/contacts/list-names')).body).toEqual([
+		expect((await h().api('GET', '/contacts/list-names')).body).toEqual([
 			'Leads',
 			'Patients',
 			'Newsletter',
 		]);
-		expect((await h.api('GET', '/contacts/list-names', { key: h.globexKey })).body).toEqual([
+		expect((await h().api('GET', '/contacts/list-names', { key: h().globexKey })).body).toEqual([
 			'Enterprise',
 		]);
-		await h.admin('POST', '/orgs/org_acme/seed', {
+		await h().admin('POST', '/orgs/org_acme/seed', {
 			contacts: [{ list: 'Leads', name: 'New lead' }, { list: 'VIP' }],
 		});
-		expect((await h.api('GET', '/contacts/list-names')).body).toEqual([
+		expect((await h().api('GET', '/contacts/list-names')).body).toEqual([
 			'Leads',
 			'Patients',
 			'Newsletter',
@@ -116,15 +111,12 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 	});
 
 	it('lists the trust products of the carrier twilio, with every field a string', async () => {
-		const reply = await h.api('GET', '/agency/twilio/trust-products');
-		expect(reply.status).toBe(200);
-		expect(reply.body.map((p: { friendly_name: string }) => p.friendly_name)).toEqual([
-			'Acme Dental SHAKEN/STIR',
-			'Acme Dental Voice Integrity',
-			'Acme Dental CNAME',
-		]);
-		for (const product of reply.body) {
-			expect(Object.keys(product).sort()).toEqual([
+		const reply = await h().api('GET', '/agency/twilio/trust-products');
+		expectList(
+			reply,
+			'friendly_name',
+			['Acme Dental SHAKEN/STIR', 'Acme Dental Voice Integrity', 'Acme Dental CNAME'],
+			[
 				'account_sid',
 				'date_created',
 				'date_updated',
@@ -134,35 +126,36 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 				'sid',
 				'status',
 				'url',
-			]);
+			],
+		);
+		for (const product of reply.body)
 			for (const value of Object.values(product)) expect(typeof value).toBe('string');
-		}
-		const globex = await h.api('GET', '/agency/twilio/trust-products', { key: h.globexKey });
+		const globex = await h().api('GET', '/agency/twilio/trust-products', { key: h().globexKey });
 		expect(globex.body.map((p: { sid: string }) => p.sid)).not.toContain(reply.body[0].sid);
 	});
 
 	it.each(['telnyx', 'Twilio', 'vonage'])(
 		'answers 404 for the unknown carrier %s',
 		async (carrier) => {
-			expectError(await h.api('GET', `/agency/${carrier}/trust-products`), 404, 'not_found');
+			expectError(await h().api('GET', `/agency/${carrier}/trust-products`), 404, 'not_found');
 		},
 	);
 
 	it('sets the account webhook', async () => {
-		const reply = await h.api('POST', '/webhook/insert-webhook', {
+		const reply = await h().api('POST', '/webhook/insert-webhook', {
 			json: { webhook: 'https://hooks.acme-dental.example/voice' },
 		});
 		expect(reply.status).toBe(200);
 		expect(reply.body).toEqual({ message: 'Webhook updated' });
-		expect((await h.admin('GET', '/orgs/org_acme/state')).body.webhook).toBe(
+		expect((await h().admin('GET', '/orgs/org_acme/state')).body.webhook).toBe(
 			'https://hooks.acme-dental.example/voice',
 		);
-		expect((await h.admin('GET', '/orgs/org_globex/state')).body.webhook).toBeNull();
-		const again = await h.api('POST', '/webhook/insert-webhook', {
+		expect((await h().admin('GET', '/orgs/org_globex/state')).body.webhook).toBeNull();
+		const again = await h().api('POST', '/webhook/insert-webhook', {
 			json: { webhook: 'http://127.0.0.1:5678/webhook/abc?token=s3cret' },
 		});
 		expect(again.status).toBe(200);
-		expect((await h.admin('GET', '/orgs/org_acme/state')).body.webhook).toBe(
+		expect((await h().admin('GET', '/orgs/org_acme/state')).body.webhook).toBe(
 			'http://127.0.0.1:5678/webhook/abc?token=s3cret',
 		);
 	});
@@ -176,7 +169,7 @@ describe('sandbox agents, contacts, trust products and webhook', () => {
 		[{ webhook: 'https://ok.example', secret: 'x' }, 'secret'],
 	])('answers 400 for the webhook body %j', async (body, field) => {
 		expectError(
-			await h.api('POST', '/webhook/insert-webhook', { json: body }),
+			await h().api('POST', '/webhook/insert-webhook', { json: body }),
 			400,
 			'invalid_field',
 			field,

@@ -1,18 +1,15 @@
-import { expectError, Harness } from '../../harness/sandboxHttp';
+import { expectError } from '../../harness/sandboxHttp';
+import { startedSandbox } from './startedSandbox';
 
 const BASELINE = { port: 5060, transport: 'udp', secure_media: true };
 const ENDPOINT = 'sip:pbx.acme-dental.example';
 const path = (phone: string) => `/sip/${encodeURIComponent(phone)}`;
 
 describe('sandbox SIP endpoints', () => {
-	let h: Harness;
-	beforeEach(async () => {
-		h = await Harness.start();
-	});
-	afterEach(() => h.close());
+	const h = startedSandbox({}, true);
 
 	it('reads a number with its directions, password included (the spec lists sip_password among the options)', async () => {
-		const reply = await h.api('GET', path('+14155550101'));
+		const reply = await h().api('GET', path('+14155550101'));
 		expect(reply.status).toBe(200);
 		expect(reply.body).toEqual({
 			phone_number: '+14155550101',
@@ -29,31 +26,31 @@ describe('sandbox SIP endpoints', () => {
 			})),
 		});
 		// The unencoded + reaches the same number.
-		expect((await h.api('GET', '/sip/+14155550101')).body.trunkName).toBe('acme-main');
+		expect((await h().api('GET', '/sip/+14155550101')).body.trunkName).toBe('acme-main');
 	});
 
 	it('shows the seeded drift of +14155550102 and +14155550103', async () => {
-		const tcp = await h.api('GET', path('+14155550102'));
+		const tcp = await h().api('GET', path('+14155550102'));
 		expect(
 			tcp.body.directions.map((d: { options: { transport: string } }) => d.options.transport),
 		).toEqual(['tcp', 'tcp']);
-		const port = await h.api('GET', path('+14155550103'));
+		const port = await h().api('GET', path('+14155550103'));
 		expect(port.body.directions[0].options).toMatchObject({ port: 5080, secure_media: false });
 	});
 
 	it.each(['4155550101', '+1-415-555-0101', 'sip2x'])(
 		'answers 400 for the malformed number %s',
 		async (phone) => {
-			expectError(await h.api('GET', path(phone)), 400, 'invalid_field', 'phone_number');
+			expectError(await h().api('GET', path(phone)), 400, 'invalid_field', 'phone_number');
 		},
 	);
 
 	it('answers 404 for a number nobody has', async () => {
-		expectError(await h.api('GET', path('+14155550999')), 404, 'not_found', 'phone_number');
+		expectError(await h().api('GET', path('+14155550999')), 404, 'not_found', 'phone_number');
 	});
 
 	it('renames a trunk and records the operation with the fake carrier', async () => {
-		const reply = await h.api('PATCH', '/sip/sip2', {
+		const reply = await h().api('PATCH', '/sip/sip2', {
 			json: { phone_number: '+14155550101', trunkName: 'acme-main-2' },
 		});
 		expect(reply.status).toBe(200);
@@ -63,7 +60,7 @@ describe('sandbox SIP endpoints', () => {
 			operations: [{ op: 'rename' }],
 			sip: { trunkName: 'acme-main-2' },
 		});
-		const log = await h.admin('GET', '/orgs/org_acme/carrier-log');
+		const log = await h().admin('GET', '/orgs/org_acme/carrier-log');
 		expect(log.body).toEqual([
 			expect.objectContaining({
 				op: 'rename',
@@ -75,7 +72,7 @@ describe('sandbox SIP endpoints', () => {
 
 	it('works out update, detach and attach operations from the wanted directions', async () => {
 		const fixed = { type: 'inbound', sip_endpoint: ENDPOINT, options: { ...BASELINE } };
-		const update = await h.api('PATCH', '/sip/sip2', {
+		const update = await h().api('PATCH', '/sip/sip2', {
 			json: {
 				phone_number: '+14155550102',
 				uuid_config_id: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a02',
@@ -105,21 +102,21 @@ describe('sandbox SIP endpoints', () => {
 			sip_endpoint: 'sip:10.0.0.5',
 			options: { ...BASELINE, sip_username: 'out', sip_password: 'pw' },
 		};
-		const attach = await h.api('PATCH', '/sip/sip2', {
+		const attach = await h().api('PATCH', '/sip/sip2', {
 			json: { phone_number: '+14155550102', directions: [fixed, outbound] },
 		});
 		expect(attach.body.operations).toEqual([{ op: 'attach', direction: 'outbound' }]);
 
-		const same = await h.api('PATCH', '/sip/sip2', {
+		const same = await h().api('PATCH', '/sip/sip2', {
 			json: { phone_number: '+14155550102', directions: [outbound, fixed] },
 		});
 		expect(same.body).toMatchObject({ message: 'SIP configuration unchanged', operations: [] });
 
-		const log = await h.admin('GET', '/orgs/org_acme/carrier-log');
+		const log = await h().admin('GET', '/orgs/org_acme/carrier-log');
 		expect(
 			log.body.map((e: { op: string; direction: string }) => `${e.op}:${e.direction}`),
 		).toEqual(['update:inbound', 'detach:outbound', 'attach:outbound']);
-		const state = await h.admin('GET', '/orgs/org_acme/state');
+		const state = await h().admin('GET', '/orgs/org_acme/state');
 		const stored = state.body.sip.find(
 			(s: { phone_number: string }) => s.phone_number === '+14155550102',
 		);
@@ -241,13 +238,13 @@ describe('sandbox SIP endpoints', () => {
 		],
 		[{ phone_number: '+14155550101', trunkName: 'x', region: 'eu' }, 'region'],
 	])('answers 400 for the sip2 body %j', async (body, field) => {
-		expectError(await h.api('PATCH', '/sip/sip2', { json: body }), 400, 'invalid_field', field);
-		expect((await h.admin('GET', '/orgs/org_acme/carrier-log')).body).toEqual([]);
+		expectError(await h().api('PATCH', '/sip/sip2', { json: body }), 400, 'invalid_field', field);
+		expect((await h().admin('GET', '/orgs/org_acme/carrier-log')).body).toEqual([]);
 	});
 
 	it('answers 400 when sip2 is given nothing to change', async () => {
 		expectError(
-			await h.api('PATCH', '/sip/sip2', { json: { phone_number: '+14155550101' } }),
+			await h().api('PATCH', '/sip/sip2', { json: { phone_number: '+14155550101' } }),
 			400,
 			'bad_request',
 		);
@@ -255,12 +252,14 @@ describe('sandbox SIP endpoints', () => {
 
 	it("answers 404 for an unknown number or a uuid_config_id that is not the number's", async () => {
 		expectError(
-			await h.api('PATCH', '/sip/sip2', { json: { phone_number: '+14155550999', trunkName: 'x' } }),
+			await h().api('PATCH', '/sip/sip2', {
+				json: { phone_number: '+14155550999', trunkName: 'x' },
+			}),
 			404,
 			'not_found',
 			'phone_number',
 		);
-		const wrongConfig = await h.api('PATCH', '/sip/sip2', {
+		const wrongConfig = await h().api('PATCH', '/sip/sip2', {
 			json: {
 				phone_number: '+14155550101',
 				uuid_config_id: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a02',
@@ -271,7 +270,7 @@ describe('sandbox SIP endpoints', () => {
 	});
 
 	it('detaches directions and says which', async () => {
-		const reply = await h.api('POST', '/sip/detach2', {
+		const reply = await h().api('POST', '/sip/detach2', {
 			json: { phone_number: '+14155550103', directions: [{ type: 'outbound' }] },
 		});
 		expect(reply.status).toBe(200);
@@ -280,16 +279,16 @@ describe('sandbox SIP endpoints', () => {
 			phone_number: '+14155550103',
 			detached: ['outbound'],
 		});
-		const after = await h.api('GET', path('+14155550103'));
+		const after = await h().api('GET', path('+14155550103'));
 		expect(after.body.directions.map((d: { type: string }) => d.type)).toEqual(['inbound']);
-		expect((await h.admin('GET', '/orgs/org_acme/carrier-log')).body).toEqual([
+		expect((await h().admin('GET', '/orgs/org_acme/carrier-log')).body).toEqual([
 			expect.objectContaining({
 				op: 'detach',
 				direction: 'outbound',
 				phone_number: '+14155550103',
 			}),
 		]);
-		const both = await h.api('POST', '/sip/detach2', {
+		const both = await h().api('POST', '/sip/detach2', {
 			json: {
 				phone_number: '+14155550101',
 				directions: [{ type: 'outbound' }, { type: 'inbound' }],
@@ -299,10 +298,10 @@ describe('sandbox SIP endpoints', () => {
 	});
 
 	it('answers 409 when a direction to detach is not attached', async () => {
-		await h.api('POST', '/sip/detach2', {
+		await h().api('POST', '/sip/detach2', {
 			json: { phone_number: '+14155550103', directions: [{ type: 'outbound' }] },
 		});
-		const again = await h.api('POST', '/sip/detach2', {
+		const again = await h().api('POST', '/sip/detach2', {
 			json: { phone_number: '+14155550103', directions: [{ type: 'outbound' }] },
 		});
 		expectError(again, 409, 'conflict', 'directions[0].type');
@@ -319,12 +318,12 @@ describe('sandbox SIP endpoints', () => {
 			'directions',
 		],
 	])('answers 400 for the detach2 body %j', async (body, field) => {
-		expectError(await h.api('POST', '/sip/detach2', { json: body }), 400, 'invalid_field', field);
+		expectError(await h().api('POST', '/sip/detach2', { json: body }), 400, 'invalid_field', field);
 	});
 
 	it('answers 404 for detaching a number nobody has', async () => {
 		expectError(
-			await h.api('POST', '/sip/detach2', {
+			await h().api('POST', '/sip/detach2', {
 				json: { phone_number: '+14155550999', directions: [{ type: 'inbound' }] },
 			}),
 			404,
@@ -339,7 +338,7 @@ describe('sandbox SIP endpoints', () => {
 			sip_endpoint: ENDPOINT,
 			options: { ...BASELINE, transport: 'wss' },
 		};
-		const reply = await h.api('PATCH', '/sip/sip2', {
+		const reply = await h().api('PATCH', '/sip/sip2', {
 			json: { phone_number: '+14155550101', directions: [direction] },
 		});
 		expect(reply.status).toBe(200);
@@ -347,7 +346,7 @@ describe('sandbox SIP endpoints', () => {
 	});
 
 	it('answers GET /sip in the shape set for the organization, and records the SIP writes it receives', async () => {
-		const documented = (await h.api('GET', path('+14155550101'))).body;
+		const documented = (await h().api('GET', path('+14155550101'))).body;
 		const shapes: Record<string, (reply: { body: unknown; text: string }) => void> = {
 			data: (reply) => expect(reply.body).toEqual({ data: documented }),
 			list: (reply) => expect(reply.body).toEqual(documented.directions),
@@ -356,22 +355,22 @@ describe('sandbox SIP endpoints', () => {
 			documented: (reply) => expect(reply.body).toEqual(documented),
 		};
 		for (const [shape, check] of Object.entries(shapes)) {
-			expect((await h.admin('PUT', '/orgs/org_acme/sip-get-shape', { shape })).body).toEqual({
+			expect((await h().admin('PUT', '/orgs/org_acme/sip-get-shape', { shape })).body).toEqual({
 				shape,
 			});
-			check(await h.api('GET', path('+14155550101')));
+			check(await h().api('GET', path('+14155550101')));
 		}
-		expect((await h.admin('PUT', '/orgs/org_acme/sip-get-shape', { shape: 'xml' })).status).toBe(
+		expect((await h().admin('PUT', '/orgs/org_acme/sip-get-shape', { shape: 'xml' })).status).toBe(
 			400,
 		);
 
-		await h.api('PATCH', '/sip/sip2', {
+		await h().api('PATCH', '/sip/sip2', {
 			json: { phone_number: '+14155550101', trunkName: 'renamed' },
 		});
-		expect((await h.admin('GET', '/orgs/org_acme/sip-writes')).body).toEqual([
+		expect((await h().admin('GET', '/orgs/org_acme/sip-writes')).body).toEqual([
 			{ phone_number: '+14155550101', trunkName: 'renamed' },
 		]);
-		expect((await h.admin('DELETE', '/orgs/org_acme/sip-writes')).body).toEqual({ cleared: 1 });
-		expect((await h.admin('GET', '/orgs/org_acme/sip-writes')).body).toEqual([]);
+		expect((await h().admin('DELETE', '/orgs/org_acme/sip-writes')).body).toEqual({ cleared: 1 });
+		expect((await h().admin('GET', '/orgs/org_acme/sip-writes')).body).toEqual([]);
 	});
 });

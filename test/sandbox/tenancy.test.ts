@@ -1,20 +1,17 @@
 import { FormData } from 'undici';
 
-import { type Reply, Harness } from '../../harness/sandboxHttp';
+import { type Reply } from '../../harness/sandboxHttp';
+import { startedSandbox } from './startedSandbox';
 
 /**
  * Every id-bearing endpoint, called by Globex with Acme's ids: the answer must be the very 404 that an id
  * nobody has gets, and Acme's data must not change.
  */
 describe('sandbox tenant isolation', () => {
-	let h: Harness;
-	beforeAll(async () => {
-		h = await Harness.start();
-	});
-	afterAll(() => h.close());
+	const h = startedSandbox();
 
 	const asGlobex = (method: string, path: string, json?: unknown) =>
-		h.api(method, path, { key: h.globexKey, ...(json !== undefined ? { json } : {}) });
+		h().api(method, path, { key: h().globexKey, ...(json !== undefined ? { json } : {}) });
 
 	function sameAsMissing(foreign: Reply, missing: Reply): void {
 		expect(foreign.status).toBe(404);
@@ -28,12 +25,12 @@ describe('sandbox tenant isolation', () => {
 			form.append('chatbotName', 'Taken over');
 			return form;
 		};
-		const foreign = await h.api('PATCH', '/chatbot/cb_acme_support', {
-			key: h.globexKey,
+		const foreign = await h().api('PATCH', '/chatbot/cb_acme_support', {
+			key: h().globexKey,
 			form_data: body(),
 		});
-		const missing = await h.api('PATCH', '/chatbot/cb_does_not_exist', {
-			key: h.globexKey,
+		const missing = await h().api('PATCH', '/chatbot/cb_does_not_exist', {
+			key: h().globexKey,
 			form_data: body(),
 		});
 		sameAsMissing(foreign, missing);
@@ -80,46 +77,37 @@ describe('sandbox tenant isolation', () => {
 	});
 
 	it('left Acme untouched and never told the carrier', async () => {
-		const state = (await h.admin('GET', '/orgs/org_acme/state')).body;
+		const state = (await h().admin('GET', '/orgs/org_acme/state')).body;
 		expect(state.chatbots.find((c: { id: string }) => c.id === 'cb_acme_support').chatbotName).toBe(
 			'Acme Support',
 		);
 		const main = state.sip.find((s: { phone_number: string }) => s.phone_number === '+14155550101');
 		expect(main.trunkName).toBe('acme-main');
 		expect(main.directions).toHaveLength(2);
-		expect((await h.admin('GET', '/orgs/org_acme/carrier-log')).body).toEqual([]);
-		expect((await h.admin('GET', '/orgs/org_globex/carrier-log')).body).toEqual([]);
+		expect((await h().admin('GET', '/orgs/org_acme/carrier-log')).body).toEqual([]);
+		expect((await h().admin('GET', '/orgs/org_globex/carrier-log')).body).toEqual([]);
 	});
 
 	it("lists only the caller's own agents, lists, trust products and webhook", async () => {
-		await h.api('POST', '/webhook/insert-webhook', {
+		await h().api('POST', '/webhook/insert-webhook', {
 			json: { webhook: 'https://acme.example/hook' },
 		});
 		const agents = await asGlobex('GET', '/callback/standardCampaign');
 		expect(agents.body.map((a: { id: string }) => a.id)).toEqual(['agent_globex_sales']);
 		expect((await asGlobex('GET', '/contacts/list-names')).body).toEqual(['Enterprise']);
 		expect((await asGlobex('GET', '/agency/twilio/trust-products')).body).toHaveLength(1);
-		expect((await h.admin('GET', '/orgs/org_globex/state')).body.webhook).toBeNull();
+		expect((await h().admin('GET', '/orgs/org_globex/state')).body.webhook).toBeNull();
 	});
 
-	it('keeps simulated conversations inside the organization', async () => {
-		const foreignAgent = await h.admin('POST', '/orgs/org_globex/conversations', {
-			agentId: 'agent_acme_reception',
-			variables: {},
-		});
-		const missingAgent = await h.admin('POST', '/orgs/org_globex/conversations', {
-			agentId: 'agent_nobody',
-			variables: {},
-		});
-		sameAsMissing(foreignAgent, missingAgent);
-		const foreignBot = await h.admin('POST', '/orgs/org_globex/conversations', {
-			chatbotId: 'cb_acme_support',
-			variables: {},
-		});
-		const missingBot = await h.admin('POST', '/orgs/org_globex/conversations', {
-			chatbotId: 'cb_nobody',
-			variables: {},
-		});
-		sameAsMissing(foreignBot, missingBot);
-	});
+	it.each([
+		['agentId', 'agent_acme_reception', 'agent_nobody'],
+		['chatbotId', 'cb_acme_support', 'cb_nobody'],
+	])(
+		'keeps simulated conversations inside the organization (%s)',
+		async (field, foreign, missing) => {
+			const converse = async (id: string) =>
+				await h().admin('POST', '/orgs/org_globex/conversations', { [field]: id, variables: {} });
+			sameAsMissing(await converse(foreign), await converse(missing));
+		},
+	);
 });
