@@ -357,7 +357,14 @@ describe('SIP Update never writes on a guess', () => {
 		});
 
 		it('with both directions complete and "Detach", nothing needs reading: one write, exactly the listed set', async () => {
-			const full = { ...SIP_DIRECTION, sipUsername: 'u', sipPassword: 'complete-pw' };
+			// As the editor gives them: the port a string, Secure Media an option.
+			const full = {
+				...SIP_DIRECTION,
+				port: '5060',
+				secureMedia: 'on',
+				sipUsername: 'u',
+				sipPassword: 'complete-pw',
+			};
 			const result = await run(
 				update('+14155550101', {
 					unlistedDirections: 'detach',
