@@ -9,8 +9,8 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import {
 	forgetAllAccounts,
-	holds,
-	withClaim,
+	registeredHolder,
+	organizationWithClaim,
 } from '../../nodes/VoiceAi/accountOwnership/organizations';
 import {
 	startTriggerHarness,
@@ -100,8 +100,8 @@ test("a chatbot-way trigger registers nothing, is never the account's holder, an
 			(item.json._voiceAi as { conversationId: string }).conversationId,
 		]),
 	).toEqual([['Grace', conversationId]]);
-	expect(withClaim(claimIdOf(flow))).toBeUndefined();
-	expect(holds(claimIdOf(holder))?.productionUrl).toBe(holder.productionUrl);
+	expect(organizationWithClaim(claimIdOf(flow))).toBeUndefined();
+	expect(registeredHolder(claimIdOf(holder))?.productionUrl).toBe(holder.productionUrl);
 
 	const forged = new URL(address);
 	forged.searchParams.set('token', 'x'.repeat(43));
@@ -119,7 +119,7 @@ test("a chatbot-way trigger registers nothing, is never the account's holder, an
 	await flow.deactivate();
 	expect(await inserts()).toBe(insertsBefore);
 	expect(await harness.admin.accountWebhook(ORG)).toBe(accountUrl);
-	expect(holds(claimIdOf(holder))?.productionUrl).toBe(holder.productionUrl);
+	expect(registeredHolder(claimIdOf(holder))?.productionUrl).toBe(holder.productionUrl);
 });
 
 describe('issue 50, item 4: the two ways have distinct tokens', () => {
@@ -135,7 +135,7 @@ describe('issue 50, item 4: the two ways have distinct tokens', () => {
 		await flow.deactivate();
 		flow.setParameters(CHATBOT_WAY);
 		await flow.activate('update');
-		expect(withClaim(claimIdOf(flow))).toBeUndefined();
+		expect(organizationWithClaim(claimIdOf(flow))).toBeUndefined();
 		// On Unpublish = Leave As Is: the account still points here, with the account way's token.
 		expect(await harness.admin.accountWebhook(ORG)).toBe(accountUrl);
 
@@ -162,9 +162,9 @@ describe('issue 50, item 4: the two ways have distinct tokens', () => {
 		await flow.activate();
 		flow.setParameters(CHATBOT_WAY);
 		await flow.deactivate();
-		expect(withClaim(claimIdOf(flow))).toBeUndefined();
+		expect(organizationWithClaim(claimIdOf(flow))).toBeUndefined();
 		await flow.activate('update');
-		expect(withClaim(claimIdOf(flow))).toBeUndefined();
+		expect(organizationWithClaim(claimIdOf(flow))).toBeUndefined();
 	});
 
 	test("after a restart, a delivery through the chatbot's address to a published account-way trigger gets 401 and does not make it the holder", async () => {
@@ -172,7 +172,7 @@ describe('issue 50, item 4: the two ways have distinct tokens', () => {
 		await first.activate();
 		const taker = harness.workflow({ name: 'Taker', parameters: { whenHeld: 'takeOver' } });
 		await taker.activate();
-		expect(holds(claimIdOf(taker))).toBeDefined();
+		expect(registeredHolder(claimIdOf(taker))).toBeDefined();
 		// n8n 2.x: a draft of the first workflow in the chatbot way gives the address of its production
 		// URL, while the published version stays in the account way.
 		first.setParameters(CHATBOT_WAY);
@@ -190,9 +190,9 @@ describe('issue 50, item 4: the two ways have distinct tokens', () => {
 		});
 		expect(await answersTo(conversationId, 'chatbot')).toEqual([401]);
 		expect(await answersTo(conversationId, 'account')).toEqual([200]);
-		expect(holds(claimIdOf(first))).toBeUndefined();
+		expect(registeredHolder(claimIdOf(first))).toBeUndefined();
 		expect(runsOf(first)).toHaveLength(0);
-		expect(holds(claimIdOf(taker))?.productionUrl).toBe(taker.productionUrl);
+		expect(registeredHolder(claimIdOf(taker))?.productionUrl).toBe(taker.productionUrl);
 	});
 });
 

@@ -11,7 +11,7 @@ import {
 	type Claim,
 	forgetAllAccounts,
 	giveBack,
-	holderForSet,
+	holderCutOffBySet,
 	lend,
 	release,
 } from '../../nodes/VoiceAi/accountOwnership/organizations';
@@ -56,7 +56,7 @@ describe('the ownership module', () => {
 			holder: expect.objectContaining({ workflowName: 'Flow A' }),
 			unsure: false,
 		});
-		expect(holderForSet(id)).toEqual({
+		expect(holderCutOffBySet(id)).toEqual({
 			holder: expect.objectContaining({ id: 'A' }),
 			unsure: false,
 		});
@@ -70,7 +70,7 @@ describe('the ownership module', () => {
 
 	test('in a process that has not seen the organization, Fail to Publish and Take Over are refused as unknown; its own record or Go Ahead join', () => {
 		expect(claim(id, at('A', 1), 'publish')).toEqual({ outcome: 'unknown' });
-		expect(holderForSet(id)).toBeUndefined();
+		expect(holderCutOffBySet(id)).toBeUndefined();
 		expect(claim(id, at('A', 1), 'publish', true)).toEqual({ outcome: 'register' });
 		forgetAllAccounts();
 		// Take Over alone: whom it takes from could not be given the account back (issue 50 item 3).
@@ -87,7 +87,7 @@ describe('the ownership module', () => {
 		claim(id, at('A', 1), plain);
 		claim(id, at('B', 2), 'publishTakingOver');
 		expect(release('A')).toEqual({ state: 'notHolding' });
-		expect(holderForSet(id)).toEqual({
+		expect(holderCutOffBySet(id)).toEqual({
 			holder: expect.objectContaining({ id: 'B' }),
 			unsure: false,
 		});
@@ -104,7 +104,7 @@ describe('the ownership module', () => {
 		const restoring = 'restart';
 		expect(claim(id, at('B', 2), restoring)).toEqual({ outcome: 'register' });
 		expect(claim(id, at('A', 1), restoring)).toEqual({ outcome: 'wait' });
-		expect(holderForSet(id)).toEqual({
+		expect(holderCutOffBySet(id)).toEqual({
 			holder: expect.objectContaining({ id: 'B' }),
 			unsure: false,
 		});
@@ -161,7 +161,7 @@ describe('the ownership module', () => {
 			expect(claim(keyOf('ct_3', { agentIds: [] }), at('E', 3), plain)).toEqual({
 				outcome: 'register',
 			});
-			expect(holderForSet(keyOf('ct_1'))).toEqual({
+			expect(holderCutOffBySet(keyOf('ct_1'))).toEqual({
 				holder: expect.objectContaining({ id: 'A' }),
 				unsure: false,
 			});
@@ -174,7 +174,7 @@ describe('the ownership module', () => {
 			expect(claim(withAgents, at('B', 2), 'publishTakingOver', goAhead)).toEqual({
 				outcome: 'register',
 			});
-			expect(holderForSet(keyOf('ct_1'))).toEqual({
+			expect(holderCutOffBySet(keyOf('ct_1'))).toEqual({
 				holder: expect.objectContaining({ id: 'A' }),
 				unsure: false,
 			});

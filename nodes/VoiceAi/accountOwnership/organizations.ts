@@ -58,9 +58,9 @@ function relationOf(org: Organization, key: KeyIdentity): 'same' | 'other' | 'un
 	return key.credentialId && org.credentialIds.has(key.credentialId) ? 'same' : 'unknown';
 }
 
-export const holderIn = (org: Organization): Claim | undefined => org.claims.at(-1);
+export const holderOf = (org: Organization): Claim | undefined => org.claims.at(-1);
 const byTime = (a: Claim, b: Claim) => a.claimedAt - b.claimedAt;
-export const withClaim = (id: string) =>
+export const organizationWithClaim = (id: string) =>
 	organizations.find((o) => o.claims.some((c) => c.id === id));
 export const knowsKey = (hash: string): boolean =>
 	organizations.some((o) => !o.blind && o.keyHashes.has(hash));
@@ -79,20 +79,20 @@ export const isKnown = (key: KeyIdentity): boolean => view(key).same.some((o) =>
 export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 
 /** Not a claim whose unpublish failed: n8n may publish that workflow again (1.x, an edit) and must run create. */
-export function holds(id: string): Claim | undefined {
-	const org = withClaim(id);
-	const holder = org && !org.lentTo && !org.setBy && !org.unreturned ? holderIn(org) : undefined;
+export function registeredHolder(id: string): Claim | undefined {
+	const org = organizationWithClaim(id);
+	const holder = org && !org.lentTo && !org.setBy && !org.unreturned ? holderOf(org) : undefined;
 	return holder?.id === id && !holder.releaseFailed ? holder : undefined;
 }
 
 /** The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be told from). */
-export function holderForSet(key: KeyIdentity) {
+export function holderCutOffBySet(key: KeyIdentity) {
 	const { holder, unsure } = view(key);
 	return holder ? { holder, unsure: false } : unsure && { holder: unsure, unsure: true };
 }
 
 /** The key's organization, added when new; entries its agents join are merged, and what it tells is learnt. */
-export function enter(key: KeyIdentity): Organization {
+export function organizationFor(key: KeyIdentity): Organization {
 	const learnt: Organization = {
 		baseUrl: key.baseUrl,
 		keyHashes: new Set([key.keyHash]),
@@ -127,7 +127,7 @@ export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 're
 
 /** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says (`mayJoinUnknown`: Go Ahead). */
 export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, mayJoinUnknown = false) {
-	const previous = withClaim(wanted.id);
+	const previous = organizationWithClaim(wanted.id);
 	// A claim rebuilt from a record (no token) may be of a workflow unpublished since: it keeps no place.
 	const keeps = previous?.claims.find((c) => c.id === wanted.id)?.token !== undefined;
 	if (!keeps && event !== 'restart') {
@@ -141,18 +141,18 @@ export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, mayJoi
 			return { outcome: 'unknown' } as const;
 	}
 	if (previous) previous.claims = previous.claims.filter((c) => c.id !== wanted.id);
-	const org = enter(key);
+	const org = organizationFor(key);
 	insert(org, wanted);
 	// A publish that holds supersedes a URL waiting for a test's end (Webhook Set, On Unpublish).
-	if (holderIn(org)?.id === wanted.id && event !== 'restart' && org.lentTo !== undefined)
+	if (holderOf(org)?.id === wanted.id && event !== 'restart' && org.lentTo !== undefined)
 		org.setBy = undefined;
-	const latest = holderIn(org)?.id === wanted.id && org.lentTo === undefined;
+	const latest = holderOf(org)?.id === wanted.id && org.lentTo === undefined;
 	return { outcome: latest && !(org.setBy && event === 'restart') ? 'register' : 'wait' } as const;
 }
 
 /** The claims queued before this one, oldest first, as its record keeps them: without tokens. */
 export function queueOf(id: string): QueuedClaim[] {
-	const claims = withClaim(id)?.claims ?? [];
+	const claims = organizationWithClaim(id)?.claims ?? [];
 	const at = claims.findIndex((c) => c.id === id);
 	return claims.slice(0, at).map((c) => {
 		const { id, workflowId, workflowName, productionUrl, claimedAt, keyHash, credentialId } = c;
@@ -162,11 +162,11 @@ export function queueOf(id: string): QueuedClaim[] {
 
 /** A published trigger lets go; only the holder's release asks for a hand-back to `next` or On Unpublish. */
 export function release(id: string) {
-	const org = withClaim(id);
+	const org = organizationWithClaim(id);
 	if (org === undefined) return { state: 'notHolding' } as const;
 	const at = org.claims.findIndex((c) => c.id === id);
 	const [claim] = org.claims.splice(at, 1);
-	const next = holderIn(org);
+	const next = holderOf(org);
 	if (at !== org.claims.length || org.setBy || (org.lentTo !== undefined && next))
 		return { state: 'notHolding' } as const;
 	if (org.lentTo !== undefined) return { state: 'heldDuringTest', claim, org } as const;
@@ -177,15 +177,15 @@ export function release(id: string) {
 /** A test borrows the webhook; in an organization not known here (Go Ahead) it stays unknown. */
 export function lend(key: KeyIdentity, testId: string): Claim | undefined {
 	const blind = !isKnown(key);
-	const org = enter(key);
+	const org = organizationFor(key);
 	org.lentTo = testId;
 	if (blind) org.blind = true;
-	return holderIn(org);
+	return holderOf(org);
 }
 
 /** Webhook Set gave the organization's webhook a URL (kept only where a claim or a test is known). */
 export function setElsewhere(key: KeyIdentity, url: string): void {
-	if (view(key).same.length > 0) enter(key).setBy = url;
+	if (view(key).same.length > 0) organizationFor(key).setBy = url;
 }
 
 /** The test's end: what to register again; an organization the test alone entered is forgotten ('unknown'). */

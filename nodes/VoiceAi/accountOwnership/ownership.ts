@@ -64,7 +64,7 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 		// n8n 1.x (2.x without its publication service) tears down an activation that another node failed
 		// after this create with the database's static data: no record, but the claim made here.
 		const url = this.getNodeWebhookUrl('default');
-		const claimed = orgs.withClaim(idOf(this))?.claims.find((c) => c.id === idOf(this));
+		const claimed = orgs.organizationWithClaim(idOf(this))?.claims.find((c) => c.id === idOf(this));
 		if (record === undefined && claimed?.productionUrl !== url) return;
 		// n8n's retry after a refused or failed publish: the record still describes the last claim. A test's end is no retry.
 		if (record?.kind === 'production' && orgs.takeRefusedPublish(idOf(this))) return;
@@ -117,7 +117,7 @@ async function publish(this: IHookFunctions): Promise<void> {
 			if (!wasKnown && org && org.claims.length === 0) return orgs.forget(org, error);
 			throw (org && (await restoreAfterFailedWrite.call(this, org))) ?? error;
 		});
-		orgs.registeredByClaim(orgs.enter(identity));
+		orgs.registeredByClaim(orgs.organizationFor(identity));
 	}
 	const claimData = { claimedAt, accountKey: keyHash, queued: orgs.queueOf(id) };
 	registration.saveRegistration(staticData, url, token, claimData);
@@ -127,7 +127,10 @@ async function publish(this: IHookFunctions): Promise<void> {
 async function unpublish(this: IHookFunctions, record?: Registration): Promise<void> {
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation', 'leave') === 'replacementUrl';
-	if (!orgs.withClaim(id) && !(record?.accountKey && orgs.knowsKey(record.accountKey))) {
+	if (
+		!orgs.organizationWithClaim(id) &&
+		!(record?.accountKey && orgs.knowsKey(record.accountKey))
+	) {
 		const waiting = record?.queued?.at(-1);
 		if (toUrl || waiting) throw refused(this, refusal.unpublishUnknown(waiting, toUrl));
 		return;
@@ -146,7 +149,7 @@ async function startTest(this: IHookFunctions): Promise<void> {
 	// Not known here: its agents let a later key of the organization be told apart from another's.
 	const wantAgents = (key: KeyIdentity) => !orgs.isKnown(key) || orgs.needsAgents(key);
 	const { url, identity } = await begin.call(this, wantAgents);
-	const held = orgs.holderForSet(identity);
+	const held = orgs.holderCutOffBySet(identity);
 	if (held && held.unsure) throw refused(this, refusal.mayBeHeld(held.holder, 'listen'));
 	if (!orgs.isKnown(identity) && !goesAhead(this)) throw refused(this, refusal.holderUnknown());
 	const token = registration.testToken();
@@ -172,7 +175,7 @@ async function restoreAfterFailedWrite(this: IHookFunctions, org: orgs.Organizat
 	const put = async () => {
 		if (org.lentTo !== undefined) return; // the test's URL: its token is not kept here
 		if (org.setBy) await registration.registerAccountWebhook.call(this, org.setBy);
-		else if (orgs.holderIn(org)) await handBack.call(this, org);
+		else if (orgs.holderOf(org)) await handBack.call(this, org);
 	};
 	return await put().then(
 		() => undefined,
@@ -193,7 +196,7 @@ async function endTest(this: IHookFunctions): Promise<void> {
 async function giveBackAfterTest(this: IHookFunctions, org: orgs.Organization): Promise<void> {
 	orgs.markUnreturned(org, true);
 	if (org.setBy) await registration.registerAccountWebhook.call(this, org.setBy);
-	else if (orgs.holderIn(org)) await handBack.call(this, org);
+	else if (orgs.holderOf(org)) await handBack.call(this, org);
 	orgs.markUnreturned(org, false);
 }
 
@@ -231,8 +234,8 @@ async function backToOwnWorkflow(this: IHookFunctions): Promise<void> {
 
 /** Registers the holder with its own token (rebuilt: from this key), false when none is left; drops rebuilt claims n8n no longer serves. */
 async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<boolean> {
-	let holder = orgs.holderIn(org);
-	for (; holder && holder.token === undefined; holder = orgs.holderIn(org)) {
+	let holder = orgs.holderOf(org);
+	for (; holder && holder.token === undefined; holder = orgs.holderOf(org)) {
 		if (!(await registration.isGone.call(this, holder.productionUrl))) break;
 		this.logger.warn(
 			`Voice AI: workflow ${named(holder)} was queued for the account webhook before n8n restarted, but n8n no longer serves its URL (unpublished): the webhook is not handed back to it.`,
@@ -259,7 +262,8 @@ async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<b
 export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const record = registration.readRegistration(this.getWorkflowStaticData('node'));
-	const held = record?.webhookUrl === url && orgs.holds(idOf(this))?.productionUrl === url;
+	const held =
+		record?.webhookUrl === url && orgs.registeredHolder(idOf(this))?.productionUrl === url;
 	if (!held || this.getMode() === 'manual' || eventOf.call(this) === 'restart') return false;
 	const token = registration.productionToken(await registration.apiKeyOf.call(this), url);
 	return record.kind === 'production' && record.tokenHash === registration.hashToken(token);
@@ -284,13 +288,13 @@ export async function noteDelivery(this: IWebhookFunctions, record?: Registratio
 		keyHash,
 		credentialId,
 	};
-	const org = orgs.enter(known.identity);
+	const org = orgs.organizationFor(known.identity);
 	for (const c of [...(record.queued ?? []), holder])
-		if (!orgs.withClaim(c.id)) orgs.insert(org, c);
+		if (!orgs.organizationWithClaim(c.id)) orgs.insert(org, c);
 	// Its agents tell later keys apart; read after the delivery is answered.
 	const withAgents = registration.identityOf.call(this, () => true);
 	void withAgents
-		.then(({ identity }) => orgs.isKnown(identity) && orgs.enter(identity))
+		.then(({ identity }) => orgs.isKnown(identity) && orgs.organizationFor(identity))
 		.catch(() => {});
 }
 
@@ -304,7 +308,7 @@ export async function setAccountWebhook(
 		const known = await registration.identityOf.call(this, orgs.needsAgents, itemIndex, read);
 		const { identity } = known;
 		orgs.forgetGhosts(identity, this.logger);
-		const held = orgs.holderForSet(identity);
+		const held = orgs.holderCutOffBySet(identity);
 		if (held && !takeOver) throw refused(this, refusal.setWhileHeld(held), itemIndex);
 		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url }).catch(
