@@ -42,7 +42,8 @@ export class VoiceAiTrigger implements INodeType {
 				if (published) ownership.learnProductionUrl(this);
 				if (!receivesFromChatbot.call(this)) return await ownership.holdsAccount.call(this);
 				if (!published) return false;
-				// Nothing to register; the account way's record, if the version before left one, is given up in create.
+				// Nothing to register; the account way's record, if the version before left one, is given
+				// up in create.
 				return registration.readRegistration(this.getWorkflowStaticData('node')) === undefined;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
@@ -52,8 +53,8 @@ export class VoiceAiTrigger implements INodeType {
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				// Also in the chatbot way, whichever version's parameters n8n's teardown reads: an account-way
-				// record is given up as unpublishing gives it up.
+				// Also in the chatbot way, whichever version's parameters n8n's teardown reads: an
+				// account-way record is given up as unpublishing gives it up.
 				await ownership.onDelete.call(this);
 				return true;
 			},
@@ -101,7 +102,10 @@ async function hasAccountToken(this: IWebhookFunctions, registeredHash?: string)
 	return registration.tokenMatches(given, registration.hashToken(token));
 }
 
-/** Only the chatbot way's token, only at the production URL: nothing listens for a chatbot at the test URL. */
+/**
+ * Only the chatbot way's token, only at the production URL: nothing listens for a chatbot at the
+ * test URL.
+ */
 async function hasChatbotToken(this: IWebhookFunctions) {
 	const given = givenToken.call(this);
 	if (given === undefined || this.getMode() === 'manual') return false;
@@ -119,7 +123,8 @@ function receivesFromChatbot(this: IHookFunctions | IWebhookFunctions): boolean 
  * address is the description, which n8n shows (Show Details) for a NodeApiError and does not log.
  */
 async function refuseTestListenWithAddress(this: IHookFunctions): Promise<never> {
-	// Only a learnt URL: an address guessed from n8n's default paths may be wrong (N8N_ENDPOINT_WEBHOOK).
+	// Only a learnt URL: an address guessed from n8n's default paths may be wrong
+	// (N8N_ENDPOINT_WEBHOOK).
 	const url = ownership.productionUrlOf(this, false);
 	if (url === undefined)
 		throw new NodeOperationError(

@@ -9,7 +9,7 @@ const MAX_DEPTH = 1_000; // of a body: n8n cannot store one 100,000 levels deep
 type Problem = { problem: string; status: number };
 type RawRequest = { rawBody?: Buffer; readRawBody?(): Promise<void> };
 
-// What n8n left unread (from 1.1: application/*+json, no content type) is read within its size limit.
+// What n8n left unread (from 1.1: application/*+json, no content type) is read within the limit.
 export async function readRequestDeliveries(
 	contentType: string | undefined,
 	request: RawRequest,
@@ -217,7 +217,7 @@ const seenByTrigger = new Map<string, Map<string, number>>();
 const MAX_REMEMBERED_IDS = 10_000;
 const MAX_TRIGGERS = 1_000;
 
-// The id's expiry, or undefined for a duplicate; synchronous: two concurrent copies cannot both pass.
+// The id's expiry, or undefined for a duplicate; synchronous: two copies cannot both pass.
 export function remember(scope: string, id: string, windowMs: number, now: number) {
 	if (!seenByTrigger.has(scope) && seenByTrigger.size >= MAX_TRIGGERS)
 		seenByTrigger.delete(seenByTrigger.keys().next().value as string);
@@ -235,7 +235,7 @@ export function remember(scope: string, id: string, windowMs: number, now: numbe
 	return now + windowMs;
 }
 
-// An error answer (no run) forgets the ids for the next copy; 'prefinish' comes even without a socket.
+// An error answer (no run) forgets the ids for the next copy ('prefinish' comes with no socket too).
 export function forgetUnlessAnswered(
 	response: { once(event: 'prefinish', listener: () => void): unknown; statusCode: number },
 	scope: string,
@@ -251,7 +251,7 @@ export function forgetUnlessAnswered(
 
 const NAMED = ['event', 'conversation_id', 'source', 'agent_id', 'chatbot_id', 'completed_at'];
 
-// Variables and Metadata (docs/trigger.md): without `variables`, the fields not NAMED are the variables.
+// Variables and Metadata (docs/trigger.md): without `variables`, fields not NAMED are variables.
 function variablesItem(delivery: IDataObject, context: IDataObject): IDataObject {
 	const given = Object.hasOwn(delivery, 'variables') ? delivery.variables : undefined;
 	let variables: IDataObject = {};

@@ -3,7 +3,7 @@ import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 export const DEFAULT_DEDUPE_WINDOW_MINUTES = 60;
 export const DEFAULT_DEDUPE_FIELD = 'conversation_id';
 
-// A chatbot's own webhook_url points here (docs/trigger.md): nothing is registered, ownership untouched.
+// A chatbot's own webhook_url points here (docs/trigger.md): nothing registered, no ownership.
 export const RECEIVE_FROM_CHATBOT = 'chatbotWebhookUrl';
 const accountWay = { hide: { receiveFrom: [RECEIVE_FROM_CHATBOT] } };
 
@@ -180,7 +180,8 @@ export const triggerProperties: INodeProperties[] = [
 					'Field (dotted path, e.g. variables.call_id) identifying a conversation: a repeat within the window is answered 200 and starts nothing. Without it, the X-VoiceAI-Delivery header counts. Empty: off.',
 			},
 			{
-				// Named agentIds as before: workflows saved when this was a plain comma-separated string still read.
+				// Named agentIds as before: workflows saved when this was a plain comma-separated string
+				// still read.
 				displayName: 'Only Agent',
 				name: 'agentIds',
 				type: 'resourceLocator',

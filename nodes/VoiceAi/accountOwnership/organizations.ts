@@ -18,7 +18,10 @@ export interface Organization {
 }
 
 let organizations: Organization[] = [];
-/** Publishes refused (or whose registration failed) in this process: n8n's retry runs `delete`, which must not act on an older record nor drop it. */
+/**
+ * Publishes refused (or whose registration failed) in this process: n8n's retry runs `delete`,
+ * which must not act on an older record nor drop it.
+ */
 const refusedPublishes = new Set<string>();
 export function markPublishRefused(id: string, refused = true): void {
 	if (refused) refusedPublishes.add(id);
@@ -28,13 +31,17 @@ export function markPublishRefused(id: string, refused = true): void {
 export const takeRefusedPublish = (id: string): boolean => refusedPublishes.delete(id);
 
 /**
- * n8n gives a test listen its test URL only; the production one (its N8N_ENDPOINT_WEBHOOK included) is
- * learnt when this process publishes the node, in either way, or a delivery reaches it. By webhook id.
+ * n8n gives a test listen its test URL only; the production one (its N8N_ENDPOINT_WEBHOOK included)
+ * is learnt when this process publishes the node, in either way, or a delivery reaches it. By
+ * webhook id.
  */
 const productionUrls = new Map<string, string>();
 export const learnProductionUrl = (webhookId: string, url: string) =>
 	productionUrls.set(webhookId, url);
-/** Learnt; else, with `guess`, the test URL on n8n's default path segments (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK). */
+/**
+ * Learnt; else, with `guess`, the test URL on n8n's default path segments
+ * (N8N_ENDPOINT_WEBHOOK_TEST, N8N_ENDPOINT_WEBHOOK).
+ */
 export function productionUrlOf(webhookId: string, testUrl: string, guess: boolean) {
 	const learnt = productionUrls.get(webhookId);
 	if (learnt !== undefined || !guess) return learnt;
@@ -65,7 +72,10 @@ export const organizationWithClaim = (id: string) =>
 export const knowsKey = (hash: string): boolean =>
 	organizations.some((o) => !o.blind && o.keyHashes.has(hash));
 
-/** The key's organizations (several when its agents join two), their holder, and that of one it cannot tell apart. */
+/**
+ * The key's organizations (several when its agents join two), their holder, and that of one it
+ * cannot tell apart.
+ */
 function view(key: KeyIdentity) {
 	const holders = (orgs: Organization[]) => orgs.flatMap((o) => o.claims.slice(-1));
 	const same = organizations.filter((o) => relationOf(o, key) === 'same');
@@ -78,20 +88,29 @@ function view(key: KeyIdentity) {
 export const isKnown = (key: KeyIdentity): boolean => view(key).same.some((o) => !o.blind);
 export const needsAgents = (key: KeyIdentity): boolean => view(key).needsAgents;
 
-/** Not a claim whose unpublish failed: n8n may publish that workflow again (1.x, an edit) and must run create. */
+/**
+ * Not a claim whose unpublish failed: n8n may publish that workflow again (1.x, an edit) and must
+ * run create.
+ */
 export function registeredHolder(id: string): Claim | undefined {
 	const org = organizationWithClaim(id);
 	const holder = org && !org.lentTo && !org.setBy && !org.unreturned ? holderOf(org) : undefined;
 	return holder?.id === id && !holder.releaseFailed ? holder : undefined;
 }
 
-/** The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be told from). */
+/**
+ * The published holder Webhook Set would cut off (`unsure`: of an organization the key cannot be
+ * told from).
+ */
 export function holderCutOffBySet(key: KeyIdentity) {
 	const { holder, unsure } = view(key);
 	return holder ? { holder, unsure: false } : unsure && { holder: unsure, unsure: true };
 }
 
-/** The key's organization, added when new; entries its agents join are merged, and what it tells is learnt. */
+/**
+ * The key's organization, added when new; entries its agents join are merged, and what it tells is
+ * learnt.
+ */
 export function organizationFor(key: KeyIdentity): Organization {
 	const learnt: Organization = {
 		baseUrl: key.baseUrl,
@@ -125,10 +144,14 @@ export function insert(org: Organization, claim: Claim): void {
 
 export type ClaimEvent = 'publish' | 'publishAnyway' | 'publishTakingOver' | 'restart';
 
-/** Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md says (`mayJoinUnknown`: Go Ahead). */
+/**
+ * Joins in time order, the latest registering unless lent; refused as docs/trigger-ownership.md
+ * says (`mayJoinUnknown`: Go Ahead).
+ */
 export function claim(key: KeyIdentity, wanted: Claim, event: ClaimEvent, mayJoinUnknown = false) {
 	const previous = organizationWithClaim(wanted.id);
-	// A claim rebuilt from a record (no token) may be of a workflow unpublished since: it keeps no place.
+	// A claim rebuilt from a record (no token) may be of a workflow unpublished since: it keeps no
+	// place.
 	const keeps = previous?.claims.find((c) => c.id === wanted.id)?.token !== undefined;
 	if (!keeps && event !== 'restart') {
 		const { same, holder, unsure } = view(key);
@@ -160,7 +183,10 @@ export function queueOf(id: string): QueuedClaim[] {
 	});
 }
 
-/** A published trigger lets go; only the holder's release asks for a hand-back to `next` or On Unpublish. */
+/**
+ * A published trigger lets go; only the holder's release asks for a hand-back to `next` or On
+ * Unpublish.
+ */
 export function release(id: string) {
 	const org = organizationWithClaim(id);
 	if (org === undefined) return { state: 'notHolding' } as const;
@@ -183,12 +209,17 @@ export function lend(key: KeyIdentity, testId: string): Claim | undefined {
 	return holderOf(org);
 }
 
-/** Webhook Set gave the organization's webhook a URL (kept only where a claim or a test is known). */
+/**
+ * Webhook Set gave the organization's webhook a URL (kept only where a claim or a test is known).
+ */
 export function setElsewhere(key: KeyIdentity, url: string): void {
 	if (view(key).same.length > 0) organizationFor(key).setBy = url;
 }
 
-/** The test's end: what to register again; an organization the test alone entered is forgotten ('unknown'). */
+/**
+ * The test's end: what to register again; an organization the test alone entered is forgotten
+ * ('unknown').
+ */
 export function giveBack(testId: string) {
 	const org = organizations.find((o) => o.lentTo === testId);
 	if (org === undefined) return { state: 'lentToAnotherTest' } as const;
@@ -198,7 +229,10 @@ export function giveBack(testId: string) {
 	return { state: 'known', org } as const;
 }
 
-/** An organization whose webhook a test's end could not give back (the next decision there tries again). */
+/**
+ * An organization whose webhook a test's end could not give back (the next decision there tries
+ * again).
+ */
 export const unreturnedOf = (key: KeyIdentity) => view(key).same.find((o) => o.unreturned);
 
 /** A test's end is giving the webhook back (`true`) or has given it back (`false`). */
@@ -222,7 +256,10 @@ export function dropGone(org: Organization, claim: Claim): void {
 	org.claims = org.claims.filter((c) => c !== claim);
 }
 
-/** Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten, logged. */
+/**
+ * Claims whose unpublish failed are ghosts once anything else acts on the organization: forgotten,
+ * logged.
+ */
 export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string) => void }): void {
 	for (const org of view(key).same) {
 		for (const { workflowName, workflowId } of org.claims.filter((c) => c.releaseFailed))
@@ -233,7 +270,10 @@ export function forgetGhosts(key: KeyIdentity, logger: { warn: (message: string)
 	}
 }
 
-/** A publish that failed where this process could not tell: it stays unable to tell; `error` is thrown. */
+/**
+ * A publish that failed where this process could not tell: it stays unable to tell; `error` is
+ * thrown.
+ */
 export function forget(org: Organization, error: Error): never {
 	organizations = organizations.filter((o) => o !== org);
 	throw error;

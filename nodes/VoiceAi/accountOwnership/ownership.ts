@@ -12,8 +12,9 @@ let lastDecision: Promise<unknown> = Promise.resolve();
 
 /**
  * Decisions run one after another, requests included: two reading before either writes could strand
- * the account. A decision stopped while it waits (Stop) leaves the queue at once; its place passes on
- * when the one before it ends. Every decision ends within its requests' bound (docs/operations.md).
+ * the account. A decision stopped while it waits (Stop) leaves the queue at once; its place passes
+ * on when the one before it ends. Every decision ends within its requests' bound
+ * (docs/operations.md).
  */
 async function oneAtATime<T>(decide: () => Promise<T>, stop?: AbortSignal): Promise<T> {
 	const before = lastDecision;
@@ -46,7 +47,7 @@ async function begin(this: IHookFunctions, wantAgents: (key: KeyIdentity) => boo
 	await registration.assertServiceCanReach.call(this, url);
 	const { apiKey, identity } = await registration.identityOf.call(this, wantAgents);
 	orgs.forgetGhosts(identity, this.logger);
-	// n8n never calls a test's delete again: a give-back that failed there is tried before anything else.
+	// n8n never calls a test's delete again: a give-back that failed there is tried before all else.
 	const unreturned = orgs.unreturnedOf(identity);
 	if (unreturned) await giveBackAfterTest.call(this, unreturned).catch(() => {});
 	return { url, apiKey, identity };
@@ -61,12 +62,13 @@ export async function onDelete(this: IHookFunctions): Promise<void> {
 	await oneAtATime(async () => {
 		const staticData = this.getWorkflowStaticData('node');
 		const record = registration.readRegistration(staticData);
-		// n8n 1.x (2.x without its publication service) tears down an activation that another node failed
-		// after this create with the database's static data: no record, but the claim made here.
+		// n8n 1.x (2.x without its publication service) tears down an activation that another node
+		// failed after this create with the database's static data: no record, but the claim made here.
 		const url = this.getNodeWebhookUrl('default');
 		const claimed = orgs.organizationWithClaim(idOf(this))?.claims.find((c) => c.id === idOf(this));
 		if (record === undefined && claimed?.productionUrl !== url) return;
-		// n8n's retry after a refused or failed publish: the record still describes the last claim. A test's end is no retry.
+		// n8n's retry after a refused or failed publish: the record still describes the last claim. A
+		// test's end is no retry.
 		if (record?.kind === 'production' && orgs.takeRefusedPublish(idOf(this))) return;
 		await (record?.kind === 'test' ? endTest.call(this) : unpublish.call(this, record));
 		delete staticData.registration;
@@ -123,7 +125,10 @@ async function publish(this: IHookFunctions): Promise<void> {
 	registration.saveRegistration(staticData, url, token, claimData);
 }
 
-/** Found by the claim, whatever the key is now; a failed request keeps it, marked. Unknown here: only Leave As Is. */
+/**
+ * Found by the claim, whatever the key is now; a failed request keeps it, marked. Unknown here:
+ * only Leave As Is.
+ */
 async function unpublish(this: IHookFunctions, record?: Registration): Promise<void> {
 	const id = idOf(this);
 	const toUrl = this.getNodeParameter('onDeactivation', 'leave') === 'replacementUrl';
@@ -190,8 +195,9 @@ async function endTest(this: IHookFunctions): Promise<void> {
 }
 
 /**
- * After a test: the URL Webhook Set gave, else the holder's. n8n only logs a test's failed end and never
- * calls it again: the organization stays marked (its holder does not hold) until a decision there gives it back.
+ * After a test: the URL Webhook Set gave, else the holder's. n8n only logs a test's failed end and
+ * never calls it again: the organization stays marked (its holder does not hold) until a decision
+ * there gives it back.
  */
 async function giveBackAfterTest(this: IHookFunctions, org: orgs.Organization): Promise<void> {
 	orgs.markUnreturned(org, true);
@@ -200,18 +206,26 @@ async function giveBackAfterTest(this: IHookFunctions, org: orgs.Organization): 
 	orgs.markUnreturned(org, false);
 }
 
-/** Called with every production URL n8n gives this node (publish, delivery): a test listen is given its test URL only. */
+/**
+ * Called with every production URL n8n gives this node (publish, delivery): a test listen is given
+ * its test URL only.
+ */
 export function learnProductionUrl(ctx: IHookFunctions | IWebhookFunctions): void {
 	orgs.learnProductionUrl(String(ctx.getNode().webhookId), ctx.getNodeWebhookUrl('default')!);
 }
 
-/** In a test listen, the node's production URL: learnt, or else (`guess`) from n8n's default paths. */
+/**
+ * In a test listen, the node's production URL: learnt, or else (`guess`) from n8n's default paths.
+ */
 export function productionUrlOf(ctx: IHookFunctions, guess: boolean): string | undefined {
 	const testUrl = ctx.getNodeWebhookUrl('default') as string;
 	return orgs.productionUrlOf(String(ctx.getNode().webhookId), testUrl, guess);
 }
 
-/** A Go-Ahead test ends in a process that still cannot tell: back to this workflow if n8n serves it (published). */
+/**
+ * A Go-Ahead test ends in a process that still cannot tell: back to this workflow if n8n serves it
+ * (published).
+ */
 async function backToOwnWorkflow(this: IHookFunctions): Promise<void> {
 	const url = productionUrlOf(this, true);
 	const serving = url === undefined ? 'unknown' : await registration.servingOf.call(this, url);
@@ -232,7 +246,10 @@ async function backToOwnWorkflow(this: IHookFunctions): Promise<void> {
 	});
 }
 
-/** Registers the holder with its own token (rebuilt: from this key), false when none is left; drops rebuilt claims n8n no longer serves. */
+/**
+ * Registers the holder with its own token (rebuilt: from this key), false when none is left; drops
+ * rebuilt claims n8n no longer serves.
+ */
 async function handBack(this: IHookFunctions, org: orgs.Organization): Promise<boolean> {
 	let holder = orgs.holderOf(org);
 	for (; holder && holder.token === undefined; holder = orgs.holderOf(org)) {
@@ -269,7 +286,10 @@ export async function holdsAccount(this: IHookFunctions): Promise<boolean> {
 	return record.kind === 'production' && record.tokenHash === registration.hashToken(token);
 }
 
-/** After a restart, a delivery tells who holds the organization (here, with the token given) and who waits behind. */
+/**
+ * After a restart, a delivery tells who holds the organization (here, with the token given) and who
+ * waits behind.
+ */
 export async function noteDelivery(this: IWebhookFunctions, record?: Registration): Promise<void> {
 	if (record?.kind !== 'production' || !record.accountKey || orgs.knowsKey(record.accountKey))
 		return;
@@ -313,8 +333,9 @@ export async function setAccountWebhook(
 		if (!takeOver && !orgs.isKnown(identity)) throw refused(this, refusal.setUnknown(), itemIndex);
 		const answer = await send('POST', '/webhook/insert-webhook', { webhook: url }).catch(
 			(error: Error & { httpCode?: string | null }) => {
-				// Only a request sent without a clear answer may have written (no status: a reset or timeout
-				// after it; or a 5xx). A 4xx, a redirect or an error before sending changed nothing.
+				// Only a request sent without a clear answer may have written (no status: a reset or
+				// timeout after it; or a 5xx). A 4xx, a redirect or an error before sending changed
+				// nothing.
 				const status = error.httpCode;
 				if (!(error instanceof NodeApiError) || (status != null && !status.startsWith('5')))
 					throw error;
@@ -337,7 +358,8 @@ const refused = (ctx: { getNode(): INode }, [message, description]: Refusal, ite
 	new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
 type Named = Pick<QueuedClaim, 'workflowName' | 'workflowId'>;
 const named = ({ workflowName, workflowId }: Named) => `"${workflowName}" (ID ${workflowId})`;
-// n8n shows only an error's message on publish (2.x), test listen and activation (1.x): the way out is in it.
+// n8n shows only an error's message on publish (2.x), test listen and activation (1.x): the way out
+// is in it.
 const SINCE_START =
 	'n8n keeps no record of who holds the account across a restart, and nothing has published, unpublished or received a delivery for this organization since n8n started';
 const GO_AHEAD = 'set "If Nobody Can Tell Who Holds It" to "Go Ahead"';

@@ -19,7 +19,10 @@ export interface Registration {
 	queued?: QueuedClaim[]; // the claims queued before it, oldest first
 }
 
-/** A published trigger's claim as another trigger's record keeps it: no token (its own key derives it). */
+/**
+ * A published trigger's claim as another trigger's record keeps it: no token (its own key derives
+ * it).
+ */
 export interface QueuedClaim {
 	id: string; // workflow id/node id
 	workflowId: string;
@@ -47,13 +50,17 @@ export function saveRegistration(
 }
 
 /**
- * HMACs, not random values: a test listen (empty static data) must put the production URL back, token
- * included. Each way of receiving has its own label (no URL holds a line break), so a token of one is
- * never a token of the other: the account way's address opens nothing on a chatbot's, and back.
+ * HMACs, not random values: a test listen (empty static data) must put the production URL back,
+ * token included. Each way of receiving has its own label (no URL holds a line break), so a token
+ * of one is never a token of the other: the account way's address opens nothing on a chatbot's, and
+ * back.
  */
 const urlToken = (label: string, apiKey: string, productionUrl: string): string =>
 	createHmac('sha256', apiKey).update(`${label}\n${productionUrl}`).digest('base64url');
-/** The account way (Receive From = the account webhook); the label is the one tokens registered before had. */
+/**
+ * The account way (Receive From = the account webhook); the label is the one tokens registered
+ * before had.
+ */
 export const productionToken = (apiKey: string, productionUrl: string): string =>
 	urlToken('n8n-nodes-voiceai/trigger/v1', apiKey, productionUrl);
 /** Receive From = a chatbot's own webhook URL. */
@@ -79,7 +86,10 @@ export async function apiKeyOf(this: IHookFunctions | IWebhookFunctions): Promis
 	return String((await this.getCredentials('voiceAiApi')).apiKey ?? '');
 }
 
-/** Points the account webhook at `url` (with `token` when given); the same URL twice changes nothing, so the transport may repeat it. */
+/**
+ * Points the account webhook at `url` (with `token` when given); the same URL twice changes
+ * nothing, so the transport may repeat it.
+ */
 export async function registerAccountWebhook(this: IHookFunctions, url: string, token?: string) {
 	const webhook = token === undefined ? url : withToken(url, token);
 	const path = '/webhook/insert-webhook';
@@ -101,7 +111,10 @@ const isLocalIpv4 = ([a, b]: number[]): boolean =>
 	(a === 172 && b >= 16 && b <= 31) ||
 	(a === 192 && b === 168);
 
-/** A host (as WHATWG URL writes it) a service elsewhere cannot reach; IPv4 also in ::/96, ::ffff:0:0/96, 64:ff9b::/96. */
+/**
+ * A host (as WHATWG URL writes it) a service elsewhere cannot reach; IPv4 also in ::/96,
+ * ::ffff:0:0/96, 64:ff9b::/96.
+ */
 export function isLocalHost(hostname: string): boolean {
 	const host = hostname.replace(/\.$/, '');
 	if (/^[\d.]+$/.test(host)) return isLocalIpv4(host.split('.').map(Number));
@@ -128,7 +141,10 @@ export async function assertServiceCanReach(this: IHookFunctions, url: string): 
 	throw new NodeOperationError(this.getNode(), message, { description });
 }
 
-/** A credential's key as ownership knows it: never the key itself; `agentIds` undefined when not read. */
+/**
+ * A credential's key as ownership knows it: never the key itself; `agentIds` undefined when not
+ * read.
+ */
 export interface KeyIdentity {
 	baseUrl: string;
 	keyHash: string;
@@ -162,19 +178,26 @@ export async function identityOf(
 	return { apiKey, identity };
 }
 
-/** Whether n8n no longer serves a production URL: 404 without a token (a published trigger answers 401). */
+/**
+ * Whether n8n no longer serves a production URL: 404 without a token (a published trigger answers
+ * 401).
+ */
 export async function isGone(this: IHookFunctions, url: string): Promise<boolean> {
 	return (await servingOf.call(this, url)) === 'gone';
 }
 
-/** What n8n answers at a production URL without a token: 401 from a published trigger, 404 when unpublished. */
+/**
+ * What n8n answers at a production URL without a token: 401 from a published trigger, 404 when
+ * unpublished.
+ */
 export async function servingOf(
 	this: IHookFunctions,
 	url: string,
 ): Promise<'served' | 'gone' | 'unknown'> {
 	const request = { method: 'POST' as const, url, body: {}, json: true, timeout: 10_000 };
 	const asIs = { returnFullResponse: true, ignoreHttpStatusErrors: true };
-	// eslint-disable-next-line no-restricted-syntax -- n8n's own webhook URL, not the service: no credential, no token
+	// n8n's own webhook URL, not the service: no credential, no token.
+	// eslint-disable-next-line no-restricted-syntax
 	const answer = this.helpers.httpRequest({ ...request, ...asIs, disableFollowRedirect: true });
 	const response: { statusCode?: number } | undefined = await answer.catch(() => undefined);
 	return response?.statusCode === 404
