@@ -235,7 +235,7 @@ export function remember(scope: string, id: string, windowMs: number, now: numbe
 	return now + windowMs;
 }
 
-// An error answer (no run) forgets the ids for the next copy ('prefinish' comes with no socket too).
+// An error answer (no run) forgets the ids for the next copy; 'prefinish' comes socketless too.
 export function forgetUnlessAnswered(
 	response: { once(event: 'prefinish', listener: () => void): unknown; statusCode: number },
 	scope: string,
