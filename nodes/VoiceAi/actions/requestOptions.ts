@@ -65,15 +65,14 @@ export const requestOptionsDescription: INodeProperties = {
 
 /** The Options, read once per execution (item 0) within the bounds and with the defaults above. */
 export function readRequestOptions(ctx: IExecuteFunctions) {
-	const at = (name: string) =>
-		[ctx, 0, fieldIn([requestOptionsDescription], `options.${name}`)] as const;
+	const field = (name: string) => fieldIn([requestOptionsDescription], `options.${name}`);
 	const option = (name: string) =>
 		requestOptionsDescription.options!.find((entry) => entry.name === name) as INodeProperties;
-	const flag = (name: string) => readBoolean(...at(name), option(name).default as boolean);
+	const flag = (name: string) => readBoolean(ctx, 0, field(name), option(name).default as boolean);
 	const number = (name: string, min = 1, decimals?: true) => {
 		const { default: fallback, typeOptions } = option(name);
 		const max = typeOptions!.maxValue!;
-		return readInteger(...at(name), fallback as number, { min, max, decimals });
+		return readInteger(ctx, 0, field(name), fallback as number, { min, max, decimals });
 	};
 	// A timeout from an expression may be under the editor's 1 s.
 	const ms = (name: string, min: number) => Math.round(number(name, min, true) * 1000);

@@ -11,7 +11,6 @@ import { invalidValue, pathValueProblem, refusedUserInfo, shortened } from '../t
 import { returnAllFields } from './types';
 
 export type FieldRef = { name: string; label: string }; // a parameter's path and its editor label
-type At = [ctx: IExecuteFunctions, itemIndex: number, field: FieldRef];
 
 /** `updateFields.header_color`: "Header Color"; `directions.inbound.port`: "Inbound Port". */
 function labelOf(properties: readonly INodeProperties[], name: string): string | undefined {
@@ -51,10 +50,21 @@ function typeName(value: unknown): string {
 const expected = (what: string, raw: unknown, shown = true) =>
 	`expected ${what}, got ${typeName(raw)}${shown ? ` (${show(raw)})` : ''}`;
 
-export const invalidField = (...[ctx, ...rest]: [...At, problem: string, hint?: string]) =>
-	invalidValue(ctx.getNode(), ...rest);
+export const invalidField = (
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	problem: string,
+	hint?: string,
+) => invalidValue(ctx.getNode(), itemIndex, field, problem, hint);
 
-export type TextCheck = (...at: [...At, value: string]) => string; // the value to send, or throws
+/** The value to send, or throws. */
+export type TextCheck = (
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+) => string;
 function patternCheck(pattern: RegExp, problem: string, hint?: string): TextCheck {
 	return (ctx, itemIndex, field, value) => {
 		if (pattern.test(value)) return value;
@@ -73,7 +83,10 @@ interface TextOptions {
 }
 
 export function readString(
-	...[ctx, itemIndex, field, options = {}]: [...At, options?: TextOptions]
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	options: TextOptions = {},
 ): string {
 	const { fallback = '', locator, secret } = options;
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback, { extractValue: locator });
@@ -94,7 +107,12 @@ export function readString(
 	return options.check && value !== '' ? options.check(ctx, itemIndex, field, read) : read;
 }
 
-export function readBoolean(...[ctx, itemIndex, field, fallback]: [...At, boolean]): boolean {
+export function readBoolean(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	fallback: boolean,
+): boolean {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
 	if (typeof raw === 'boolean') return raw;
 	if (raw === 'true' || raw === 'false') return raw === 'true';
@@ -102,13 +120,21 @@ export function readBoolean(...[ctx, itemIndex, field, fallback]: [...At, boolea
 }
 
 export function checkOneOf<T extends string>(
-	...[ctx, itemIndex, field, value, allowed]: [...At, value: string, allowed: readonly T[]]
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	value: string,
+	allowed: readonly T[],
 ): T {
 	if ((allowed as readonly string[]).includes(value)) return value as T;
 	throw invalidField(ctx, itemIndex, field, `${show(value)} is not one of ${allowed.join(', ')}`);
 }
 
-export function readCollection(...[ctx, itemIndex, field]: At): IDataObject {
+export function readCollection(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+): IDataObject {
 	const raw = ctx.getNodeParameter(field.name, itemIndex, {}) as unknown;
 	if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) return raw as IDataObject;
 	throw invalidField(ctx, itemIndex, field, expected('a set of fields', raw, false));
@@ -117,7 +143,11 @@ export function readCollection(...[ctx, itemIndex, field]: At): IDataObject {
 type Bounds = { min: number; max: number; decimals?: true };
 /** Whole unless `decimals`. Text counts in decimal digits only (not as Number() reads 0x13C4 or 1e3). */
 export function readInteger(
-	...[ctx, itemIndex, field, fallback, bounds]: [...At, fallback: number, bounds: Bounds]
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldRef,
+	fallback: number,
+	bounds: Bounds,
 ): number {
 	const { min, max, decimals } = bounds;
 	const raw = ctx.getNodeParameter(field.name, itemIndex, fallback) as unknown;
@@ -145,7 +175,8 @@ const uuidCheck = patternCheck(
 	'is not a UUID',
 	'Copy the uuid_config_id from the output of SIP Get, or leave the field empty.',
 );
-export const checkUuid: TextCheck = (...at) => uuidCheck(...at).toLowerCase();
+export const checkUuid: TextCheck = (ctx, itemIndex, field, value) =>
+	uuidCheck(ctx, itemIndex, field, value).toLowerCase();
 
 /** Any id that goes into a request path, refused now as the path builder would refuse it when sending. */
 export const checkPathId: TextCheck = (ctx, itemIndex, field, value) => {
