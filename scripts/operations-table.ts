@@ -20,7 +20,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 /** The Request cell: each request in order, a conditional one with when it is sent. */
 function requestsCell({ operation }: RegisteredOperation): string {
-	if (operation.requests.length === 0) return `none (${operation.instead})`;
+	if (operation.requests.length === 0) return `none (${operation.worksOn})`;
 	return operation.requests
 		.map(({ method, path, when }) => `\`${method} ${path}\`${when ? ` ${when}` : ''}`)
 		.join(', then ');
@@ -34,7 +34,7 @@ export function operationsTable(operations = allOperations()): string {
 			entry.operation.name,
 			requestsCell(entry),
 			entry.operation.changesData === false ? 'no' : 'yes',
-			entry.operation.hint,
+			entry.operation.summary,
 		].map(cell),
 	);
 	return [

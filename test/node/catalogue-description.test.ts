@@ -98,7 +98,7 @@ describe('the registry of operations', () => {
 			expect(methods.some((method) => method !== 'GET')).toBe(true);
 		}
 		if (!operation.repeatable) expect(operation.mayHaveApplied).toEqual(expect.any(String));
-		expect(operation.requests.length === 0).toBe(operation.instead !== undefined);
+		expect(operation.requests.length === 0).toBe(operation.worksOn !== undefined);
 	});
 });
 

@@ -26,8 +26,8 @@ export function operationOf(resource: string, operation: string): VoiceAiOperati
 	return operations && Object.hasOwn(operations, operation) ? operations[operation] : undefined;
 }
 
-export const optionDescription = ({ hint, changesData }: VoiceAiOperation) =>
-	changesData === false ? hint : `${hint} (${changesData})`;
+export const optionDescription = ({ summary, changesData }: VoiceAiOperation) =>
+	changesData === false ? summary : `${summary} (${changesData})`;
 
 export function resourceAndOperationProperties(): INodeProperties[] {
 	const firstResource = resources[0].value;

@@ -18,11 +18,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	for (let itemIndex = 0; itemIndex < run.items.length; itemIndex++)
 		await validateItem(run, itemIndex);
 	const { operation, results, inputs } = run;
-	const { recordOf } = operation;
+	const { recordKeyOf } = operation;
 	await run.gate.forEachIndex(
 		run.items.length,
 		async (itemIndex) => await sendItem(run, itemIndex),
-		recordOf && ((itemIndex) => (results[itemIndex] ? undefined : recordOf(inputs[itemIndex]))),
+		recordKeyOf &&
+			((itemIndex) => (results[itemIndex] ? undefined : recordKeyOf(inputs[itemIndex]))),
 	);
 	return [redactedOutput(run)];
 }
@@ -90,7 +91,7 @@ async function sendItem(run: Run, itemIndex: number): Promise<void> {
 	const { ctx, operation, results, inputs } = run;
 	if (results[itemIndex]) return;
 	try {
-		const api = run.requestsOf(itemIndex, operation.target?.(inputs[itemIndex]));
+		const api = run.requestsOf(itemIndex, operation.subjectOf?.(inputs[itemIndex]));
 		const records = await operation.execute.call(ctx, inputs[itemIndex], api, itemIndex);
 		const failure = run.errorOutput ? operation.failureIn?.(records) : undefined;
 		if (failure)

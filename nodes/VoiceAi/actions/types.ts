@@ -49,13 +49,13 @@ export type VoiceAiOperation<Input = unknown> = (
 	| { changesData: ChangesData; repeatable: false; mayHaveApplied: string }
 ) & {
 	name: string;
-	hint: string; // the option's description and the README's "What it does"
+	summary: string; // the option's description and the README's "What it does"
 	action: string;
 	requests: OperationRequest[]; // every request it may send, in order
-	instead?: string; // what an operation that sends no request works on
+	worksOn?: string; // what an operation that sends no request works on
 	description: INodeProperties[]; // its fields; the registry shows them for this operation only
-	target?(input: Input): string; // what a 404 is about, e.g. `Chatbot "cb_1"`
-	recordOf?(input: Input): string; // read then written: items on one record run one at a time
+	subjectOf?(input: Input): string; // what a 404 is about, e.g. `Chatbot "cb_1"`
+	recordKeyOf?(input: Input): string; // read then written: items on one record run one at a time
 	passesItemOn?: true; // the output is the whole input item (binary too), its json the records
 	/** A result that is a failure for "Continue (using error output)", or undefined. */
 	failureIn?(records: IDataObject[]): { message: string; description: string } | undefined;

@@ -71,7 +71,7 @@ const FIELDS = fieldsIn(properties, ['phoneNumber', 'agentName', 'task', 'select
 
 export const create = defineOperation({
 	name: 'Create',
-	hint: 'Create a calling agent',
+	summary: 'Create a calling agent',
 	action: 'Create an agent',
 	changesData: 'changes data: adds an agent to the organization',
 	requests: [CREATE],

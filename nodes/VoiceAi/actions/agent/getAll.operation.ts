@@ -5,7 +5,7 @@ const LIST = request('GET', '/callback/standardCampaign');
 
 export const getAll = defineOperation<{ limit?: number }>({
 	name: 'Get Many',
-	hint: 'List the agents of the organization',
+	summary: 'List the agents of the organization',
 	action: 'Get many agents',
 	changesData: false,
 	requests: [LIST],

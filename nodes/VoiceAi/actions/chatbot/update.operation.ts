@@ -125,13 +125,13 @@ const FIELDS = fieldsIn(properties, ['chatbotId', 'updateFields']);
 
 export const update = defineOperation({
 	name: 'Update',
-	hint: 'Change the settings and images of a chatbot widget',
+	summary: 'Change the settings and images of a chatbot widget',
 	action: 'Update a chatbot',
 	changesData: 'changes data',
 	requests: [UPDATE],
 	description: properties,
 	repeatable: true,
-	target: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
+	subjectOf: ({ chatbotId }) => `Chatbot "${chatbotId}"`,
 	async validate(itemIndex) {
 		const options = { required: true, locator: true, check: checkPathId };
 		const chatbotId = readString(this, itemIndex, FIELDS.chatbotId, options);

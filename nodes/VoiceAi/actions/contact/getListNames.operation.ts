@@ -6,7 +6,7 @@ const LIST_NAMES = request('GET', '/contacts/list-names');
 
 export const getListNames = defineOperation<{ limit?: number }>({
 	name: 'Get List Names',
-	hint: 'List the distinct names of the contact lists, one item per name',
+	summary: 'List the distinct names of the contact lists, one item per name',
 	action: 'Get contact list names',
 	changesData: false,
 	requests: [LIST_NAMES],

@@ -11,11 +11,12 @@ const HISTORY_RANGE = { min: 1, max: 1_000_000 };
 
 export const passOnce = defineOperation<{ id: string; historySize: number }>({
 	name: 'Pass Once',
-	hint: 'Pass each conversation on once; drop items whose conversation this workflow has already passed',
+	summary:
+		'Pass each conversation on once; drop items whose conversation this workflow has already passed',
 	action: 'Pass each conversation once',
 	changesData: false,
 	requests: [],
-	instead: "n8n's database",
+	worksOn: "n8n's database",
 	description: [
 		{
 			displayName:

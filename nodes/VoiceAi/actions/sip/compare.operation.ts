@@ -44,7 +44,7 @@ const NO_CHANGE_KNOWN = { wouldSend: null, differences: null };
 // take either as clean.
 export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
-	hint: 'Dry run of Update: the body it would send and what it would change, writing nothing',
+	summary: 'Dry run of Update: the body it would send and what it would change, writing nothing',
 	action: 'Compare a SIP configuration with wanted settings',
 	changesData: false,
 	requests: [GET_SIP],

@@ -49,12 +49,12 @@ async function stillAttached(api: ApiCall, phone: string, directions: string[]) 
 type Detach = { phone_number: string; directions: string[]; notFoundAsDetached: boolean };
 export const detach = defineOperation<Detach>({
 	name: 'Detach',
-	hint: 'Unlink a number from its SIP configuration and notify the carrier',
+	summary: 'Unlink a number from its SIP configuration and notify the carrier',
 	action: 'Detach a SIP configuration',
 	changesData: 'changes data',
 	requests: [DETACH, { ...GET_SIP, when: 'after a 409, to see what is attached' }],
 	...sipForm(properties),
-	recordOf: ({ phone_number }) => phone_number,
+	recordKeyOf: ({ phone_number }) => phone_number,
 	validate(itemIndex) {
 		const phone_number = readPhoneNumber(this, itemIndex);
 		let raw = this.getNodeParameter('directions', itemIndex, []) as unknown;

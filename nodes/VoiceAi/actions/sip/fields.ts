@@ -180,6 +180,6 @@ export const readShowPasswords = (ctx: IExecuteFunctions, itemIndex: number): bo
 export const sipForm = (properties: INodeProperties[]) => ({
 	description: [phoneNumberField, ...properties],
 	repeatable: true as const,
-	target: ({ phone_number }: { phone_number: string }) =>
+	subjectOf: ({ phone_number }: { phone_number: string }) =>
 		`The SIP configuration of ${phone_number}`,
 });

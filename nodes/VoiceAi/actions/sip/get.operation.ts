@@ -4,7 +4,7 @@ import { readPhoneNumber, readShowPasswords, showPasswordsField, sipForm } from 
 
 export const get = defineOperation<{ phone_number: string; showPasswords: boolean }>({
 	name: 'Get',
-	hint: 'Get the inbound and outbound SIP configuration of a number',
+	summary: 'Get the inbound and outbound SIP configuration of a number',
 	action: 'Get a SIP configuration',
 	changesData: false,
 	requests: [GET_SIP],

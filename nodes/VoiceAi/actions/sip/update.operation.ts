@@ -11,13 +11,14 @@ const PATCH_SIP = request('PATCH', '/sip/sip2');
 
 export const update = defineOperation<SipIntent>({
 	name: 'Update',
-	hint: 'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations',
+	summary:
+		'Rename the trunk and/or attach or change its directions; the service runs the needed carrier operations',
 	action: 'Update a SIP configuration',
 	changesData: 'changes data',
 	requests: [{ ...GET_SIP, when: 'when a field or direction is kept' }, PATCH_SIP],
 	...sipForm(updateProperties),
 	validate: readSipIntent,
-	recordOf: ({ phone_number }) => phone_number,
+	recordKeyOf: ({ phone_number }) => phone_number,
 	async execute(intent, api, itemIndex) {
 		const { phone_number } = intent;
 		const current = needsCurrent(intent) ? await readSip(api, phone_number) : undefined;

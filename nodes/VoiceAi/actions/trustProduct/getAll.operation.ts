@@ -19,13 +19,14 @@ const CARRIER = fieldIn(properties, 'carrier');
 
 export const getAll = defineOperation<{ carrier: string; limit?: number }>({
 	name: 'Get Many',
-	hint: 'List the caller-identity trust products (SHAKEN/STIR, Voice Integrity, CNAME) held with a carrier',
+	summary:
+		'List the caller-identity trust products (SHAKEN/STIR, Voice Integrity, CNAME) held with a carrier',
 	action: 'Get many trust products',
 	changesData: false,
 	requests: [LIST],
 	description: [...properties, ...returnAllFields('trust products')],
 	repeatable: true,
-	target: ({ carrier }) => `Carrier "${carrier}"`,
+	subjectOf: ({ carrier }) => `Carrier "${carrier}"`,
 	validate(itemIndex) {
 		const options = { required: true, fallback: 'twilio', check: checkPathSegment };
 		const carrier = readString(this, itemIndex, CARRIER, options);

@@ -43,7 +43,7 @@ const LIST_AGENTS = request('GET', '/callback/standardCampaign');
 
 export const set = defineOperation({
 	name: 'Set',
-	hint: "Register the account's webhook URL, replacing the current one",
+	summary: "Register the account's webhook URL, replacing the current one",
 	action: 'Set the account webhook',
 	changesData: 'changes data',
 	requests: [
