@@ -7,6 +7,7 @@ import {
 	refusedUserInfo,
 } from '../../../credentials/voiceAiBaseUrl';
 
+// What redaction walks values with; the SIP body and the trigger's items use them too.
 export function decoded(text: string): string {
 	try {
 		return decodeURIComponent(text);
