@@ -5,8 +5,8 @@
 // - nothing under nodes/ or credentials/ imports the sandbox, tests, the harness, benchmarks or scripts;
 // - nothing outside test/ imports from test/: what the demo, scripts, benchmarks and tests share is in
 //   harness/ (these folders are linted for that rule alone);
-// - outside nodes/VoiceAi/transport/, code reaches the service only through the transport's public
-//   module (nodes/VoiceAi/transport/index.ts: voiceAiApiRequest), never its inner files or n8n's HTTP helpers.
+// - outside nodes/VoiceAi/transport/, code reaches the service only through the transport's
+//   voiceAiApiRequest (nodes/VoiceAi/transport/request.ts), never n8n's HTTP helpers.
 import { config } from '@n8n/node-cli/eslint';
 
 const DEVELOPMENT_FOLDERS = ['sandbox', 'test', 'harness', 'bench', 'scripts'];
@@ -28,12 +28,6 @@ const testsOnly = {
 const forShipped = (entry) =>
 	entry.files?.length === 1 && entry.files[0] === '**/*.ts' ? { ...entry, files: SHIPPED } : entry;
 const typescriptParser = config.find((entry) => entry.languageOptions?.parser)?.languageOptions;
-
-const transportInternals = {
-	group: ['**/transport/*'],
-	message:
-		'Import the transport through its public module (../transport, nodes/VoiceAi/transport/index.ts), not its inner files.',
-};
 
 const directHttp = {
 	selector:
@@ -71,7 +65,6 @@ export default [
 		files: ['nodes/**/*.ts'],
 		ignores: ['nodes/VoiceAi/transport/**'],
 		rules: {
-			'no-restricted-imports': ['error', { patterns: [notShipped, transportInternals] }],
 			'no-restricted-syntax': ['error', directHttp],
 		},
 	},

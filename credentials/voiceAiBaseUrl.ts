@@ -22,6 +22,13 @@ export function destinationProblem(text: string, url: URL): string | undefined {
 	return `holds a host the URL parser has to map: the URL parser contacts ${url.host}, not the host as written (it maps non-ASCII letters, percent escapes, Unicode dots and slashes, short IP addresses)`;
 }
 
+/** As the URL parser splits an authority: before its last `@`. */
+export function refusedUserInfo(text: string): string | undefined {
+	const authority = /^[^:]*:[/\\]*([^/\\?#]*)/.exec(text)?.[1] ?? '';
+	const at = authority.lastIndexOf('@');
+	return at > 0 ? authority.slice(0, at) : undefined;
+}
+
 /** The URL when `value` is an http(s) address (the parser then always gives it a host). */
 export function httpUrl(value: string): URL | undefined {
 	const url = URL.canParse(value) ? new URL(value) : undefined;

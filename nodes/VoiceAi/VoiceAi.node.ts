@@ -26,7 +26,7 @@ export class VoiceAi implements INodeType {
 		),
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		// One credential at a time, chosen by Authentication (transport/credential.ts maps each value to its type).
+		// One credential at a time, chosen by Authentication (transport/request.ts maps each value to its type).
 		credentials: [
 			{
 				name: 'voiceAiApi',

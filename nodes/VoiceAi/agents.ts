@@ -1,10 +1,10 @@
 import {
-	isPlainObject,
-	listIn,
 	type VoiceAiContext,
 	type VoiceAiCredential,
+	listIn,
 	voiceAiApiRequest,
-} from './transport';
+} from './transport/request';
+import { isPlainObject } from './transport/secrets';
 
 export const agentsIn = (answer: unknown) => listIn(answer)?.filter(isPlainObject);
 

@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { headerValue, isPlainObject, setOwn, withoutBom } from '../VoiceAi/transport';
+import { headerValue, withoutBom } from '../VoiceAi/transport/request';
+import { isPlainObject, setOwn } from '../VoiceAi/transport/secrets';
 import { DEFAULT_DEDUPE_FIELD, DEFAULT_DEDUPE_WINDOW_MINUTES } from './properties';
 
 const MAX_DELIVERIES = 1_000; // per request (more: 413)

@@ -4,8 +4,8 @@
  * rules are those of docs/operations.md (Options: Retry on Rate Limit, Retry on Server Errors, Max
  * Attempts, Max Retry Wait); the statuses those of the spec's Errors table, 429 and redirects.
  */
-import type { Outcome, RetryDecision, RetryRules } from '../../nodes/VoiceAi/transport/request';
-import { retryDecision } from '../../nodes/VoiceAi/transport/request';
+import type { Outcome, RetryDecision, RetryRules } from '../../nodes/VoiceAi/transport/pacing';
+import { retryDecision } from '../../nodes/VoiceAi/transport/pacing';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 // Jitter 0: a backoff is half its ceiling, 500 ms × 2^(attempt − 1) capped by Max Retry Wait.

@@ -10,7 +10,7 @@ import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workfl
 import type { InputItem } from '../../harness/engine';
 import { imageItem } from '../../harness/images';
 import { agentCreate } from '../../harness/parameters';
-import { parseRetryAfter } from '../../nodes/VoiceAi/transport/request';
+import { parseRetryAfter } from '../../nodes/VoiceAi/transport/pacing';
 import { PNG, SandboxFixture } from '../../harness/sandboxFixture';
 
 const fx = new SandboxFixture();

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { untilAborted } from '../transport';
+import { untilAborted } from '../transport/pacing';
 import * as orgs from './organizations';
 import * as registration from './registration';
 import type { KeyIdentity, QueuedClaim, Registration } from './registration';

@@ -4,8 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { destinationProblem, httpUrl, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
 import { agentsIn, requestAgents } from '../agents';
-import { credentialTypeOf, voiceAiApiRequest } from '../transport';
-import type { VoiceAiContext } from '../transport';
+import { type VoiceAiContext, credentialTypeOf, voiceAiApiRequest } from '../transport/request';
 
 export const TOKEN_PARAMETER = 'token';
 

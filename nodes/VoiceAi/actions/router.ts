@@ -2,13 +2,9 @@ import type { IExecuteData, IExecuteFunctions, INodeExecutionData } from 'n8n-wo
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { readRequestOptions } from './requestOptions';
-import {
-	RequestsStopped,
-	Secrets,
-	isUnusableCredentialError,
-	RequestGate,
-	runRequests,
-} from '../transport';
+import { RequestGate, RequestsStopped } from '../transport/pacing';
+import { isUnusableCredentialError, runRequests } from '../transport/request';
+import { Secrets } from '../transport/secrets';
 import { operationOf } from './registry';
 import type { VoiceAiOperation } from './types';
 

@@ -5,7 +5,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { type ApiCall, type ApiPath, isPlainObject, listIn } from '../transport';
+import { type ApiCall, type ApiPath, listIn } from '../transport/request';
+import { isPlainObject } from '../transport/secrets';
 
 /** A request with the item's retry policy applied (the transport's); operations call it through `send`. */
 export type { ApiCall };

@@ -6,8 +6,10 @@ import {
 	LONE_SURROGATE,
 	destinationProblem,
 	httpUrl,
+	refusedUserInfo,
 } from '../../../credentials/voiceAiBaseUrl';
-import { invalidValue, pathValueProblem, refusedUserInfo, shortened } from '../transport';
+import { invalidValue, shortened } from '../transport/errors';
+import { pathValueProblem } from '../transport/request';
 import { returnAllFields } from './types';
 
 export type FieldRef = { name: string; label: string }; // a parameter's path and its editor label

@@ -1,7 +1,7 @@
 import { type ILoadOptionsFunctions, NodeOperationError } from 'n8n-workflow';
 
 import { requestAgents } from '../agents';
-import { voiceAiCredential } from '../transport';
+import { voiceAiCredential } from '../transport/request';
 
 const text = (value: unknown) =>
 	typeof value === 'string' || typeof value === 'number' ? String(value) : '';

@@ -1,9 +1,40 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { shortened } from './answer';
 import type { Secrets } from './secrets';
 import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
+
+export const shortened = (text: string, max: number) =>
+	text.length > max ? `${text.slice(0, max - 3)}...` : text;
+
+export const TIMEOUT = 'Voice AI did not answer in time';
+const UNRESOLVED = 'The Voice AI host name could not be resolved';
+const DROPPED = 'The connection to Voice AI was dropped';
+/**
+ * The client's error codes: what each says, whether it is retried; `unsent`: the request surely
+ * never left. Codes not listed are not retried.
+ */
+export const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
+	ECONNREFUSED: { says: 'Voice AI refused the connection', retry: true, unsent: true },
+	ENOTFOUND: { says: UNRESOLVED, unsent: true },
+	EAI_AGAIN: { says: UNRESOLVED, retry: true, unsent: true },
+	ECONNABORTED: { says: TIMEOUT, retry: true },
+	ETIMEDOUT: { says: TIMEOUT, retry: true },
+	ECONNRESET: { says: DROPPED, retry: true },
+	EPIPE: { says: DROPPED, retry: true },
+	ESOCKETTIMEDOUT: { retry: true },
+	EHOSTUNREACH: { retry: true },
+	ENETUNREACH: { retry: true },
+};
+
+/** n8n-core 2.x keeps the client's error as the `cause`; n8n-workflow 1.x its code as `httpCode`. */
+export function errorCode(error: unknown, depth = 0): string | undefined {
+	if (!error || typeof error !== 'object' || depth >= 5) return undefined;
+	const { code, httpCode, cause } = error as Record<string, unknown>;
+	for (const text of [code, httpCode])
+		if (typeof text === 'string' && /^E[A-Z_]+$/.test(text)) return text;
+	return errorCode(cause, depth + 1);
+}
 
 type ServiceFailure = { status: number; code?: string; serviceMessage?: string; field?: string };
 

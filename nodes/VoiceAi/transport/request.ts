@@ -1,66 +1,111 @@
-import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, INode } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+// One request: its credential, its path, attempt after attempt, its answer read, or its error.
+import type {
+	IAllExecuteFunctions,
+	IDataObject,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	INode,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { decoded, headerValue, pathValueProblem, withoutBom } from './answer';
-import { type RequestGate, deadline, pause, untilAborted } from './concurrency';
-import { type VoiceAiContext, type VoiceAiCredential, voiceAiCredential } from './credential';
 import {
+	CODES,
 	type FailureContext,
+	TIMEOUT,
 	baseUrlNotFoundError,
+	errorCode,
 	invalidValue,
 	parseServiceFailure,
 	redirectError,
 	serviceError,
+	shortened,
 	transportError,
 } from './errors';
-import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
-import type { Secrets } from './secrets';
+import {
+	DEFAULT_RETRY,
+	type Outcome,
+	type RequestGate,
+	deadline,
+	pause,
+	retryDecision,
+	untilAborted,
+} from './pacing';
+import { Secrets, decoded } from './secrets';
+import {
+	API_CHECK_PATH,
+	API_KEY_PATTERN,
+	BASE_URL_RULE,
+	HALF_CHARACTER,
+	LONE_SURROGATE,
+	parseBaseUrl,
+} from '../../../credentials/voiceAiBaseUrl';
 
-/** The retry Options, each described in docs/operations.md. */
-const DEFAULT_RETRY = {
-	rateLimit: true,
-	serverErrors: true,
-	maxAttempts: 4,
-	maxWaitMs: 60_000,
-	timeoutMs: 30_000,
-};
+export type VoiceAiContext = IAllExecuteFunctions;
 
-export function parseRetryAfter(text: unknown, now = Date.now()): number | undefined {
-	if (typeof text !== 'string' || text.trim() === '') return undefined;
-	if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text.trim()) * 1000);
-	const date = Date.parse(text);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+export const AUTHENTICATION = {
+	apiKey: 'voiceAiApi',
+	apiKeyAndSipLogin: 'voiceAiWithSipLoginApi',
+} as const;
+
+/** Not a parameter read: the trigger and list searches have no item to evaluate it for. */
+export const authenticationOf = (node: INode): keyof typeof AUTHENTICATION =>
+	node.parameters.authentication === 'apiKeyAndSipLogin' ? 'apiKeyAndSipLogin' : 'apiKey';
+export const credentialTypeOf = (node: INode) => AUTHENTICATION[authenticationOf(node)];
+
+/** Errors of an unusable credential stop the node whatever Continue On Fail says. */
+const unusableCredentialErrors = new WeakSet<Error>();
+export const isUnusableCredentialError = (error: unknown) =>
+	unusableCredentialErrors.has(error as Error);
+
+export async function voiceAiCredential(
+	this: VoiceAiContext,
+	itemIndex?: number,
+	secrets = new Secrets(),
+) {
+	const node = this.getNode();
+	const type = credentialTypeOf(node);
+	const credentials = await this.getCredentials(type, itemIndex);
+	const unusable = (message: string, description: string) => {
+		const error = new NodeOperationError(node, message, { itemIndex, description });
+		unusableCredentialErrors.add(error);
+		return error;
+	};
+	// Before the check: the refusal of a Base URL with user info must not show its password.
+	if (typeof credentials.baseUrl === 'string') secrets.addFromUrl(credentials.baseUrl.trim());
+	const baseUrl = parseBaseUrl(credentials.baseUrl);
+	if (!baseUrl.ok)
+		throw unusable(
+			`The Voice AI credential has no valid base URL: the Base URL ${baseUrl.problem}`,
+			`Open the Voice AI credential. ${BASE_URL_RULE} Nothing was sent.`,
+		);
+	if (!API_KEY_PATTERN.test(String(credentials.apiKey ?? '').trim()))
+		throw unusable(
+			'The API key in the Voice AI credential does not start with ct_',
+			'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
+		);
+	// Held only now: hiding a value that is not a key (a space, "ct_") would cut the refusal's words apart.
+	secrets.add(credentials.apiKey);
+	return {
+		baseUrl: baseUrl.url.base,
+		origin: baseUrl.url.origin,
+		/** Handed to every request, so n8n does not decrypt it again. */
+		decrypted: { id: node.credentials?.[type]?.id ?? '', name: type, type, data: credentials },
+		secrets,
+	};
 }
+export type VoiceAiCredential = Awaited<ReturnType<typeof voiceAiCredential>>;
 
-function backoffMs(attempt: number, capMs: number, jitter: number): number {
-	const ceiling = Math.min(capMs, 500 * 2 ** (attempt - 1));
-	return Math.round(ceiling / 2 + (jitter * ceiling) / 2);
-}
+export const headerValue = (value: string | string[] | undefined) =>
+	Array.isArray(value) ? value[0] : value;
 
-const TIMEOUT = 'Voice AI did not answer in time';
-const UNRESOLVED = 'The Voice AI host name could not be resolved';
-const DROPPED = 'The connection to Voice AI was dropped';
-/** `unsent`: the request surely never left. Codes not listed are not retried. */
-const CODES: Record<string, { says?: string; retry?: true; unsent?: true }> = {
-	ECONNREFUSED: { says: 'Voice AI refused the connection', retry: true, unsent: true },
-	ENOTFOUND: { says: UNRESOLVED, unsent: true },
-	EAI_AGAIN: { says: UNRESOLVED, retry: true, unsent: true },
-	ECONNABORTED: { says: TIMEOUT, retry: true },
-	ETIMEDOUT: { says: TIMEOUT, retry: true },
-	ECONNRESET: { says: DROPPED, retry: true },
-	EPIPE: { says: DROPPED, retry: true },
-	ESOCKETTIMEDOUT: { retry: true },
-	EHOSTUNREACH: { retry: true },
-	ENETUNREACH: { retry: true },
-};
+export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
-/** n8n-core 2.x keeps the client's error as the `cause`; n8n-workflow 1.x its code as `httpCode`. */
-function errorCode(error: unknown, depth = 0): string | undefined {
-	if (!error || typeof error !== 'object' || depth >= 5) return undefined;
-	const { code, httpCode, cause } = error as Record<string, unknown>;
-	for (const text of [code, httpCode])
-		if (typeof text === 'string' && /^E[A-Z_]+$/.test(text)) return text;
-	return errorCode(cause, depth + 1);
+/** For answers whose shape the spec does not give. */
+export function listIn(body: unknown): unknown[] | undefined {
+	if (Array.isArray(body)) return body;
+	if (body === null || typeof body !== 'object') return undefined;
+	const arrays = Object.values(body).filter((value) => Array.isArray(value));
+	return arrays.length === 1 ? (arrays[0] as unknown[]) : undefined;
 }
 
 const MAX_ANSWER_MIB = 25;
@@ -348,58 +393,6 @@ function outcomeOf(attempt: Attempt, read: SuccessRead | undefined): Outcome {
 	return read && 'unusable' in read ? { status, read: 'unusable' } : { status };
 }
 
-/**
- * What one attempt ended in: no answer (the client's error code, if any), or a status; for a 2xx,
- * an answer too large or a read that gives no record; for a 429, its Retry-After.
- */
-export type Outcome =
-	| { code: string | undefined }
-	| { status: number; read?: 'too large' | 'unusable'; retryAfter?: string };
-
-export interface RetryRules extends Omit<typeof DEFAULT_RETRY, 'timeoutMs'> {
-	/** Sending it twice duplicates nothing. */
-	repeatable: boolean;
-	/** 1 for the first attempt. */
-	attempt: number;
-	now: number;
-	/** In [0, 1): where a backoff falls between half its ceiling and the ceiling. */
-	jitter: number;
-}
-
-/** `rateLimitedMs`: a 429's pause, which every request of the gate waits out. */
-export type RetryDecision =
-	| { then: 'done'; rateLimitedMs?: undefined }
-	| { then: 'retry'; afterMs: number; rateLimitedMs?: number }
-	| { then: 'fail'; rateLimitedMs?: number };
-
-/** The retry rules of docs/operations.md: pure, so a table of outcomes can check them. */
-export function retryDecision(outcome: Outcome, rules: RetryRules): RetryDecision {
-	const canRetry = rules.attempt < rules.maxAttempts;
-	const repeat = canRetry && rules.serverErrors && rules.repeatable;
-	const backoff = backoffMs(rules.attempt, rules.maxWaitMs, rules.jitter);
-	const fail = { then: 'fail' } as const;
-	if ('code' in outcome) {
-		const { code } = outcome;
-		// A refused connection never reached the service: retried even where repeating is unsafe.
-		const unsentRetry = canRetry && rules.serverErrors && code === 'ECONNREFUSED';
-		const retries = code !== undefined && CODES[code]?.retry && (repeat || unsentRetry);
-		return retries ? { then: 'retry', afterMs: backoff } : fail;
-	}
-	const { status } = outcome;
-	if (status < 300 && outcome.read === undefined) return { then: 'done' };
-	if (status < 300)
-		return outcome.read === 'unusable' && repeat ? { then: 'retry', afterMs: backoff } : fail;
-	if (status === 429) {
-		const asked = parseRetryAfter(outcome.retryAfter, rules.now);
-		const rateLimitedMs = Math.min(rules.maxWaitMs, asked ?? backoff);
-		const retries = canRetry && rules.rateLimit;
-		return retries
-			? { then: 'retry', afterMs: rateLimitedMs, rateLimitedMs }
-			: { ...fail, rateLimitedMs };
-	}
-	return status >= 500 && repeat ? { then: 'retry', afterMs: backoff } : fail;
-}
-
 /** The error of an attempt not retried. */
 async function failureOf(
 	this: VoiceAiContext,
@@ -446,6 +439,21 @@ async function baseUrlUnknown(this: VoiceAiContext, request: PreparedRequest): P
 	routeChecks.set(credential, check);
 	// Shared by the items of the run: each stops waiting for it on Stop.
 	return await untilAborted(check, gate?.signal ?? signal);
+}
+
+/** Even percent-encoded, within the 8 KB request line servers accept (no 414 or 431). */
+const MAX_PATH_VALUE = 512;
+
+export function pathValueProblem(value: string): string | undefined {
+	if (value === '') return 'it is empty';
+	if (value === '.' || value === '..')
+		return `${JSON.stringify(value)} would address another resource than the one meant`;
+	if (value.includes('/'))
+		return `${JSON.stringify(shortened(value, 60))} contains a slash, which would change the request path`;
+	if (LONE_SURROGATE.test(value)) return `it ${HALF_CHARACTER}`;
+	if (value.length > MAX_PATH_VALUE)
+		return `it has ${value.length} characters, more than ${MAX_PATH_VALUE} (the longest id this node sends)`;
+	return undefined;
 }
 
 /** `values[i]` goes between `pieces[i]` and `pieces[i + 1]`. */

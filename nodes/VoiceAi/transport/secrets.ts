@@ -1,6 +1,31 @@
 // What is hidden where, and why: docs/security.md ("How redaction works").
-import { API_KEY_PATTERN, LONE_SURROGATE } from '../../../credentials/voiceAiBaseUrl';
-import { decoded, isPlainObject, refusedUserInfo, setOwn } from './answer';
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	API_KEY_PATTERN,
+	LONE_SURROGATE,
+	refusedUserInfo,
+} from '../../../credentials/voiceAiBaseUrl';
+
+// What redaction walks values with; the SIP body and the trigger's items use them too.
+export function decoded(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
+	}
+}
+
+/** Made by JSON or a form parser: its prototype is null or an `Object.prototype` of any realm. */
+export function isPlainObject(value: unknown): value is IDataObject {
+	if (value === null || typeof value !== 'object') return false;
+	const prototype = Object.getPrototypeOf(value) as object | null;
+	return prototype === null || Object.getPrototypeOf(prototype) === null;
+}
+
+/** An own field also when `key` is `__proto__` (an assignment would set the prototype). */
+export const setOwn = (to: object, key: string, value: unknown) =>
+	Object.defineProperty(to, key, { value, writable: true, enumerable: true, configurable: true });
 
 /** A key never held, as a whole token: `ct_leads` and `Direct_Sales` never match. */
 const UNHELD_KEY = /(?<![A-Za-z0-9_-])ct_[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;

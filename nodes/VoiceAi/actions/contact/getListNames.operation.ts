@@ -1,5 +1,5 @@
 import { readListLimit } from '../validation';
-import { listIn } from '../../transport';
+import { listIn } from '../../transport/request';
 import { defineOperation, request, returnAllFields, send, toRecords } from '../types';
 
 const LIST_NAMES = request('GET', '/contacts/list-names');

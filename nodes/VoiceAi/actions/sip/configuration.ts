@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isPlainObject, setOwn, shortened } from '../../transport';
+import { shortened } from '../../transport/errors';
+import { isPlainObject, setOwn } from '../../transport/secrets';
 import { type ApiCall, request, send } from '../types';
 import { DIRECTIONS, type DirectionType, sipField } from './fields';
 

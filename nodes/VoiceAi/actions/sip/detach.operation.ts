@@ -1,6 +1,7 @@
 import { type INodeProperties, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { RequestsStopped, isRouteUnknown } from '../../transport';
+import { isRouteUnknown } from '../../transport/errors';
+import { RequestsStopped } from '../../transport/pacing';
 import { type ApiCall, defineOperation, request, send, toRecords } from '../types';
 import { checkOneOf, fieldsIn, invalidField, readBoolean } from '../validation';
 import { GET_SIP, readSip } from './configuration';

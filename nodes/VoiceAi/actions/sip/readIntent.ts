@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { AUTHENTICATION, authenticationOf } from '../../transport';
+import { AUTHENTICATION, authenticationOf } from '../../transport/request';
 import type { FieldRef } from '../validation';
 import {
 	checkOneOf,

@@ -1,4 +1,81 @@
+// When a request goes out: again after a failed attempt (retryDecision), within the execution's one
+// limit (RequestGate), after waits that Stop ends.
 import { sleep } from 'n8n-workflow';
+
+import { CODES } from './errors';
+
+/** The retry Options, each described in docs/operations.md. */
+export const DEFAULT_RETRY = {
+	rateLimit: true,
+	serverErrors: true,
+	maxAttempts: 4,
+	maxWaitMs: 60_000,
+	timeoutMs: 30_000,
+};
+
+export function parseRetryAfter(text: unknown, now = Date.now()): number | undefined {
+	if (typeof text !== 'string' || text.trim() === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text.trim()) * 1000);
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function backoffMs(attempt: number, capMs: number, jitter: number): number {
+	const ceiling = Math.min(capMs, 500 * 2 ** (attempt - 1));
+	return Math.round(ceiling / 2 + (jitter * ceiling) / 2);
+}
+
+/**
+ * What one attempt ended in: no answer (the client's error code, if any), or a status; for a 2xx,
+ * an answer too large or a read that gives no record; for a 429, its Retry-After.
+ */
+export type Outcome =
+	| { code: string | undefined }
+	| { status: number; read?: 'too large' | 'unusable'; retryAfter?: string };
+
+export interface RetryRules extends Omit<typeof DEFAULT_RETRY, 'timeoutMs'> {
+	/** Sending it twice duplicates nothing. */
+	repeatable: boolean;
+	/** 1 for the first attempt. */
+	attempt: number;
+	now: number;
+	/** In [0, 1): where a backoff falls between half its ceiling and the ceiling. */
+	jitter: number;
+}
+
+/** `rateLimitedMs`: a 429's pause, which every request of the gate waits out. */
+export type RetryDecision =
+	| { then: 'done'; rateLimitedMs?: undefined }
+	| { then: 'retry'; afterMs: number; rateLimitedMs?: number }
+	| { then: 'fail'; rateLimitedMs?: number };
+
+/** The retry rules of docs/operations.md: pure, so a table of outcomes can check them. */
+export function retryDecision(outcome: Outcome, rules: RetryRules): RetryDecision {
+	const canRetry = rules.attempt < rules.maxAttempts;
+	const repeat = canRetry && rules.serverErrors && rules.repeatable;
+	const backoff = backoffMs(rules.attempt, rules.maxWaitMs, rules.jitter);
+	const fail = { then: 'fail' } as const;
+	if ('code' in outcome) {
+		const { code } = outcome;
+		// A refused connection never reached the service: retried even where repeating is unsafe.
+		const unsentRetry = canRetry && rules.serverErrors && code === 'ECONNREFUSED';
+		const retries = code !== undefined && CODES[code]?.retry && (repeat || unsentRetry);
+		return retries ? { then: 'retry', afterMs: backoff } : fail;
+	}
+	const { status } = outcome;
+	if (status < 300 && outcome.read === undefined) return { then: 'done' };
+	if (status < 300)
+		return outcome.read === 'unusable' && repeat ? { then: 'retry', afterMs: backoff } : fail;
+	if (status === 429) {
+		const asked = parseRetryAfter(outcome.retryAfter, rules.now);
+		const rateLimitedMs = Math.min(rules.maxWaitMs, asked ?? backoff);
+		const retries = canRetry && rules.rateLimit;
+		return retries
+			? { then: 'retry', afterMs: rateLimitedMs, rateLimitedMs }
+			: { ...fail, rateLimitedMs };
+	}
+	return status >= 500 && repeat ? { then: 'retry', afterMs: backoff } : fail;
+}
 
 export class RequestsStopped extends Error {
 	constructor() {
