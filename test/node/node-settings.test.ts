@@ -352,7 +352,7 @@ describe('Retry On Fail never sends a success twice', () => {
 			'/chatbot/cb_acme_support',
 			'/chatbot/cb_missing',
 			'/chatbot/cb_missing',
-			// after each try's 404, the check of the base URL (request.ts, baseUrlAnswers404)
+			// after each try's 404, the check of the base URL (request.ts, baseUrlUnknown)
 			'/contacts/list-names',
 			'/contacts/list-names',
 		]);

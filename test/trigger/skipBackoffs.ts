@@ -1,6 +1,6 @@
 /**
  * Imported first by the ownership model's suites: the backoffs between a request's attempts (at most
- * 2 s: nodes/VoiceAi/transport/request.ts, 4 attempts) are skipped; Timeout's deadlines (15 s and more)
+ * 2 s: nodes/VoiceAi/transport/pacing.ts, 4 attempts) are skipped; Timeout's deadlines (15 s and more)
  * keep their real timers, cancelled when the answer comes.
  */
 jest.mock('n8n-workflow', () => {
