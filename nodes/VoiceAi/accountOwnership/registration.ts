@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { destinationProblem, httpUrl, parseBaseUrl } from '../../../credentials/voiceAiBaseUrl';
+import { destinationProblem, httpUrl, parseBaseUrl } from '../../../credentials/urlRules';
 import { agentsIn, requestAgents } from '../agents';
 import { type VoiceAiContext, credentialTypeOf, voiceAiApiRequest } from '../transport/request';
 

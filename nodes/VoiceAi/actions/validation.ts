@@ -7,7 +7,7 @@ import {
 	destinationProblem,
 	httpUrl,
 	refusedUserInfo,
-} from '../../../credentials/voiceAiBaseUrl';
+} from '../../../credentials/urlRules';
 import { invalidValue, shortened } from '../transport/errors';
 import { pathValueProblem } from '../transport/request';
 import { returnAllFields } from './types';

@@ -2,7 +2,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Secrets } from './secrets';
-import { API_CHECK_PATH } from '../../../credentials/voiceAiBaseUrl';
+import { API_CHECK_PATH } from '../../../credentials/urlRules';
 
 export const shortened = (text: string, max: number) =>
 	text.length > max ? `${text.slice(0, max - 3)}...` : text;

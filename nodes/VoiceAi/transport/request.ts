@@ -38,7 +38,7 @@ import {
 	HALF_CHARACTER,
 	LONE_SURROGATE,
 	parseBaseUrl,
-} from '../../../credentials/voiceAiBaseUrl';
+} from '../../../credentials/urlRules';
 
 export type VoiceAiContext = IAllExecuteFunctions;
 

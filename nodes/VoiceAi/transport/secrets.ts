@@ -1,11 +1,7 @@
 // What is hidden where, and why: docs/security.md ("How redaction works").
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	API_KEY_PATTERN,
-	LONE_SURROGATE,
-	refusedUserInfo,
-} from '../../../credentials/voiceAiBaseUrl';
+import { API_KEY_PATTERN, LONE_SURROGATE, refusedUserInfo } from '../../../credentials/urlRules';
 
 // What redaction walks values with; the SIP body and the trigger's items use them too.
 export function decoded(text: string): string {

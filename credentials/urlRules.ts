@@ -1,4 +1,5 @@
-// A URL a secret goes to is read by the sending parser (WHATWG URL): the host checked is contacted.
+// The rules of the URLs a secret may go to (the Base URL, a webhook or SIP address): each is read by
+// the sending parser (WHATWG URL), so the host checked is the host contacted.
 
 /** A path every Voice AI API serves: the credential test reads it; the node reads it after a 404. */
 export const API_CHECK_PATH = '/contacts/list-names';
