@@ -30,7 +30,7 @@ const CASES: Case[] = [
 	{
 		name: 'output value, 16-character secret (2 MiB, 116,508 times)',
 		text: (scale) => `${LONG_SECRET}, `.repeat(Math.round(116_508 * scale)),
-		mask: (secrets, text) => secrets.redactValue({ text }).text,
+		mask: (secrets, text) => secrets.redactForOutput({ text }).text,
 		secret: LONG_SECRET,
 	},
 	{

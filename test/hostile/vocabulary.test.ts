@@ -454,7 +454,7 @@ describe('Secrets: free text and output values', () => {
 			transport: 'udp',
 			[HELD_KEY]: CT_WORDS,
 		};
-		expect(secrets().redactValue(item)).toEqual({
+		expect(secrets().redactForOutput(item)).toEqual({
 			...item,
 			key: '***',
 			bearer: '***',
@@ -463,7 +463,7 @@ describe('Secrets: free text and output values', () => {
 			inText: 'token Mango-River-77 and ***',
 		});
 		const clean = { list: CT_WORDS, nested: { url: CT_URL } };
-		expect(secrets().redactValue(clean)).toBe(clean);
+		expect(secrets().redactForOutput(clean)).toBe(clean);
 	});
 
 	it('an error item is free text: held secrets go wherever they appear, ordinary words stay', () => {
@@ -473,7 +473,7 @@ describe('Secrets: free text and output values', () => {
 		};
 		const held = new Secrets();
 		held.addFromUrl('https://crm.example.com/hook?token=Mango-River-77');
-		expect(held.redactText(item)).toEqual({
+		expect(held.redactForError(item)).toEqual({
 			error: `Invalid 'Webhook URL': "https://hooks example.com/h?token=***" (Direct_Sales)`,
 			description: 'list ct_leads, key ct_***',
 		});
@@ -499,7 +499,7 @@ describe('Secrets: free text and output values', () => {
 		const held = secrets();
 		let value: unknown = HELD_KEY;
 		for (let level = 0; level < 40; level++) value = { level: [value] };
-		expect(JSON.stringify(held.redactValue(value))).not.toContain(HELD_KEY);
+		expect(JSON.stringify(held.redactForOutput(value))).not.toContain(HELD_KEY);
 
 		const root = new Error(`failed with ${HELD_KEY}`) as Error & { context?: unknown };
 		root.context = { deep: value };
@@ -526,7 +526,7 @@ describe('Secrets: free text and output values', () => {
 		const shared = { key: HELD_KEY };
 		const cyclic: Record<string, unknown> = { a: shared, b: shared };
 		cyclic.self = cyclic;
-		const out = held.redactValue(cyclic);
+		const out = held.redactForOutput(cyclic);
 		expect(out).not.toBe(cyclic);
 		expect(out.a).toEqual({ key: '***' });
 		expect(out.a).toBe(out.b);
@@ -539,7 +539,7 @@ describe('secrets of a URL are found as the URL parser reads it, and only they a
 	it("a token holding '=' is held whole: its part before '=' is not a secret", () => {
 		const held = new Secrets();
 		held.collect({ webhookUrl: 'https://h.example.com/h?token=1=2' });
-		expect(held.redactValue({ a: '1', b: '1=2' })).toEqual({ a: '1', b: '***' });
+		expect(held.redactForOutput({ a: '1', b: '1=2' })).toEqual({ a: '1', b: '***' });
 		expect(held.redact('Voice AI answered 401 for item 1; token 1=2')).toBe(
 			'Voice AI answered 401 for item 1; token ***',
 		);

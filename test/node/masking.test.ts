@@ -51,6 +51,6 @@ describe('what is masked stays the same', () => {
 		const secrets = new Secrets();
 		secrets.add('Sixteen-Chars-16');
 		const item = { text: 'nothing held here'.repeat(1000) };
-		expect(secrets.redactValue(item)).toBe(item);
+		expect(secrets.redactForOutput(item)).toBe(item);
 	});
 });

@@ -19,7 +19,7 @@ const inputs: Record<string, () => { shown: unknown; expected: unknown }> = {
 	// An output value: only secrets of 16 characters or more are hidden inside it.
 	longSecretInValue() {
 		const value = `${LONG_SECRET}, `.repeat(116_508);
-		const shown = held().redactValue({ body: value });
+		const shown = held().redactForOutput({ body: value });
 		return { shown, expected: { body: value.replaceAll(LONG_SECRET, '***') } };
 	},
 	// Free text (an error body): the 1-character SIP password is hidden wherever it stands.

@@ -134,8 +134,8 @@ function redactedOutput({ results, inputs, failedItems, secrets }: Run): INodeEx
 			(inputs[itemIndex] as { showPasswords?: unknown } | undefined)?.showPasswords === true;
 		return itemResults.map((item) => {
 			// A failed item is free text (message, description): redacted as an error message is.
-			const text = failedItems.has(item) ? secrets.redactText(item.json) : item.json;
-			const json = secrets.redactValue(text, shown);
+			const text = failedItems.has(item) ? secrets.redactForError(item.json) : item.json;
+			const json = secrets.redactForOutput(text, shown);
 			return json === item.json ? item : { ...item, json };
 		});
 	});

@@ -57,7 +57,7 @@ function apiError(
 	description: string,
 	message = String(response.message),
 ): NodeApiError {
-	return new NodeApiError(node(), secrets.redactText(response), {
+	return new NodeApiError(node(), secrets.redactForError(response), {
 		message: secrets.redact(message),
 		description: secrets.redact(description),
 		httpCode: response.status === undefined ? undefined : String(response.status),

@@ -143,10 +143,11 @@ export class Secrets {
 		);
 	}
 
-	readonly redactText = <T>(value: T): T => mapStrings(value, (text) => this.redact(text));
+	/** For errors and failed items: every held secret, wherever it appears in a string. */
+	readonly redactForError = <T>(value: T): T => mapStrings(value, (text) => this.redact(text));
 
-	/** For output items. `fieldSecretsShown`: SIP passwords shown. */
-	redactValue<T>(value: T, fieldSecretsShown = false): T {
+	/** For output items: whole values and long secrets only, so no other byte changes. `fieldSecretsShown`: SIP passwords shown. */
+	redactForOutput<T>(value: T, fieldSecretsShown = false): T {
 		const long = fieldSecretsShown
 			? (this.sorted.long ??= longestFirst(this.long))
 			: (this.sorted.all ??= longestFirst([...this.long, ...this.longOfFields]));
@@ -165,7 +166,7 @@ export class Secrets {
 			target.message = this.redact(String(target.message));
 			for (const name of ['description', 'stack', 'messages', 'context', 'errorResponse', 'cause'])
 				if (fields[name] !== undefined && !(fields[name] instanceof Error))
-					fields[name] = this.redactText(fields[name]);
+					fields[name] = this.redactForError(fields[name]);
 			target = fields.cause instanceof Error ? fields.cause : undefined;
 		}
 		return error;
