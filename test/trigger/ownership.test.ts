@@ -369,8 +369,8 @@ describe('several workflows of one n8n process, one account', () => {
 		const y = flow('Draft');
 		await y.startTestListen();
 		forgetAllAccounts();
-		a.stopProcess();
-		b.stopProcess();
+		a.live = undefined; // n8n stops
+		b.live = undefined;
 		await b.activate('init');
 		await a.activate('init');
 		expect(await pointsAt()).toBe(b.productionUrl);
