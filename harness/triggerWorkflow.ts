@@ -162,11 +162,11 @@ export class TriggerWorkflow {
 
 	/** WebhookHelpers.executeWebhook up to the node's answer: the body parsed, then webhook(). */
 	async webhook(workflow: n8n.Workflow, req: WebhookRequest, res: Response) {
-		const parsed = await parseRequestBody(req, res, this.node.typeVersion);
-		if (!parsed) return { noWebhookResponse: true };
+		if (!(await parseBody(req, res, this.node.typeVersion))) return { noWebhookResponse: true };
 		const extra = this.additionalData({ httpRequest: req, httpResponse: res });
-		const [how, data] = [workflow.active ? 'webhook' : 'manual', webhookData(workflow)] as const;
-		const context = new core.WebhookContext(workflow, this.node, extra, how, data, [], null);
+		const how = workflow.active ? 'webhook' : 'manual';
+		const webhook = webhookData(workflow);
+		const context = new core.WebhookContext(workflow, this.node, extra, how, webhook, [], null);
 		return (await trigger.webhook.call(context)) as n8n.IWebhookResponseData;
 	}
 
@@ -241,7 +241,7 @@ export class WebhookReceiver {
  * WebhookHelpers.parseRequestBody and the body-parser middlewares: version 1 has every body read,
  * 1.1 only JSON, text, form and XML ones; JSON, form, text parsed or answered 422 (then false).
  */
-async function parseRequestBody(req: WebhookRequest, res: Response, version: number) {
+async function parseBody(req: WebhookRequest, res: Response, version: number) {
 	req.readRawBody = async () => void (req.rawBody ??= Buffer.concat(await req.toArray()));
 	const type = (req.headers['content-type'] ?? '').split(';')[0].toLowerCase();
 	if (type === 'multipart/form-data') throw new Error("n8n's form parser is not mirrored");
