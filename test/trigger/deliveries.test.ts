@@ -1,6 +1,7 @@
 /**
- * Deliveries reaching the trigger over HTTP: a local server in n8n's role (./n8n.ts) runs the node's
- * webhook() in n8n-core's WebhookContext and starts a WorkflowExecute run with what it returns.
+ * Deliveries reaching the trigger over HTTP: a local server in n8n's role
+ * (harness/triggerWorkflow.ts) runs the node's webhook() in n8n-core's WebhookContext and records
+ * the items it hands to the run.
  * The registered URL (token included) is read back from the sandbox, as the service would use it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * The trigger's webhook lifecycle against the sandbox over HTTP, driven through n8n-core's real
- * HookContext the way n8n's CLI drives it (see ./n8n.ts for what each step mirrors).
+ * HookContext the way n8n's CLI drives it (harness/triggerWorkflow.ts names what each step mirrors).
  */
 import { createHash } from 'crypto';
 

@@ -1,7 +1,8 @@
 /**
  * One account, one webhook: which workflow the account's webhook points at through publish, unpublish,
  * test listens, take-overs and restarts. First the ownership module on its own, then several trigger
- * workflows of one n8n process driven through n8n-core's HookContext against the sandbox (./n8n.ts).
+ * workflows of one n8n process driven through n8n-core's HookContext against the sandbox
+ * (harness/triggerWorkflow.ts).
  */
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
