@@ -1,6 +1,6 @@
 /**
  * The trigger's webhook lifecycle against the sandbox over HTTP, driven through n8n-core's real
- * HookContext the way n8n's CLI drives it (harness/triggerWorkflow.ts names what each step mirrors).
+ * HookContext the way n8n's CLI drives it (harness/triggerWorkflow.ts names each step it mirrors).
  */
 import { createHash } from 'crypto';
 
