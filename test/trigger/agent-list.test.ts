@@ -5,10 +5,10 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
-import { startTriggerHarness, type TriggerWorkflow } from '../../harness/triggerWorkflow';
+import { TriggerHarness, type TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
-const harness = startTriggerHarness();
+const harness = new TriggerHarness();
 
 function triggerFor(apiKey: string, parameters = {}): TriggerWorkflow {
 	return harness.workflow({ apiKey, parameters });
@@ -106,7 +106,7 @@ describe('the chosen agent filters deliveries', () => {
 	/** One conversation per Acme agent, delivered by the sandbox; the runs they started once both are answered. */
 	async function deliverFromEachAgent(flow: TriggerWorkflow, label: string) {
 		await flow.activate();
-		const answeredBefore = harness.receiver.responses.length;
+		const answeredBefore = harness.responses.length;
 		for (const agentId of ['agent_acme_reception', 'agent_acme_recall']) {
 			const { conversationId } = await harness.admin.simulateConversation(ORG, {
 				agentId,
@@ -121,10 +121,10 @@ describe('the chosen agent filters deliveries', () => {
 		}
 		// The receiver records an answer once the run it started (if any) has finished.
 		await until(
-			() => harness.receiver.responses.length,
+			() => harness.responses.length,
 			(answered) => answered >= answeredBefore + 2,
 		);
-		return harness.receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
+		return harness.executions.filter((execution) => execution.flowId === flow.workflowId);
 	}
 
 	test('From List: the value picked from the list lets only that agent start the workflow', async () => {

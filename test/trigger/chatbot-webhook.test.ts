@@ -12,22 +12,16 @@ import {
 	registeredHolder,
 	organizationWithClaim,
 } from '../../nodes/VoiceAi/accountOwnership/organizations';
-import {
-	startTriggerHarness,
-	type TriggerSetup,
-	TriggerWorkflow,
-} from '../../harness/triggerWorkflow';
+import { TriggerHarness, type TriggerSetup, TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
 const CHATBOT = 'cb_chatbot_way';
 const CHATBOT_WAY = { receiveFrom: 'chatbotWebhookUrl', whenOwnerUnknown: 'refuse' };
-const harness = startTriggerHarness({
-	sandbox: { deliveryRetry: { attempts: 1, baseDelayMs: 20 } },
-});
+const harness = new TriggerHarness({ deliveryRetry: { attempts: 1, baseDelayMs: 20 } });
 
 const claimIdOf = (flow: TriggerWorkflow) => `${flow.workflowId}/${flow.node.id}`;
 const runsOf = (flow: TriggerWorkflow) =>
-	harness.receiver.executions.filter((execution) => execution.flowId === flow.workflowId);
+	harness.executions.filter((execution) => execution.flowId === flow.workflowId);
 
 async function inserts(): Promise<number> {
 	const log = await harness.admin.request<Array<{ method: string; path: string }>>(
@@ -93,7 +87,7 @@ test("a chatbot-way trigger registers nothing, is never the account's holder, an
 	const conversationId = await chatbotConversation();
 	const [run] = runsOf(flow);
 	expect(runsOf(flow)).toHaveLength(1);
-	const output = run.run.data.resultData.runData['Voice AI Trigger'][0].data!.main[0]!;
+	const output = run.items;
 	expect(
 		output.map((item) => [
 			item.json.name,
@@ -213,7 +207,7 @@ describe("issue 50, item 10: the chatbot way's address", () => {
 	const setup = (parameters: INodeParameters): TriggerSetup => ({
 		baseUrl: harness.sandbox.baseUrl,
 		apiKey: harness.sandbox.orgs[0].apiKey,
-		n8nBaseUrl: harness.receiver.baseUrl,
+		n8nBaseUrl: harness.baseUrl,
 		parameters,
 	});
 

@@ -1,15 +1,15 @@
 /**
  * The trigger's webhook lifecycle against the sandbox over HTTP, driven through n8n-core's real
- * HookContext the way n8n's CLI drives it (see ./n8n.ts for what each step mirrors).
+ * HookContext the way n8n's CLI drives it (harness/triggerWorkflow.ts names each step it mirrors).
  */
 import { createHash } from 'crypto';
 
 import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/organizations';
 import { isLocalHost } from '../../nodes/VoiceAi/accountOwnership/registration';
-import { startTriggerHarness, TriggerWorkflow } from '../../harness/triggerWorkflow';
+import { TriggerHarness, TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
-const harness = startTriggerHarness({ receiver: false });
+const harness = new TriggerHarness();
 let apiKey: string;
 
 beforeAll(() => {
@@ -87,7 +87,7 @@ describe('activation', () => {
 
 		// Something else takes the account while n8n is down (another n8n, a test listen cut short);
 		// on restart ('init') this one registers again in the fresh process.
-		flow.stopProcess();
+		flow.live = undefined; // n8n stops
 		forgetAllAccounts();
 		const other = workflow();
 		await other.activate();

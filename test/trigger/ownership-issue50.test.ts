@@ -249,7 +249,7 @@ test('50.9: another node fails after this trigger’s create (n8n 1.x): n8n’s 
 	expect(await world.pointsAt('org_acme')).toBe(taker.productionUrl);
 	// The activation failed after create: n8n saved no static data, and its delete reads the database's.
 	taker.saved = {};
-	taker.stopProcess();
+	taker.live = undefined; // n8n stops
 	await taker.deactivate();
 	expect(await world.pointsAt('org_acme')).toBe(world.flows[0].wf.productionUrl);
 	expect(await world.violations()).toEqual([]);

@@ -5,11 +5,11 @@
  * and a receiver in n8n's role (404 for an unpublished workflow's production URL).
  */
 import { forgetAllAccounts } from '../../nodes/VoiceAi/accountOwnership/organizations';
-import { startTriggerHarness, type TriggerWorkflow } from '../../harness/triggerWorkflow';
+import { TriggerHarness, type TriggerWorkflow } from '../../harness/triggerWorkflow';
 
 const ORG = 'org_acme';
 const GO_AHEAD = { whenOwnerUnknown: 'listen' };
-const harness = startTriggerHarness();
+const harness = new TriggerHarness();
 
 beforeEach(() => forgetAllAccounts());
 
@@ -20,7 +20,7 @@ async function pointsAt(): Promise<string> {
 }
 
 const runsOf = (flow: TriggerWorkflow, mode: 'production' | 'test') =>
-	harness.receiver.executions.filter((e) => e.flowId === flow.workflowId && e.mode === mode).length;
+	harness.executions.filter((e) => e.flowId === flow.workflowId && e.mode === mode).length;
 
 /** A conversation delivered where the account points, token included, as the service delivers it. */
 async function deliver(): Promise<number> {

@@ -1,7 +1,8 @@
 /**
  * One account, one webhook: which workflow the account's webhook points at through publish, unpublish,
  * test listens, take-overs and restarts. First the ownership module on its own, then several trigger
- * workflows of one n8n process driven through n8n-core's HookContext against the sandbox (./n8n.ts).
+ * workflows of one n8n process driven through n8n-core's HookContext against the sandbox
+ * (harness/triggerWorkflow.ts).
  */
 import { SandboxAdmin } from '../../harness/sandboxAdmin';
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -369,8 +370,8 @@ describe('several workflows of one n8n process, one account', () => {
 		const y = flow('Draft');
 		await y.startTestListen();
 		forgetAllAccounts();
-		a.stopProcess();
-		b.stopProcess();
+		a.live = undefined; // n8n stops
+		b.live = undefined;
 		await b.activate('init');
 		await a.activate('init');
 		expect(await pointsAt()).toBe(b.productionUrl);

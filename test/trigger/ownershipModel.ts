@@ -525,7 +525,7 @@ export class Restart implements Cmd {
 		for (const i of this.order) {
 			const f = w.flows[i];
 			if (!f.wf.live) continue;
-			f.wf.stopProcess();
+			f.wf.live = undefined; // n8n stops
 			await activateWithRetries(w, f, 'init');
 		}
 	}
