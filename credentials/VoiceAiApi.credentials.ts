@@ -10,14 +10,16 @@ export const VOICE_AI_ICON = {
 	dark: 'file:../nodes/VoiceAi/voiceai.dark.svg',
 } as const;
 
-/** Test requests given the key: one seen again got a 401 (n8n resends only then; 1.x ignores rules). */
+/**
+ * Test requests given the key: one seen again got a 401 (n8n resends only then; 1.x ignores rules).
+ */
 const keyedTests = new WeakSet<object>();
 
 // Every request with the key (nodes, test, HTTP Request node): one header, only within the base URL
 // as the URL parser reads it, no redirect; a refusal never shows path or query.
 export function authenticateKey(sipLogin: boolean): ICredentialType['authenticate'] {
 	return async (credentials, requestOptions) => {
-		// n8n hands the test's request here too. No read checks a SIP login: the test sees it filled in.
+		// n8n hands the test's request here too. No read checks a SIP login: the test sees it set.
 		const isTest = requestOptions.url === API_CHECK_PATH;
 		if (sipLogin && isTest) {
 			const { sipUsername: user, sipPassword: password } = credentials;

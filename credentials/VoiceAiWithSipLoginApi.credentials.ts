@@ -21,7 +21,9 @@ export const SIP_LOGIN_PROPERTIES: INodeProperties[] = [
 	},
 ];
 
-/** Voice AI API plus a SIP trunk login (a node takes one credential); the login is never a header. */
+/**
+ * Voice AI API plus a SIP trunk login (a node takes one credential); the login is never a header.
+ */
 export class VoiceAiWithSipLoginApi implements ICredentialType {
 	name = 'voiceAiWithSipLoginApi';
 	displayName = 'Voice AI with SIP Trunk Login API';

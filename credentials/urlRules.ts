@@ -1,13 +1,18 @@
-// The rules of the URLs a secret may go to (the Base URL, a webhook or SIP address): each is read by
-// the sending parser (WHATWG URL), so the host checked is the host contacted.
+// The rules of the URLs a secret may go to (the Base URL, a webhook or SIP address): each is read
+// by the sending parser (WHATWG URL), so the host checked is the host contacted.
 
-/** A path every Voice AI API serves: the credential test reads it; the node reads it after a 404. */
+/**
+ * A path every Voice AI API serves: the credential test reads it; the node reads it after a 404.
+ */
 export const API_CHECK_PATH = '/contacts/list-names';
 export const API_KEY_PATTERN = /^ct_\S+$/;
 export const BASE_URL_RULE =
 	'Enter the address of the Voice AI API as http:// or https://, a host, an optional port and an optional path (for example https://api.example.com or https://api.example.com/v1), with no user name or password, no backslash, no spaces, no query (?), no fragment (#) and a host in plain ASCII letters, digits, dots and dashes, as the URL parser reads it.';
 
-/** Half of a surrogate pair alone (encodeURIComponent throws on it), and what completes "<field> …". */
+/**
+ * Half of a surrogate pair alone (encodeURIComponent throws on it), and what completes
+ * "<field> …".
+ */
 export const LONE_SURROGATE =
 	/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 export const HALF_CHARACTER =
@@ -36,7 +41,9 @@ export function httpUrl(value: string): URL | undefined {
 	return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
 }
 
-/** `problem` completes "The Base URL …", never showing the text; API paths are appended to `base`. */
+/**
+ * `problem` completes "The Base URL …", never showing the text; API paths are appended to `base`.
+ */
 export function parseBaseUrl(value: unknown) {
 	const text = typeof value === 'string' ? value.trim() : '';
 	const url = httpUrl(text);

@@ -16,17 +16,17 @@ export class VoiceAi implements INodeType {
 		subtitle: subtitleExpression(),
 		description:
 			'Manage agents, chatbot widgets, SIP trunks, trust products, contact lists and the webhook of a Voice AI organization',
-		// Used as written (n8n appends its tracking query only to codex links, which would cut off an anchor).
+		// As written: n8n appends its tracking query to codex links only (it would cut off an anchor).
 		documentationUrl: 'https://github.com/n8n-nodes-voiceai/n8n-nodes-voiceai#operations',
 		defaults: { name: 'Voice AI' },
 		usableAsTool: true,
-		// Where SIP Get, Update and Compare put SIP passwords; the node itself hides them (docs/sip-credentials.md).
+		// Where SIP Get, Update and Compare put SIP passwords, which the node hides.
 		sensitiveOutputFields: ['', 'data.', 'sip.', 'wouldSend.', 'current.'].map(
 			(at) => `${at}directions[*].options.sip_password`,
 		),
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		// One credential at a time, chosen by Authentication (transport/request.ts maps each value to its type).
+		// One credential at a time, chosen by Authentication (transport/request.ts maps it to a type).
 		credentials: [
 			{
 				name: 'voiceAiApi',

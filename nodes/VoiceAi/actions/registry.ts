@@ -74,7 +74,9 @@ const lower = (text: string) =>
 	text.replace(/\S+/g, (word) => (word === word.toUpperCase() ? word : word.toLowerCase()));
 const json = (entries: Array<[string, string]>) => JSON.stringify(Object.fromEntries(entries));
 
-/** The node's subtitle: "Get many: agent", "Update: SIP"; a value it does not know shows as it is. */
+/**
+ * The node's subtitle: "Get many: agent", "Update: SIP"; a value it does not know shows as it is.
+ */
 export function subtitleExpression(): string {
 	const operationNames = json(
 		allOperations().map(({ resource, value, operation: { name } }) => [

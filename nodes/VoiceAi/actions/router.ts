@@ -68,7 +68,7 @@ async function validateItem(run: Run, itemIndex: number): Promise<void> {
 		inputs[itemIndex] = await operation.validate.call(ctx, itemIndex);
 		secrets.collect(inputs[itemIndex]);
 	} catch (caught) {
-		// A refusal may show a value back (a webhook URL with its token): the raw parameters' secrets go too.
+		// A refusal may show a value back (a webhook URL with its token): hide the raw parameters' too.
 		secrets.collect(
 			operation.description.map(({ name }) => {
 				try {
@@ -100,7 +100,7 @@ async function sendItem(run: Run, itemIndex: number): Promise<void> {
 		}));
 		run.earlier[itemIndex] = results[itemIndex];
 	} catch (caught) {
-		// Stopped because another item failed (an operation may have wrapped that): that one is reported.
+		// Stopped because another item failed (maybe wrapped by an operation): that one is reported.
 		const chain = [caught, (caught as { cause?: unknown })?.cause];
 		if (chain.some((error) => error instanceof RequestsStopped)) return;
 		failItem(run, caught, itemIndex, chain.some(isUnusableCredentialError));

@@ -8,7 +8,7 @@ import type {
 import { type ApiCall, type ApiPath, listIn } from '../transport/request';
 import { isPlainObject } from '../transport/secrets';
 
-/** A request with the item's retry policy applied (the transport's); operations call it through `send`. */
+/** A request with the item's retry policy (the transport's); operations call it through `send`. */
 export type { ApiCall };
 
 /** A request in the spec's form (`/sip/{phone_number}`): what `send` sends and the docs show. */
@@ -21,7 +21,9 @@ export function request(method: IHttpRequestMethods, path: string): OperationReq
 	return { method, path };
 }
 
-/** What `send` sends besides the request: a value for each `{name}` of its path, a body, options. */
+/**
+ * What `send` sends besides the request: a value for each `{name}` of its path, a body, options.
+ */
 export interface Sending {
 	values?: Record<string, ApiPath['values'][number]>;
 	body?: Parameters<ApiCall>[2];

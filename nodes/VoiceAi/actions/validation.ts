@@ -101,7 +101,7 @@ export function readString(
 		);
 	const text = raw ?? '';
 	if (typeof text !== 'string') throw refuse(expected('text', raw, !secret));
-	// A secret is redacted in its URL-encoded form too, which text with half a character does not have.
+	// A secret is redacted in its URL-encoded form too, which text with half a character lacks.
 	if (secret && LONE_SURROGATE.test(text)) throw refuse(`it ${HALF_CHARACTER}`);
 	const value = text.trim();
 	if (options.required && value === '') throw refuse('a value is required');
@@ -143,7 +143,7 @@ export function readCollection(
 }
 
 type Bounds = { min: number; max: number; decimals?: true };
-/** Whole unless `decimals`. Text counts in decimal digits only (not as Number() reads 0x13C4 or 1e3). */
+/** Whole unless `decimals`. Text counts in decimal digits only (not as Number() reads 0x13C4). */
 export function readInteger(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -180,7 +180,7 @@ const uuidCheck = patternCheck(
 export const checkUuid: TextCheck = (ctx, itemIndex, field, value) =>
 	uuidCheck(ctx, itemIndex, field, value).toLowerCase();
 
-/** Any id that goes into a request path, refused now as the path builder would refuse it when sending. */
+/** Any id that goes into a request path, refused now as the path builder would refuse it later. */
 export const checkPathId: TextCheck = (ctx, itemIndex, field, value) => {
 	const problem = pathValueProblem(value);
 	if (problem) throw invalidField(ctx, itemIndex, field, problem);
@@ -202,7 +202,7 @@ export const checkE164 = patternCheck(
 export const checkHttpUrl: TextCheck = (ctx, itemIndex, field, value) => {
 	const url = httpUrl(value);
 	if (!url) {
-		// User info may hold a password, a query or fragment a token: none is shown, not even cut short.
+		// User info may hold a password, a query or fragment a token: none is shown, not even in part.
 		const [address] = value.split(/[?#]/, 1);
 		const shown =
 			refusedUserInfo(address) !== undefined

@@ -22,7 +22,9 @@ async function agentList(this: ILoadOptionsFunctions, filter = '') {
 	return { list, matches };
 }
 
-/** "agentName (phoneNumber)", valued by agent id, sorted; the filter matches agentName. No paging. */
+/**
+ * "agentName (phoneNumber)", valued by agent id, sorted; the filter matches agentName. No paging.
+ */
 export async function searchAgents(this: ILoadOptionsFunctions, filter?: string) {
 	const { list, matches } = await agentList.call(this, filter);
 	const results = list

@@ -27,7 +27,9 @@ export const CODES: Record<string, { says?: string; retry?: true; unsent?: true 
 	ENETUNREACH: { retry: true },
 };
 
-/** n8n-core 2.x keeps the client's error as the `cause`; n8n-workflow 1.x its code as `httpCode`. */
+/**
+ * n8n-core 2.x keeps the client's error as the `cause`; n8n-workflow 1.x its code as `httpCode`.
+ */
 export function errorCode(error: unknown, depth = 0): string | undefined {
 	if (!error || typeof error !== 'object' || depth >= 5) return undefined;
 	const { code, httpCode, cause } = error as Record<string, unknown>;
@@ -170,7 +172,7 @@ export function redirectError(status: number, context: FailureContext, given?: s
 export function transportError(problem: string, context: FailureContext): NodeApiError {
 	const code = context.code ? ` (${context.code})` : '';
 	const description = `${notRepeated(context, `Check that the base URL in the credential (${context.origin}) is right and the service is reachable, then run again.`)}${code}`;
-	// The code goes into the description only: NodeApiError replaces the message of known connection codes.
+	// The code goes in the description only: NodeApiError replaces the message of known codes.
 	return apiError(context, { message: problem }, description, `${problem}${tried(context)}`);
 }
 

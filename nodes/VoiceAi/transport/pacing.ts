@@ -87,7 +87,9 @@ export class RequestsStopped extends Error {
 const reasonOf = (signal: AbortSignal): Error =>
 	signal.reason instanceof Error ? signal.reason : new Error('The execution was stopped');
 
-/** Settles as `promise` does, or rejects as soon as `signal` aborts: the wait ends, not the work. */
+/**
+ * Settles as `promise` does, or rejects as soon as `signal` aborts: the wait ends, not the work.
+ */
 export async function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
 	if (!signal) return await promise;
 	// Its failure after the wait has ended is nobody's to report.
@@ -164,7 +166,9 @@ export class RequestGate {
 		this.fill();
 	}
 
-	/** Before each attempt: waits out a 429's pause and for a place. Call the result once answered. */
+	/**
+	 * Before each attempt: waits out a 429's pause and for a place. Call the result once answered.
+	 */
 	async turn(): Promise<() => void> {
 		for (;;) {
 			this.ifStopped();

@@ -83,7 +83,7 @@ export async function voiceAiCredential(
 			'The API key in the Voice AI credential does not start with ct_',
 			'Voice AI keys start with ct_. Paste the whole key from the dashboard (Integrations, API access) into the credential.',
 		);
-	// Held only now: hiding a value that is not a key (a space, "ct_") would cut the refusal's words apart.
+	// Held only now: hiding a value that is not a key (a space, "ct_") would cut the refusal apart.
 	secrets.add(credentials.apiKey);
 	return {
 		baseUrl: baseUrl.url.base,
@@ -133,9 +133,10 @@ const timedOut = () => Object.assign(new Error(TIMEOUT), { code: 'ETIMEDOUT' });
 const discard = (response: FullResponse) =>
 	(response?.body as { destroy?: () => void } | undefined)?.destroy?.();
 
-// A redirect is read only to close it: n8n's wrapper closes the stream under it once reading starts.
-// Stream events, not `for await`: its async iterator cost more CPU than the rest of the transport.
-// `ended` (the attempt's time is up, or Stop) closes the stream and ends the reading with its reason.
+// A redirect is read only to close it: n8n's wrapper closes the stream under it once reading
+// starts. Stream events, not `for await`: its async iterator cost more CPU than the rest of the
+// transport. `ended` (the attempt's time is up, or Stop) closes the stream and ends the reading
+// with its reason.
 async function readAnswer(response: FullResponse, ended: AbortSignal): Promise<Answer | undefined> {
 	const { body, statusCode: status } = response;
 	const redirect = status >= 300 && status < 400;
@@ -216,8 +217,8 @@ export type ApiCall = (
 ) => Promise<unknown>;
 
 /**
- * The requests of an action run: for each item, an ApiCall with the item's policy. The credential is
- * read at the run's first request (an operation that sends nothing needs none), then shared.
+ * The requests of an action run: for each item, an ApiCall with the item's policy. The credential
+ * is read at the run's first request (an operation that sends nothing needs none), then shared.
  */
 export function runRequests(
 	ctx: VoiceAiContext,
@@ -318,7 +319,9 @@ async function prepareRequest(
 	return { method, options, credential, policy, retry, repeatable, gate, signal, context };
 }
 
-/** An attempt: no answer (the client's error), or a status with its answer (none for a redirect). */
+/**
+ * An attempt: no answer (the client's error), or a status with its answer (none for a redirect).
+ */
 type Attempt =
 	| { error: unknown }
 	| { status: number; headers: FullResponse['headers']; answer: Answer | undefined };
@@ -421,7 +424,9 @@ async function failureOf(
 	return serviceError(failure, context);
 }
 
-/** After a 404: whether the base URL answers 404 to API_CHECK_PATH too (asked once per credential). */
+/**
+ * After a 404: whether the base URL answers 404 to API_CHECK_PATH too (asked once per credential).
+ */
 async function baseUrlUnknown(this: VoiceAiContext, request: PreparedRequest): Promise<boolean> {
 	const { policy, credential, gate, signal } = request;
 	const checkPolicy = { ...policy, credential, repeatable: true, routeCheck: true };

@@ -64,9 +64,11 @@ function mapStrings<T>(value: T, leaf: (text: string, key?: string) => string): 
 	return (copies.get(value) ?? value) as T;
 }
 
-/** `forms` longest first: a shorter form never matches inside a longer one found. Linear in `text`. */
+/**
+ * `forms` longest first: a shorter form never matches inside a longer one found. Linear in `text`.
+ */
 function masked(text: string, forms: readonly string[]): string {
-	// Start and end of each occurrence kept, one after the other; in text order while one form matched.
+	// Start and end of each occurrence kept, one after the other; in text order while one matched.
 	const found: number[] = [];
 	let covered: Uint8Array | undefined;
 	let formsFound = 0;
@@ -136,7 +138,7 @@ export class Secrets {
 	}
 
 	redact(text: string): string {
-		// Key-shaped tokens first: a short held secret inside one (a SIP password `p`) must not split it.
+		// Key-shaped tokens first: a short held secret inside one (SIP password `p`) must not split it.
 		return masked(
 			text.replace(UNHELD_KEY, `ct_${MASK}`),
 			(this.sorted.known ??= longestFirst(this.known)),
@@ -146,7 +148,10 @@ export class Secrets {
 	/** For errors and failed items: every held secret, wherever it appears in a string. */
 	readonly redactForError = <T>(value: T): T => mapStrings(value, (text) => this.redact(text));
 
-	/** For output items: whole values and long secrets only, so no other byte changes. `fieldSecretsShown`: SIP passwords shown. */
+	/**
+	 * For output items: whole values and long secrets only, so no other byte changes.
+	 * `fieldSecretsShown`: SIP passwords shown.
+	 */
 	redactForOutput<T>(value: T, fieldSecretsShown = false): T {
 		const long = fieldSecretsShown
 			? (this.sorted.long ??= longestFirst(this.long))

@@ -16,7 +16,9 @@ interface Waiting {
 
 const ENTRIES = { mode: 'entries' } as const;
 const LOCK = 'pass-once lock';
-/** A holder keeps the lock for a few round trips: a lock record this old was left by a dead process. */
+/**
+ * A holder keeps the lock for a few round trips: a lock record this old was left by a dead process.
+ */
 const LOCK_LAPSES_AFTER_MS = 30_000;
 const LOCK_WAIT_MS = 60_000;
 const ATTEMPTS = 3;
@@ -63,7 +65,7 @@ async function drain(key: string, historySize: number): Promise<void> {
 				(error: unknown) => ({ error }),
 			);
 		othersWaiting = (await lockEntries(store)) > 2;
-		// Released before the callers go on: a process that exits after its last execution leaves no lock.
+		// Released before the callers go on: a process exiting after its last execution leaves no lock.
 		await release(store);
 		for (const waiting of batch) {
 			// A conversation twice in one write is new once: the first of its callers passes it on.
@@ -125,7 +127,7 @@ async function whileHeld(store: Store): Promise<void> {
 	}
 }
 
-/** Deleting the lock record is idempotent, so it is tried again: a lock left behind stalls every process. */
+/** Deleting the lock record is idempotent, so it is retried: a lock left behind stalls all. */
 async function release(store: Store): Promise<void> {
 	for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
 		try {

@@ -40,8 +40,8 @@ function changesIn(sip: CurrentSip & { readable: true }, body: IDataObject): IDa
 const NO_CHANGE_KNOWN = { wouldSend: null, differences: null };
 
 // Update's dry run: "in sync" or "drift" only for a body Update would send. An unreadable answer is
-// "could not read" and a body Update would refuse "would refuse", never "in sync": an audit must not
-// take either as clean.
+// "could not read" and a body Update would refuse "would refuse", never "in sync": an audit must
+// not take either as clean.
 export const compare = defineOperation<SipIntent>({
 	name: 'Compare',
 	summary: 'Dry run of Update: the body it would send and what it would change, writing nothing',

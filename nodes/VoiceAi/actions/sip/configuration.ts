@@ -5,13 +5,15 @@ import { isPlainObject, setOwn } from '../../transport/secrets';
 import { type ApiCall, request, send } from '../types';
 import { DIRECTIONS, type DirectionType, sipField } from './fields';
 
-/** Sent for a direction that does not exist yet when its field is left empty (explained in the editor). */
+/** Sent for a new direction when its field is left empty (the editor says so). */
 const NEW_DIRECTION_DEFAULTS = { port: 5060, transport: 'udp', secure_media: true };
 const OPTIONS = ['port', 'transport', 'secure_media', 'sip_username', 'sip_password'] as const;
 
 export type Login = Record<'sip_username' | 'sip_password', string>;
 type Options = Partial<typeof NEW_DIRECTION_DEFAULTS & Login>;
-/** One direction as the user asked for it; an absent field keeps what the current configuration has. */
+/**
+ * One direction as the user asked for it; an absent field keeps what the current configuration has.
+ */
 export type DirectionChange = { type: DirectionType; sip_endpoint: string } & Options;
 
 export interface SipIntent {
@@ -19,7 +21,9 @@ export interface SipIntent {
 	trunkName?: string;
 	uuid_config_id?: string;
 	changes: DirectionChange[];
-	/** keep: directions not listed are sent as the current configuration has them; detach: left out. */
+	/**
+	 * keep: directions not listed are sent as the current configuration has them; detach: left out.
+	 */
 	unlisted: 'keep' | 'detach';
 	showPasswords: boolean;
 }

@@ -57,7 +57,7 @@ export const set = defineOperation({
 			required: true,
 			check: checkHttpUrl,
 		});
-		// Any other value (an expression's `takeover`) is refused: taken as Refuse, its advice misleads.
+		// Any other value (an expression's `takeover`) is refused: read as Refuse, its advice misleads.
 		const when = readString(this, itemIndex, FIELDS.whenTriggerHolds, { fallback: 'refuse' });
 		const allowed = ['refuse', 'takeOver'] as const;
 		return {
